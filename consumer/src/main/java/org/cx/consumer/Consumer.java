@@ -1,0 +1,217 @@
+package org.cx.consumer;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.cx.api.Computation;
+import org.cx.api.ComputationFailedException;
+import org.cx.api.Continuation;
+import org.cx.api.ResultListener;
+import org.cx.api.Task;
+import org.cx.api.TaskId;
+import org.cx.api.TaskServer;
+import org.cx.api.spi.TaskBinding;
+import org.cx.wire.BodyCodec;
+import org.cx.wire.ComputationClassLoader;
+import org.cx.wire.EventLoops;
+import org.cx.wire.Message;
+import org.cx.wire.Role;
+import org.cx.wire.TaskEnvelope;
+import org.cx.wire.WireClient;
+import org.cx.wire.WireConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A consumer connected to one task server. Thread-safe. */
+public final class Consumer implements TaskServer {
+    private static final Logger LOG = LoggerFactory.getLogger(Consumer.class);
+
+    private final EventLoopGroup group;
+    private final Channel channel;
+    private final ClassLoader applicationClasses;
+    private final AtomicLong requestIds = new AtomicLong();
+    private final Map<Long, Pending<?>> submitting = new ConcurrentHashMap<>();
+    private final Map<Long, Pending<?>> running = new ConcurrentHashMap<>();
+
+    private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses) throws IOException {
+        this.applicationClasses = applicationClasses;
+        this.group = EventLoops.create("cx-consumer-io", 1);
+        try {
+            this.channel = WireClient.connect(group, server,
+                    new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.CONSUMER, name, 0),
+                    welcome -> new Connection(), 10_000);
+        } catch (IOException | RuntimeException e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /** Connects to the task server at {@code server}; application classes come from the caller's class loader. */
+    public static Consumer connect(InetSocketAddress server) throws IOException {
+        return new Consumer(server, "consumer", Thread.currentThread().getContextClassLoader());
+    }
+
+    /** Connects to {@code HOST:PORT}. */
+    public static Consumer connect(String hostPort) throws IOException {
+        return connect(WireClient.parseAddress(hostPort));
+    }
+
+    @Override
+    public <R> Computation<R> submit(Task root, ResultListener<? super R> listener) {
+        long requestId = requestIds.incrementAndGet();
+        Pending<R> pending = new Pending<>(listener);
+        // The root's id is not known until the server names the computation; encode it under a placeholder.
+        BodyCodec codec = codec(0);
+        TaskBinding.bind(root, TaskId.root(0), Continuation.CONSUMER, null);
+        TaskEnvelope envelope = new TaskEnvelope(TaskId.root(0), Continuation.CONSUMER, root.arity(), root.priority(),
+                root.executeOnServer(), codec.encode(root));
+        submitting.put(requestId, pending);
+        channel.writeAndFlush(new Message.Submit(requestId, envelope)).addListener(f -> {
+            if (!f.isSuccess()) {
+                submitting.remove(requestId);
+                pending.fail(new ComputationFailedException(0, null, "could not submit: " + f.cause()));
+            }
+        });
+        return pending;
+    }
+
+    @Override
+    public <R> Computation<R> collect(long computationId, ResultListener<? super R> listener) {
+        Pending<R> pending = new Pending<>(listener);
+        pending.id.complete(computationId);
+        running.put(computationId, pending);
+        channel.writeAndFlush(new Message.Collect(computationId));
+        return pending;
+    }
+
+    /** Waits until the server has named the computation (its {@link Computation#id()} is then immediate). */
+    public static long awaitId(Computation<?> computation) {
+        return computation.id();
+    }
+
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private BodyCodec codec(long computation) {
+        return new BodyCodec(new ComputationClassLoader(computation, applicationClasses));
+    }
+
+    /** Per-computation summary of what the run cost, as reported by the server. */
+    public record Summary(long tasks, long executions, long t1Nanos, long wallNanos) {
+    }
+
+    /** A submitted computation, waiting for its id and then its result. */
+    public static final class Pending<R> implements Computation<R> {
+        private final ResultListener<? super R> listener;
+        private final CompletableFuture<Long> id = new CompletableFuture<>();
+        private final CompletableFuture<R> result = new CompletableFuture<>();
+        private volatile Summary summary;
+
+        Pending(ResultListener<? super R> listener) {
+            this.listener = listener;
+        }
+
+        /** Blocks until the server has accepted the submission (normally one round trip). */
+        @Override
+        public long id() {
+            try {
+                return id.get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new ComputationFailedException(0, null, "the server did not accept the computation: " + e);
+            }
+        }
+
+        @Override
+        public CompletableFuture<R> result() {
+            return result;
+        }
+
+        /** What the run cost, once the result is in; null before. */
+        public Summary summary() {
+            return summary;
+        }
+
+        @SuppressWarnings("unchecked")
+        void succeed(Object value, Summary s) {
+            summary = s;
+            try {
+                listener.processResult((R) value);
+            } catch (RuntimeException e) {
+                LOG.warn("processResult threw", e);
+            }
+            result.complete((R) value);
+        }
+
+        void fail(ComputationFailedException e) {
+            id.complete(e.computation());
+            try {
+                listener.processFailure(e);
+            } catch (RuntimeException ex) {
+                LOG.warn("processFailure threw", ex);
+            }
+            result.completeExceptionally(e);
+        }
+    }
+
+    private final class Connection extends SimpleChannelInboundHandler<Message> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+            switch (msg) {
+                case Message.Accepted a -> {
+                    Pending<?> p = submitting.remove(a.requestId());
+                    if (p != null) {
+                        running.put(a.computation(), p);
+                        p.id.complete(a.computation());
+                    }
+                }
+                case Message.Result r -> {
+                    Pending<?> p = running.remove(r.computation());
+                    if (p == null) {
+                        return;
+                    }
+                    Object value;
+                    try {
+                        value = codec(r.computation()).decode(r.value());
+                    } catch (RuntimeException e) {
+                        p.fail(new ComputationFailedException(r.computation(), null,
+                                "the result does not decode here: " + e.getMessage()));
+                        return;
+                    }
+                    ctx.writeAndFlush(new Message.Collected(r.computation()));
+                    p.succeed(value, new Summary(r.tasks(), r.executions(), r.t1Nanos(), r.wallNanos()));
+                }
+                case Message.Failed f -> {
+                    Pending<?> p = running.remove(f.computation());
+                    if (p != null) {
+                        ctx.writeAndFlush(new Message.Collected(f.computation()));
+                        p.fail(new ComputationFailedException(f.computation(), f.taskId().isEmpty() ? null : f.taskId(),
+                                f.taskId().isEmpty() ? f.reason() : "task " + f.taskId() + " failed: " + f.reason()));
+                    }
+                }
+                case Message.Refused r -> LOG.warn("server refused this consumer: {}", r.reason());
+                default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            ComputationFailedException lost = new ComputationFailedException(0, null,
+                    "connection to the task server lost; collect the result later with its computation id");
+            submitting.values().forEach(p -> p.fail(lost));
+            submitting.clear();
+            running.values().forEach(p -> p.fail(lost));
+            running.clear();
+        }
+    }
+}

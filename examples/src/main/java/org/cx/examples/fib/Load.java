@@ -1,0 +1,57 @@
+package org.cx.examples.fib;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Synthetic load added to each kind of Fibonacci task: {@code SLEEP} parks the thread (emulates many remote
+ * producers on few cores), {@code SPIN} burns CPU for the time given (real work), {@code NONE} adds nothing.
+ *
+ * @param kind        how the time is spent
+ * @param decomposeNanos per decomposition task
+ * @param leafNanos      per boundary (leaf) task
+ * @param composeNanos   per composition task
+ * @param speedFactor    scales every time, to emulate a slower (&gt; 1) or faster (&lt; 1) producer
+ */
+public record Load(Kind kind, long decomposeNanos, long leafNanos, long composeNanos, double speedFactor) {
+
+    public enum Kind { NONE, SLEEP, SPIN }
+
+    public static final Load NONE = new Load(Kind.NONE, 0, 0, 0, 1.0);
+
+    public static Load ofMillis(Kind kind, double decomposeMs, double leafMs, double composeMs) {
+        return new Load(kind, (long) (decomposeMs * 1e6), (long) (leafMs * 1e6), (long) (composeMs * 1e6), 1.0);
+    }
+
+    void decompose() {
+        spend(decomposeNanos);
+    }
+
+    void leaf() {
+        spend(leafNanos);
+    }
+
+    void compose() {
+        spend(composeNanos);
+    }
+
+    private void spend(long nanos) {
+        long scaled = (long) (nanos * speedFactor);
+        if (scaled <= 0 || kind == Kind.NONE) {
+            return;
+        }
+        long deadline = System.nanoTime() + scaled;
+        if (kind == Kind.SLEEP) {
+            for (long left = scaled; left > 0; left = deadline - System.nanoTime()) {
+                LockSupport.parkNanos(left);
+            }
+        } else {
+            long sink = 0;
+            while (System.nanoTime() < deadline) {
+                sink += Long.numberOfTrailingZeros(sink + deadline);
+            }
+            if (sink == 42) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package org.cx.api;
+
+import org.cx.api.spi.TaskBinding;
+
+/**
+ * A non-blocking unit of work (paper §3). Subclasses hold their application data in ordinary fields (serialised to
+ * ship the task); the runtime gives them an id, a continuation and, once all have arrived, their inputs.
+ *
+ * <p>{@link #execute} must not block on other tasks: whatever it needs comes in through its inputs, and whatever it
+ * produces leaves through the {@link TaskContext}. It may run more than once (eager scheduling, producer failure),
+ * so it must be deterministic in its effects.
+ */
+public abstract class Task {
+    static {
+        TaskBinding.install(new TaskBinding.Access() {
+            @Override
+            public void bind(Task task, TaskId id, Continuation continuation, Object[] inputs) {
+                task.id = id;
+                task.continuation = continuation;
+                task.inputs = inputs;
+            }
+        });
+    }
+
+    private final int arity;
+    private transient TaskId id;
+    private transient Continuation continuation;
+    private transient Object[] inputs;
+
+    /** A task with no inputs: ready as soon as it is stored. */
+    protected Task() {
+        this(0);
+    }
+
+    /** A task that becomes ready when {@code arity} inputs have been stored into it. */
+    protected Task(int arity) {
+        if (arity < 0) {
+            throw new IllegalArgumentException("arity must be >= 0: " + arity);
+        }
+        this.arity = arity;
+    }
+
+    /** Runs the task. Effects go through {@code context} and apply atomically when it returns normally. */
+    public abstract void execute(TaskContext context);
+
+    /** Number of inputs this task waits for. */
+    public final int arity() {
+        return arity;
+    }
+
+    /** Input {@code argNo}, available once the task runs. */
+    @SuppressWarnings("unchecked")
+    public final <T> T input(int argNo) {
+        if (inputs == null || argNo < 0 || argNo >= inputs.length) {
+            throw new IllegalStateException("input " + argNo + " is not available (arity " + arity + ")");
+        }
+        return (T) inputs[argNo];
+    }
+
+    /** This task's id, or {@code null} before it has been stored. */
+    public final TaskId id() {
+        return id;
+    }
+
+    /** Where this task's value goes, or {@code null} before it has been stored. */
+    public final Continuation continuation() {
+        return continuation;
+    }
+
+    /** Depth in the spawn tree ("DAG level"), 0 for the root. */
+    public final int level() {
+        return id == null ? 0 : id.level();
+    }
+
+    /**
+     * The ordering key servers use among tasks assigned equally often: higher first. Servers never load application
+     * classes, so they read this value once, when the task is stored. Default: earliest DAG level first.
+     */
+    public long priority() {
+        return -level();
+    }
+
+    /**
+     * The paper's priority hook: whether this task should run before {@code other} (both ready, assigned equally
+     * often). Producers order their caches with it. Default: compares {@link #priority()}, i.e. DAG level.
+     */
+    public boolean isHigherPriority(Task other) {
+        return priority() > other.priority();
+    }
+
+    /**
+     * Whether this task should run on the task server rather than on a producer (paper §3), e.g. a cheap composition
+     * whose inputs are already there. Default: no.
+     */
+    public boolean executeOnServer() {
+        return false;
+    }
+}

@@ -1,0 +1,58 @@
+package org.cx.api;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a running task may do: store tasks and values into "the" task server (paper §3). Every call is buffered and
+ * applied atomically with the task's completion; if the task runs more than once, only the first completion's
+ * effects are applied. A context is valid only during {@link Task#execute}.
+ */
+public interface TaskContext {
+
+    /** The running task's id. */
+    TaskId id();
+
+    /** Where the running task's own value is expected (set by whoever stored it). */
+    Continuation continuation();
+
+    /**
+     * Stores {@code task}, whose value will go to {@code sendTo}. Returns the new task's id, which successors of
+     * other tasks may name as the target of {@link #storeResult}. The task becomes ready when all
+     * {@link Task#arity()} inputs have arrived.
+     */
+    TaskId storeTask(Task task, Continuation sendTo);
+
+    /** Stores {@code value} as input {@code argNo} of task {@code successor} (paper: {@code t.inputs[argNo] = value}). */
+    void storeResult(TaskId successor, int argNo, Object value);
+
+    /** Stores {@code value} into continuation {@code k}; for {@link Continuation#CONSUMER} it is the result. */
+    void storeResult(Continuation k, Object value);
+
+    /** Sends the running task's value to its own {@link #continuation()}. */
+    default void sendResult(Object value) {
+        storeResult(continuation(), value);
+    }
+
+    /** Batch form of {@link #storeTask}: stores each task with its continuation, returns their ids in order. */
+    default List<TaskId> storeTasks(List<? extends Task> tasks, List<Continuation> sendTo) {
+        if (tasks.size() != sendTo.size()) {
+            throw new IllegalArgumentException(tasks.size() + " tasks but " + sendTo.size() + " continuations");
+        }
+        List<TaskId> ids = new ArrayList<>(tasks.size());
+        for (int i = 0; i < tasks.size(); i++) {
+            ids.add(storeTask(tasks.get(i), sendTo.get(i)));
+        }
+        return ids;
+    }
+
+    /** Batch form of {@link #storeResult(Continuation, Object)}. */
+    default void storeResults(List<Continuation> targets, List<?> values) {
+        if (targets.size() != values.size()) {
+            throw new IllegalArgumentException(targets.size() + " targets but " + values.size() + " values");
+        }
+        for (int i = 0; i < targets.size(); i++) {
+            storeResult(targets.get(i), values.get(i));
+        }
+    }
+}

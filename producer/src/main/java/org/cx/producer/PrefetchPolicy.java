@@ -1,0 +1,70 @@
+package org.cx.producer;
+
+/**
+ * How many tasks a producer keeps cached beyond those it is running. Pure: fed measurements, asked for numbers.
+ *
+ * <p>To keep W workers busy across a refill that takes one round trip, the cache must hold the tasks the workers
+ * finish in that time: {@code W × rtt / taskTime}, rounded up, plus one per worker so that a worker finishing a task
+ * always finds another. Requests are batched: a refill is sent when the cache falls to half of that depth (the low
+ * watermark) and tops it up to the full depth (the high watermark). The depth is capped by {@code maxCached}. With
+ * prefetch off the producer asks for a task only when a worker is idle, as in the paper's comparison.
+ */
+public final class PrefetchPolicy {
+    /** Weight of a new sample in the moving averages: about the last 16 samples count. */
+    private static final double EWMA_WEIGHT = 1.0 / 16;
+
+    private final int workers;
+    private final boolean enabled;
+    private final int maxCached;
+    private double taskNanos = -1;
+    private double rttNanos = -1;
+
+    public PrefetchPolicy(int workers, boolean enabled, int maxCached) {
+        if (workers < 1 || maxCached < 1) {
+            throw new IllegalArgumentException("workers and maxCached must be >= 1");
+        }
+        this.workers = workers;
+        this.enabled = enabled;
+        this.maxCached = maxCached;
+    }
+
+    public void recordTaskNanos(long nanos) {
+        taskNanos = taskNanos < 0 ? nanos : taskNanos + EWMA_WEIGHT * (nanos - taskNanos);
+    }
+
+    public void recordRoundTripNanos(long nanos) {
+        rttNanos = rttNanos < 0 ? nanos : rttNanos + EWMA_WEIGHT * (nanos - rttNanos);
+    }
+
+    /** The high watermark: tasks to keep cached beyond those running. */
+    public int depth() {
+        if (!enabled) {
+            return 0;
+        }
+        if (taskNanos < 0 || rttNanos < 0) {
+            return Math.min(maxCached, workers); // no measurements yet: one spare task per worker
+        }
+        double cover = workers * rttNanos / Math.max(1.0, taskNanos);
+        long depth = workers + (long) Math.ceil(cover);
+        return (int) Math.min(maxCached, depth);
+    }
+
+    /**
+     * Credit to ask for now.
+     *
+     * @param idleWorkers  workers waiting for a task
+     * @param cached       tasks cached and not started
+     * @param outstanding  credit already asked for and not yet filled
+     */
+    public int creditToRequest(int idleWorkers, int cached, int outstanding) {
+        int pipeline = cached + outstanding;
+        int depth = depth();
+        int target = depth + idleWorkers;
+        boolean belowLowWatermark = pipeline <= depth / 2 || pipeline < idleWorkers;
+        return belowLowWatermark && pipeline < target ? target - pipeline : 0;
+    }
+
+    public boolean enabled() {
+        return enabled;
+    }
+}

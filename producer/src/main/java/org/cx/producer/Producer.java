@@ -1,0 +1,287 @@
+package org.cx.producer;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.cx.api.Task;
+import org.cx.wire.BodyCodec;
+import org.cx.wire.BodyCodecs;
+import org.cx.wire.Completion;
+import org.cx.wire.EventLoops;
+import org.cx.wire.Message;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.Role;
+import org.cx.wire.TaskRunner;
+import org.cx.wire.WireClient;
+import org.cx.wire.WireConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A producer attached to one task server. See the package docs for the flow.
+ *
+ * <h2>Threading</h2>
+ * The connection's event loop decodes assignments, applies drops and decides what to request; it is the only
+ * thread that touches the request bookkeeping. Workers block on the {@link TaskCache} and hand completions back
+ * through a lock-free queue, drained on the event loop in batches.
+ */
+public final class Producer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
+
+    private final ProducerConfig config;
+    private final EventLoopGroup group;
+    private final boolean ownsGroup;
+    private final TaskCache cache = new TaskCache();
+    private final BodyCodecs codecs;
+    private final PrefetchPolicy policy;
+    private final ConcurrentLinkedQueue<Message> fromWorkers = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final AtomicLong tasksRun = new AtomicLong();
+    private final AtomicLong tasksFailed = new AtomicLong();
+    private final CompletableFuture<Void> disconnected = new CompletableFuture<>();
+    private final List<Thread> workers = new ArrayList<>();
+    private volatile boolean closing;
+    private Channel channel;
+    // Event-loop-only state.
+    private int outstandingCredit;
+    private int lastStarvingSent = -1;
+    private long requestSentNanos;
+
+    private Producer(ProducerConfig config, EventLoopGroup group, boolean ownsGroup, ClassLoader applicationClasses) {
+        this.config = config;
+        this.group = group;
+        this.ownsGroup = ownsGroup;
+        this.codecs = new BodyCodecs(applicationClasses);
+        this.policy = new PrefetchPolicy(config.workers(), config.prefetch(), config.maxCached());
+    }
+
+    /** Connects with its own event loop thread. */
+    public static Producer start(ProducerConfig config) throws IOException {
+        return start(config, EventLoops.create("cx-producer-io", 1), true);
+    }
+
+    /** Connects on a shared event loop group (many producers in one process, each with its own connection). */
+    public static Producer start(ProducerConfig config, EventLoopGroup group) throws IOException {
+        return start(config, group, false);
+    }
+
+    private static Producer start(ProducerConfig config, EventLoopGroup group, boolean ownsGroup) throws IOException {
+        Producer p = new Producer(config, group, ownsGroup, Thread.currentThread().getContextClassLoader());
+        try {
+            p.connect();
+        } catch (IOException | RuntimeException e) {
+            if (ownsGroup) {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            }
+            throw e;
+        }
+        return p;
+    }
+
+    private void connect() throws IOException {
+        channel = WireClient.connect(group, config.server(),
+                new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, config.name(), config.workers()),
+                welcome -> new Connection(), 10_000);
+        for (int i = 0; i < config.workers(); i++) {
+            Thread t = new Thread(this::work, config.name() + "-worker-" + i);
+            t.setDaemon(true);
+            workers.add(t);
+            t.start();
+        }
+        channel.eventLoop().execute(this::drain);
+        LOG.debug("producer {} attached to {} with {} workers", config.name(), config.server(), config.workers());
+    }
+
+    /** Completes when the connection to the server is gone. */
+    public CompletableFuture<Void> disconnected() {
+        return disconnected;
+    }
+
+    public long tasksRun() {
+        return tasksRun.get();
+    }
+
+    public int cachedTasks() {
+        return cache.size();
+    }
+
+    public ProducerConfig config() {
+        return config;
+    }
+
+    /** Cuts the connection abruptly, as a network failure would; the server re-assigns what this producer held. */
+    public void cutConnection() {
+        channel.close();
+    }
+
+    @Override
+    public void close() {
+        closing = true;
+        cache.close();
+        for (Thread t : workers) {
+            t.interrupt();
+        }
+        if (channel != null) {
+            channel.close().syncUninterruptibly();
+        }
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    // ---------------------------------------------------------------- workers
+
+    private void work() {
+        try {
+            while (!closing) {
+                Task task = cache.take();
+                if (task == null) {
+                    return;
+                }
+                BodyCodec codec = codecs.forComputation(task.id().computation());
+                TaskRunner.Outcome outcome = TaskRunner.run(codec, task);
+                switch (outcome) {
+                    case TaskRunner.Outcome.Done d -> {
+                        tasksRun.incrementAndGet();
+                        fromWorkers.add(new Message.Completed(new Completion[] {d.completion()}));
+                    }
+                    case TaskRunner.Outcome.Failed f -> {
+                        tasksFailed.incrementAndGet();
+                        LOG.info("task {} failed: {}", f.id(), firstLine(f.reason()));
+                        fromWorkers.add(new Message.TaskFailed(f.id(), f.reason()));
+                    }
+                }
+                scheduleDrain();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void scheduleDrain() {
+        if (drainScheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(this::drain);
+        }
+    }
+
+    // ---------------------------------------------------------------- event loop
+
+    /** Sends queued completions as one batch, then asks for what the cache needs. Event loop only. */
+    private void drain() {
+        drainScheduled.set(false);
+        List<Completion> batch = new ArrayList<>();
+        for (Message m; (m = fromWorkers.poll()) != null; ) {
+            switch (m) {
+                case Message.Completed c -> {
+                    for (Completion completion : c.completions()) {
+                        batch.add(completion);
+                        policy.recordTaskNanos(completion.execNanos());
+                    }
+                }
+                default -> {
+                    flushCompletions(batch);
+                    channel.write(m);
+                }
+            }
+        }
+        flushCompletions(batch);
+        requestIfNeeded();
+        channel.flush();
+    }
+
+    private void flushCompletions(List<Completion> batch) {
+        if (!batch.isEmpty()) {
+            channel.write(new Message.Completed(batch.toArray(Completion[]::new)));
+            batch.clear();
+        }
+    }
+
+    private void requestIfNeeded() {
+        int starving = cache.starvingWorkers();
+        int credit = policy.creditToRequest(starving, cache.size(), outstandingCredit);
+        if (!policy.enabled()) {
+            credit = Math.max(0, starving - outstandingCredit);
+        }
+        if (credit > 0 || starving != lastStarvingSent) {
+            outstandingCredit += credit;
+            lastStarvingSent = starving;
+            if (credit > 0) {
+                requestSentNanos = System.nanoTime();
+            }
+            channel.write(new Message.Request(credit, starving));
+        }
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    /** Messages from the server, on the event loop. */
+    private final class Connection extends SimpleChannelInboundHandler<Message> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+            switch (msg) {
+                case Message.Assign a -> onAssign(a.tasks());
+                case Message.Drop d -> cache.drop(d.ids());
+                case Message.ComputationEnded e -> {
+                    cache.dropComputation(e.computation());
+                    codecs.remove(e.computation());
+                }
+                case Message.Refused r -> LOG.warn("server refused this producer: {}", r.reason());
+                default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());
+            }
+        }
+
+        private void onAssign(ReadyTask[] tasks) {
+            outstandingCredit = Math.max(0, outstandingCredit - tasks.length);
+            if (requestSentNanos != 0) {
+                policy.recordRoundTripNanos(System.nanoTime() - requestSentNanos);
+                requestSentNanos = 0;
+            }
+            List<Task> decoded = new ArrayList<>(tasks.length);
+            for (ReadyTask ready : tasks) {
+                try {
+                    decoded.add(TaskRunner.decode(codecs.forComputation(ready.task().id().computation()), ready));
+                } catch (RuntimeException e) {
+                    String reason = "cannot decode task " + ready.task().id() + " on producer " + config.name() + ": "
+                            + e.getMessage();
+                    LOG.info(reason);
+                    tasksFailed.incrementAndGet();
+                    channel.write(new Message.TaskFailed(ready.task().id(), reason));
+                }
+            }
+            cache.add(decoded);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            requestIfNeeded();
+            ctx.flush();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            cache.clear();
+            if (!closing) {
+                LOG.warn("producer {} lost its server {}", config.name(), config.server());
+            }
+            disconnected.complete(null);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.warn("producer {}: closing connection to {}: {}", config.name(), config.server(), cause.toString());
+            ctx.close();
+        }
+    }
+}

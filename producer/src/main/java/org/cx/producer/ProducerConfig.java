@@ -1,0 +1,36 @@
+package org.cx.producer;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Producer settings, checked once.
+ *
+ * @param server     the task server to attach to
+ * @param name       shown in the server's logs and status
+ * @param workers    worker threads (W)
+ * @param prefetch   keep tasks cached beyond the running ones (off only for experiments)
+ * @param maxCached  cap on cached tasks; 256 batches enough to hide a loopback round trip behind microsecond tasks
+ */
+public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached) {
+
+    public ProducerConfig {
+        if (workers < 1 || workers > 1024) {
+            throw new IllegalArgumentException("workers must be in 1..1024, got " + workers);
+        }
+        if (maxCached < 1) {
+            throw new IllegalArgumentException("maxCached must be >= 1, got " + maxCached);
+        }
+    }
+
+    public static ProducerConfig of(InetSocketAddress server, int workers) {
+        return new ProducerConfig(server, "producer", workers, true, 256);
+    }
+
+    public ProducerConfig withName(String newName) {
+        return new ProducerConfig(server, newName, workers, prefetch, maxCached);
+    }
+
+    public ProducerConfig withPrefetch(boolean on) {
+        return new ProducerConfig(server, name, workers, on, maxCached);
+    }
+}

@@ -1,0 +1,166 @@
+package org.cx.producer;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.cx.api.Task;
+import org.cx.api.TaskId;
+
+/**
+ * The producer's task cache: decoded ready tasks ordered by {@link Task#isHigherPriority}, handed to workers.
+ * Shared by the connection's event loop (adds, drops) and the workers (takes), under one lock.
+ */
+public final class TaskCache {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition available = lock.newCondition();
+    private final PriorityQueue<Task> ready = new PriorityQueue<>(TaskCache::order);
+    private final Map<TaskId, Task> byId = new HashMap<>();
+    private int idleWorkers;
+    private boolean closed;
+    private long idleSinceNanos;
+    private long idleNanosTotal;
+
+    private static int order(Task a, Task b) {
+        if (a.isHigherPriority(b)) {
+            return -1;
+        }
+        return b.isHigherPriority(a) ? 1 : 0;
+    }
+
+    public void add(List<Task> tasks) {
+        lock.lock();
+        try {
+            for (Task t : tasks) {
+                if (byId.putIfAbsent(t.id(), t) == null) {
+                    ready.add(t);
+                }
+            }
+            available.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes tasks that have not started; returns how many were removed. */
+    public int drop(TaskId[] ids) {
+        lock.lock();
+        try {
+            int removed = 0;
+            for (TaskId id : ids) {
+                Task t = byId.remove(id);
+                if (t != null) {
+                    ready.remove(t);
+                    removed++;
+                }
+            }
+            return removed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes every cached task of a computation. */
+    public int dropComputation(long computation) {
+        lock.lock();
+        try {
+            List<TaskId> ids = new ArrayList<>();
+            for (TaskId id : byId.keySet()) {
+                if (id.computation() == computation) {
+                    ids.add(id);
+                }
+            }
+            return drop(ids.toArray(TaskId[]::new));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes everything (the connection is gone). */
+    public void clear() {
+        lock.lock();
+        try {
+            ready.clear();
+            byId.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Takes the best cached task, waiting up to {@code timeoutNanos}; null on timeout or close. While waiting the
+     * worker counts as idle.
+     */
+    public Task take(long timeoutNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            long remaining = timeoutNanos;
+            while (ready.isEmpty()) {
+                if (closed || remaining <= 0) {
+                    return null;
+                }
+                if (idleWorkers++ == 0) {
+                    idleSinceNanos = System.nanoTime();
+                }
+                try {
+                    remaining = available.awaitNanos(remaining);
+                } finally {
+                    if (--idleWorkers == 0) {
+                        idleNanosTotal += System.nanoTime() - idleSinceNanos;
+                    }
+                }
+            }
+            Task t = ready.poll();
+            byId.remove(t.id());
+            return t;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public Task take() throws InterruptedException {
+        return take(TimeUnit.DAYS.toNanos(1));
+    }
+
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            available.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public int size() {
+        lock.lock();
+        try {
+            return ready.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public int idleWorkers() {
+        lock.lock();
+        try {
+            return idleWorkers;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Workers idle and with nothing cached: the ones the server may give a duplicate to. */
+    public int starvingWorkers() {
+        lock.lock();
+        try {
+            return Math.max(0, idleWorkers - ready.size());
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package org.cx.server;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.cx.api.TaskId;
+
+/** One computation on this server. Owned by the scheduler thread. */
+final class ComputationState {
+    enum Phase { RUNNING, DONE, FAILED }
+
+    final long id;
+    final long submittedNanos;
+    final Map<TaskId, TaskEntry> tasks = new HashMap<>();
+    ConsumerHandle consumer;
+    Phase phase = Phase.RUNNING;
+    /** Result or failure kept for the consumer until collected or expired. */
+    byte[] result;
+    String failedTask;
+    String failure;
+    long finishedNanos;
+    long tasksCompleted;
+    long executions;
+    long t1Nanos;
+
+    ComputationState(long id, long submittedNanos, ConsumerHandle consumer) {
+        this.id = id;
+        this.submittedNanos = submittedNanos;
+        this.consumer = consumer;
+    }
+
+    ComputationSummary summary() {
+        return new ComputationSummary(tasksCompleted, executions, t1Nanos, finishedNanos - submittedNanos);
+    }
+}

@@ -1,0 +1,43 @@
+package org.cx.server;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/** The server's view of one connected producer. Owned by the scheduler thread. */
+public final class ProducerState {
+    final long peerId;
+    final String name;
+    final int workers;
+    /** Tasks this producer may still be sent (it asked for them and has not received them). */
+    int credit;
+    /** Workers the producer last said were idle with nothing cached; decremented as tasks are sent. */
+    int idleWorkers;
+    /** Tasks this producer holds a copy of. */
+    final Set<TaskEntry> held = new HashSet<>();
+    boolean hungry;
+    long tasksAssigned;
+    long tasksCompleted;
+
+    ProducerState(long peerId, String name, int workers) {
+        this.peerId = peerId;
+        this.name = name;
+        this.workers = workers;
+    }
+
+    public long peerId() {
+        return peerId;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int heldCount() {
+        return held.size();
+    }
+
+    @Override
+    public String toString() {
+        return name + "#" + peerId;
+    }
+}

@@ -1,0 +1,140 @@
+package org.cx.server;
+
+import java.util.Arrays;
+import java.util.PriorityQueue;
+import java.util.function.Predicate;
+
+/**
+ * The ready task heap (paper §4.1): an indexed binary heap, so insert, remove-any and re-key after a change of
+ * holders are O(log n). Order: fewest holders first, then highest {@code priority}, then oldest.
+ */
+final class ReadyHeap {
+    private TaskEntry[] heap = new TaskEntry[1024];
+    private int size;
+
+    int size() {
+        return size;
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    TaskEntry peek() {
+        return size == 0 ? null : heap[0];
+    }
+
+    void add(TaskEntry e) {
+        if (e.heapIndex >= 0) {
+            throw new IllegalStateException("already in the heap: " + e.envelope.id());
+        }
+        if (size == heap.length) {
+            heap = Arrays.copyOf(heap, size * 2);
+        }
+        heap[size] = e;
+        e.heapIndex = size;
+        size++;
+        siftUp(e.heapIndex);
+    }
+
+    void remove(TaskEntry e) {
+        int i = e.heapIndex;
+        if (i < 0) {
+            return;
+        }
+        size--;
+        TaskEntry last = heap[size];
+        heap[size] = null;
+        e.heapIndex = -1;
+        if (i != size) {
+            heap[i] = last;
+            last.heapIndex = i;
+            siftDown(i);
+            siftUp(last.heapIndex);
+        }
+    }
+
+    /** Restores order after {@code e}'s holder count changed. */
+    void update(TaskEntry e) {
+        if (e.heapIndex >= 0) {
+            siftDown(e.heapIndex);
+            siftUp(e.heapIndex);
+        }
+    }
+
+    /**
+     * The best entry not matching {@code excluded}, exploring at most {@code limit} excluded entries (a producer
+     * excludes the tasks it holds, so the limit is its cache size). Returns null if none is found within it.
+     */
+    TaskEntry bestExcluding(Predicate<TaskEntry> excluded, int limit) {
+        if (size == 0) {
+            return null;
+        }
+        if (!excluded.test(heap[0])) {
+            return heap[0];
+        }
+        PriorityQueue<TaskEntry> frontier = new PriorityQueue<>(ReadyHeap::compare);
+        frontier.add(heap[0]);
+        int explored = 0;
+        while (!frontier.isEmpty() && explored <= limit) {
+            TaskEntry e = frontier.poll();
+            if (!excluded.test(e)) {
+                return e;
+            }
+            explored++;
+            int child = 2 * e.heapIndex + 1;
+            if (child < size) {
+                frontier.add(heap[child]);
+            }
+            if (child + 1 < size) {
+                frontier.add(heap[child + 1]);
+            }
+        }
+        return null;
+    }
+
+    static int compare(TaskEntry a, TaskEntry b) {
+        int c = Integer.compare(a.holderCount(), b.holderCount());
+        if (c != 0) {
+            return c;
+        }
+        c = Long.compare(b.envelope.priority(), a.envelope.priority());
+        return c != 0 ? c : Long.compare(a.seq, b.seq);
+    }
+
+    private void siftUp(int i) {
+        TaskEntry e = heap[i];
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            TaskEntry p = heap[parent];
+            if (compare(e, p) >= 0) {
+                break;
+            }
+            heap[i] = p;
+            p.heapIndex = i;
+            i = parent;
+        }
+        heap[i] = e;
+        e.heapIndex = i;
+    }
+
+    private void siftDown(int i) {
+        TaskEntry e = heap[i];
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            int right = child + 1;
+            if (right < size && compare(heap[right], heap[child]) < 0) {
+                child = right;
+            }
+            if (compare(e, heap[child]) <= 0) {
+                break;
+            }
+            heap[i] = heap[child];
+            heap[i].heapIndex = i;
+            i = child;
+        }
+        heap[i] = e;
+        e.heapIndex = i;
+    }
+}

@@ -1,0 +1,365 @@
+package org.cx.server;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.cx.api.Continuation;
+import org.cx.api.TaskId;
+import org.cx.wire.Completion;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.TaskEnvelope;
+import org.cx.wire.ValueEnvelope;
+
+/**
+ * The scheduling state of one task server (paper §4.1) as a single-threaded state machine: every method is a
+ * command, applied whole, and answers through the {@link Outbox}. Time is passed in. See the package docs for the
+ * invariants it keeps.
+ */
+public final class Scheduler {
+
+    private final Outbox outbox;
+    private final long resultRetentionNanos;
+    private final SplittableRandom random;
+    private final Map<Long, ComputationState> computations = new HashMap<>();
+    private final Map<Long, ProducerState> producers = new HashMap<>();
+    private final ReadyHeap ready = new ReadyHeap();
+    private final LinkedHashSet<ProducerState> hungry = new LinkedHashSet<>();
+    private final EffectAudit audit;
+    private long seq;
+    private final SchedulerCounters counters = new SchedulerCounters();
+
+    /**
+     * @param resultRetentionNanos how long a finished computation's result waits for its consumer
+     * @param seed                 for computation ids
+     * @param audit                records applied effects per task id (tests), or null
+     */
+    public Scheduler(Outbox outbox, long resultRetentionNanos, long seed, EffectAudit audit) {
+        this.outbox = outbox;
+        this.resultRetentionNanos = resultRetentionNanos;
+        this.random = new SplittableRandom(seed);
+        this.audit = audit;
+    }
+
+    public SchedulerCounters counters() {
+        return counters;
+    }
+
+    // ---------------------------------------------------------------- consumers
+
+    /** Starts a computation with {@code root} as its root task; returns its id. */
+    public long submit(ConsumerHandle consumer, TaskEnvelope root, long nowNanos) {
+        long id;
+        do {
+            id = random.nextLong() & Long.MAX_VALUE;
+        } while (id == 0 || computations.containsKey(id));
+        ComputationState c = new ComputationState(id, nowNanos, consumer);
+        computations.put(id, c);
+        TaskEnvelope named = new TaskEnvelope(TaskId.root(id), Continuation.CONSUMER, root.arity(), root.priority(),
+                root.onServer(), root.body());
+        store(c, named);
+        counters.computationsSubmitted++;
+        return id;
+    }
+
+    /** A consumer asks for the result of {@code computation}; returns false if it is unknown (or expired). */
+    public boolean collect(ConsumerHandle consumer, long computation) {
+        ComputationState c = computations.get(computation);
+        if (c == null) {
+            return false;
+        }
+        c.consumer = consumer;
+        deliver(c);
+        return true;
+    }
+
+    /** The consumer has the result; forget the computation. */
+    public void collected(long computation) {
+        ComputationState c = computations.get(computation);
+        if (c != null && c.phase != ComputationState.Phase.RUNNING) {
+            computations.remove(computation);
+        }
+    }
+
+    public void consumerGone(ConsumerHandle consumer) {
+        for (ComputationState c : computations.values()) {
+            if (c.consumer == consumer) {
+                c.consumer = null; // keep running; the result waits to be collected
+            }
+        }
+    }
+
+    /** Forgets finished computations whose results were not collected within the retention time. */
+    public int expire(long nowNanos) {
+        int expired = 0;
+        for (Iterator<ComputationState> it = computations.values().iterator(); it.hasNext(); ) {
+            ComputationState c = it.next();
+            if (c.phase != ComputationState.Phase.RUNNING && nowNanos - c.finishedNanos > resultRetentionNanos) {
+                it.remove();
+                expired++;
+            }
+        }
+        counters.resultsExpired += expired;
+        return expired;
+    }
+
+    // ---------------------------------------------------------------- producers
+
+    public ProducerState addProducer(long peerId, String name, int workers) {
+        ProducerState p = new ProducerState(peerId, name, workers);
+        producers.put(peerId, p);
+        return p;
+    }
+
+    /** A producer left (crash, disconnect): what it held becomes fresh for the others. */
+    public void removeProducer(ProducerState p) {
+        producers.remove(p.peerId);
+        hungry.remove(p);
+        for (TaskEntry e : p.held) {
+            e.removeHolder(p);
+            ready.update(e);
+        }
+        counters.tasksReleased += p.held.size();
+        p.held.clear();
+        dispatch();
+    }
+
+    /** A producer asks for {@code credit} more tasks; {@code idleWorkers} of its workers have nothing to run. */
+    public void request(ProducerState p, int credit, int idleWorkers) {
+        p.credit += credit;
+        p.idleWorkers = idleWorkers;
+        if (p.credit > 0 && !p.hungry) {
+            p.hungry = true;
+            hungry.add(p);
+        }
+        dispatch();
+    }
+
+    /** Applies one completion reported by {@code p} (null for a task run on the server). */
+    public void completed(ProducerState p, Completion completion) {
+        counters.completionsReceived++;
+        ComputationState c = computations.get(completion.id().computation());
+        TaskEntry e = c == null ? null : c.tasks.get(completion.id());
+        if (audit != null) {
+            audit.executed(completion.id());
+        }
+        if (c != null) {
+            c.executions++;
+        }
+        if (e == null || !e.isReady()) {
+            counters.duplicatesDiscarded++;
+            return;
+        }
+        // Apply the task's effects and its completion as one step.
+        if (audit != null) {
+            audit.applied(completion.id());
+        }
+        c.tasks.remove(e.envelope.id());
+        ready.remove(e);
+        for (int i = 0; i < e.holderCount(); i++) {
+            ProducerState holder = e.holder(i);
+            holder.held.remove(e);
+            if (holder != p) {
+                outbox.drop(holder, e.envelope.id());
+            }
+        }
+        if (p != null) {
+            p.tasksCompleted++;
+        }
+        c.tasksCompleted++;
+        c.t1Nanos += completion.execNanos();
+        counters.tasksCompleted++;
+        for (TaskEnvelope spawned : completion.spawned()) {
+            if (spawned.id().computation() != c.id) {
+                counters.effectsRefused++;
+                continue;
+            }
+            store(c, spawned);
+        }
+        for (ValueEnvelope v : completion.values()) {
+            storeValue(c, v, completion.id());
+            if (c.phase != ComputationState.Phase.RUNNING) {
+                break;
+            }
+        }
+        dispatch();
+    }
+
+    /** Task {@code id} threw or could not be decoded: the computation fails, everything else carries on. */
+    public void taskFailed(TaskId id, String reason, long nowNanos) {
+        ComputationState c = computations.get(id.computation());
+        if (c == null || c.phase != ComputationState.Phase.RUNNING || !c.tasks.containsKey(id)) {
+            return; // a stale report for a computation that is over, or a task that completed elsewhere
+        }
+        c.phase = ComputationState.Phase.FAILED;
+        c.failedTask = id.toString();
+        c.failure = reason;
+        c.finishedNanos = nowNanos;
+        counters.computationsFailed++;
+        end(c);
+        deliver(c);
+    }
+
+    /** Marks the clock for results finishing now. */
+    private long now;
+
+    /** The scheduler's notion of "now" for completion timestamps; set by the conductor before each command. */
+    public void tick(long nowNanos) {
+        this.now = nowNanos;
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private void store(ComputationState c, TaskEnvelope envelope) {
+        if (c.tasks.containsKey(envelope.id())) {
+            counters.duplicatesDiscarded++;
+            return;
+        }
+        TaskEntry e = new TaskEntry(envelope, seq++);
+        c.tasks.put(envelope.id(), e);
+        counters.tasksStored++;
+        if (e.isReady()) {
+            becameReady(e);
+        }
+    }
+
+    private void storeValue(ComputationState c, ValueEnvelope v, TaskId from) {
+        Continuation to = v.to();
+        if (to.isConsumer()) {
+            c.result = v.value();
+            c.phase = ComputationState.Phase.DONE;
+            c.finishedNanos = now;
+            counters.computationsCompleted++;
+            end(c);
+            deliver(c);
+            return;
+        }
+        TaskEntry target = to.target().computation() == c.id ? c.tasks.get(to.target()) : null;
+        if (target == null || to.argNo() >= target.arity()) {
+            counters.duplicatesDiscarded++; // the target already completed, or never existed
+            return;
+        }
+        if (!target.setInput(to.argNo(), v.value())) {
+            counters.duplicatesDiscarded++;
+            return;
+        }
+        if (target.isReady()) {
+            becameReady(target);
+        }
+    }
+
+    private void becameReady(TaskEntry e) {
+        if (e.envelope.onServer()) {
+            e.runningOnServer = true;
+            outbox.runOnServer(e.toReadyTask());
+        } else {
+            ready.add(e);
+        }
+    }
+
+    /** Drops every remaining task of a finished computation and tells the producers. */
+    private void end(ComputationState c) {
+        for (TaskEntry e : c.tasks.values()) {
+            ready.remove(e);
+            for (int i = 0; i < e.holderCount(); i++) {
+                e.holder(i).held.remove(e);
+            }
+        }
+        c.tasks.clear();
+        outbox.computationEnded(c.id);
+    }
+
+    private void deliver(ComputationState c) {
+        if (c.consumer == null) {
+            return;
+        }
+        switch (c.phase) {
+            case DONE -> outbox.result(c.consumer, c.id, c.result, c.summary());
+            case FAILED -> outbox.failed(c.consumer, c.id, c.failedTask, c.failure);
+            case RUNNING -> { }
+        }
+    }
+
+    /**
+     * Hands ready tasks to hungry producers, round robin. Producers with idle workers go first and may get a task
+     * another producer holds (eager scheduling); prefetch credit only gets tasks nobody holds.
+     */
+    private void dispatch() {
+        while (!hungry.isEmpty() && !ready.isEmpty()) {
+            boolean progress = false;
+            for (Iterator<ProducerState> it = hungry.iterator(); it.hasNext() && !ready.isEmpty(); ) {
+                ProducerState p = it.next();
+                if (p.idleWorkers > 0) {
+                    TaskEntry e = ready.bestExcluding(x -> x.heldBy(p), p.held.size());
+                    if (e != null) {
+                        assign(p, e);
+                        p.idleWorkers--;
+                        progress = true;
+                    }
+                }
+                if (p.credit <= 0) {
+                    p.hungry = false;
+                    it.remove();
+                }
+            }
+            for (Iterator<ProducerState> it = hungry.iterator(); it.hasNext(); ) {
+                ProducerState p = it.next();
+                TaskEntry top = ready.peek();
+                if (top == null || top.holderCount() > 0) {
+                    break;
+                }
+                assign(p, top);
+                progress = true;
+                if (p.credit <= 0) {
+                    p.hungry = false;
+                    it.remove();
+                }
+            }
+            if (!progress) {
+                return;
+            }
+        }
+    }
+
+    private void assign(ProducerState p, TaskEntry e) {
+        if (e.holderCount() > 0) {
+            counters.eagerReassignments++;
+        }
+        e.addHolder(p);
+        ready.update(e);
+        p.held.add(e);
+        p.credit--;
+        p.tasksAssigned++;
+        counters.tasksAssigned++;
+        outbox.assign(p, e.toReadyTask());
+    }
+
+    // ---------------------------------------------------------------- views
+
+    public int readyCount() {
+        return ready.size();
+    }
+
+    public int computationsActive() {
+        return computations.size();
+    }
+
+    public int producerCount() {
+        return producers.size();
+    }
+
+    /** Snapshot of a computation's summary, or null if unknown. */
+    public ComputationSummary summary(long computation) {
+        ComputationState c = computations.get(computation);
+        return c == null ? null : c.summary();
+    }
+
+    /** Task ids of the computation still held by the server (tests). */
+    public List<TaskId> pendingTasks(long computation) {
+        ComputationState c = computations.get(computation);
+        return c == null ? List.of() : new ArrayList<>(c.tasks.keySet());
+    }
+}

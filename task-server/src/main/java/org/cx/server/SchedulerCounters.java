@@ -1,0 +1,30 @@
+package org.cx.server;
+
+/** Monotonic counters of one scheduler, read by status views and tests. Written only by the scheduler thread. */
+public final class SchedulerCounters {
+    long computationsSubmitted;
+    long computationsCompleted;
+    long computationsFailed;
+    long resultsExpired;
+    long tasksStored;
+    long tasksAssigned;
+    long tasksCompleted;
+    long completionsReceived;
+    long duplicatesDiscarded;
+    long eagerReassignments;
+    long tasksReleased;
+    long effectsRefused;
+
+    public long computationsSubmitted() { return computationsSubmitted; }
+    public long computationsCompleted() { return computationsCompleted; }
+    public long computationsFailed() { return computationsFailed; }
+    public long resultsExpired() { return resultsExpired; }
+    public long tasksStored() { return tasksStored; }
+    public long tasksAssigned() { return tasksAssigned; }
+    public long tasksCompleted() { return tasksCompleted; }
+    public long completionsReceived() { return completionsReceived; }
+    public long duplicatesDiscarded() { return duplicatesDiscarded; }
+    public long eagerReassignments() { return eagerReassignments; }
+    public long tasksReleased() { return tasksReleased; }
+    public long effectsRefused() { return effectsRefused; }
+}

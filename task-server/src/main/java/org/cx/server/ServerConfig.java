@@ -1,0 +1,60 @@
+package org.cx.server;
+
+import java.time.Duration;
+
+/**
+ * Task server settings, checked once at start-up.
+ *
+ * @param host             address to bind (loopback by default: exposing a server is a deliberate choice)
+ * @param port             TCP port; 0 picks a free one
+ * @param name             shown in logs and status
+ * @param resultRetention  how long a finished computation's result waits to be collected
+ * @param maxFrameBytes    hard limit on one frame, both directions
+ * @param auditEffects     count applied effects per task id (tests; costs memory per task)
+ * @param seed             seeds computation ids
+ */
+public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
+                           boolean auditEffects, long seed) {
+
+    public ServerConfig {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        if (resultRetention.isNegative() || resultRetention.isZero()) {
+            throw new IllegalArgumentException("result retention must be positive, got " + resultRetention);
+        }
+        if (maxFrameBytes < 1024) {
+            throw new IllegalArgumentException("max frame must be at least 1024 bytes, got " + maxFrameBytes);
+        }
+    }
+
+    /** Loopback, a free port, results kept for an hour. */
+    public static ServerConfig defaults() {
+        return new ServerConfig("127.0.0.1", 0, "server", Duration.ofHours(1),
+                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime());
+    }
+
+    public ServerConfig withPort(int newPort) {
+        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed);
+    }
+
+    public ServerConfig withHost(String newHost) {
+        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed);
+    }
+
+    public ServerConfig withName(String newName) {
+        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed);
+    }
+
+    public ServerConfig withResultRetention(Duration retention) {
+        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed);
+    }
+
+    public ServerConfig withMaxFrameBytes(int bytes) {
+        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed);
+    }
+
+    public ServerConfig withAuditEffects(boolean audit) {
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed);
+    }
+}

@@ -1,0 +1,84 @@
+package org.cx.server;
+
+import java.util.Arrays;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.TaskEnvelope;
+
+/** The server's record of one stored, not yet completed task. Owned by the scheduler thread. */
+final class TaskEntry {
+    private static final ProducerState[] NO_HOLDERS = new ProducerState[0];
+
+    final TaskEnvelope envelope;
+    final long seq;
+    private final byte[][] inputs;
+    private int missing;
+    /** Position in the ready heap, or -1 when not in it. */
+    int heapIndex = -1;
+    private ProducerState[] holders = NO_HOLDERS;
+    private int holderCount;
+    boolean runningOnServer;
+
+    TaskEntry(TaskEnvelope envelope, long seq) {
+        this.envelope = envelope;
+        this.seq = seq;
+        this.inputs = new byte[envelope.arity()][];
+        this.missing = envelope.arity();
+    }
+
+    boolean isReady() {
+        return missing == 0;
+    }
+
+    /** Stores an input; returns false if the slot already had a value (a duplicate argument). */
+    boolean setInput(int argNo, byte[] value) {
+        if (inputs[argNo] != null) {
+            return false;
+        }
+        inputs[argNo] = value;
+        missing--;
+        return true;
+    }
+
+    int arity() {
+        return inputs.length;
+    }
+
+    ReadyTask toReadyTask() {
+        return new ReadyTask(envelope, inputs);
+    }
+
+    int holderCount() {
+        return holderCount;
+    }
+
+    boolean heldBy(ProducerState p) {
+        for (int i = 0; i < holderCount; i++) {
+            if (holders[i] == p) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void addHolder(ProducerState p) {
+        if (holderCount == holders.length) {
+            holders = Arrays.copyOf(holders, Math.max(2, holderCount * 2));
+        }
+        holders[holderCount++] = p;
+    }
+
+    boolean removeHolder(ProducerState p) {
+        for (int i = 0; i < holderCount; i++) {
+            if (holders[i] == p) {
+                holders[i] = holders[--holderCount];
+                holders[holderCount] = null;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    ProducerState holder(int i) {
+        return holders[i];
+    }
+}

@@ -1,0 +1,355 @@
+package org.cx.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.cx.api.TaskId;
+import org.cx.wire.BodyCodecs;
+import org.cx.wire.EventLoops;
+import org.cx.wire.Message;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.Role;
+import org.cx.wire.TaskRunner;
+import org.cx.wire.WireConfig;
+import org.cx.wire.WirePipeline;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running task server: a {@link Scheduler} driven by one Netty event loop that also owns every connection.
+ *
+ * <h2>Threading</h2>
+ * All connections and the scheduler share a single event loop thread, so scheduling state needs no locks and each
+ * inbound message is one atomic command. Outbound messages are gathered per connection while messages are processed
+ * and flushed once per read burst, which batches assignments. {@code executeOnServer} tasks run on a separate pool
+ * and come back to the loop as completions.
+ */
+public final class TaskServerNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskServerNode.class);
+
+    private final ServerConfig config;
+    private final EventLoopGroup loop;
+    private final ExecutorService serverTasks;
+    private final Scheduler scheduler;
+    private final BatchingOutbox outbox = new BatchingOutbox();
+    private final EffectAudit audit;
+    private final BodyCodecs codecs = new BodyCodecs(TaskServerNode.class.getClassLoader());
+    private final AtomicLong peerIds = new AtomicLong();
+    private final AtomicLong connectionsRefused = new AtomicLong();
+    private final Map<Long, Channel> channels = new HashMap<>();
+    private Channel serverChannel;
+
+    private TaskServerNode(ServerConfig config) {
+        this.config = config;
+        this.loop = EventLoops.create("cx-server-" + config.name(), 1);
+        this.serverTasks = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "cx-server-task");
+            t.setDaemon(true);
+            return t;
+        });
+        this.audit = config.auditEffects() ? new EffectAudit() : null;
+        this.scheduler = new Scheduler(outbox, config.resultRetention().toNanos(), config.seed(), audit);
+    }
+
+    /** Binds and starts serving. */
+    public static TaskServerNode start(ServerConfig config) throws InterruptedException {
+        TaskServerNode node = new TaskServerNode(config);
+        node.bind();
+        return node;
+    }
+
+    private void bind() throws InterruptedException {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(loop, loop)
+                .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        WirePipeline.install(ch.pipeline(), config.maxFrameBytes());
+                        ch.pipeline().addLast("server", new Connection());
+                    }
+                });
+        serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
+        long retentionCheckNanos = Math.min(TimeUnit.SECONDS.toNanos(1), config.resultRetention().toNanos());
+        loop.scheduleAtFixedRate(() -> scheduler.expire(System.nanoTime()), retentionCheckNanos, retentionCheckNanos,
+                TimeUnit.NANOSECONDS);
+        LOG.info("task server {} listening on {}", config.name(), address());
+    }
+
+    public InetSocketAddress address() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    public int port() {
+        return address().getPort();
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** The effect audit, if {@link ServerConfig#auditEffects()} is on. */
+    public EffectAudit audit() {
+        return audit;
+    }
+
+    /** Connections refused for bad input since start. */
+    public long connectionsRefused() {
+        return connectionsRefused.get();
+    }
+
+    /** Runs {@code query} on the scheduler thread and returns its answer: the safe way to read scheduler state. */
+    public <T> T query(Callable<T> query) {
+        try {
+            return loop.next().submit(query).get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        } catch (Exception e) {
+            throw new IllegalStateException("scheduler did not answer: " + e, e);
+        }
+    }
+
+    /** A consistent snapshot of the scheduler's counters and sizes. */
+    public Status status() {
+        return query(() -> {
+            SchedulerCounters c = scheduler.counters();
+            return new Status(config.name(), port(), scheduler.producerCount(), scheduler.computationsActive(),
+                    scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(), c.completionsReceived(),
+                    c.duplicatesDiscarded(), c.eagerReassignments(), c.tasksReleased(), connectionsRefused.get());
+        });
+    }
+
+    /** What {@link #status()} returns. */
+    public record Status(String name, int port, int producers, int computations, int ready, long tasksStored,
+                         long tasksCompleted, long completionsReceived, long duplicatesDiscarded,
+                         long eagerReassignments, long tasksReleased, long connectionsRefused) {
+    }
+
+    @Override
+    public void close() {
+        if (serverChannel != null) {
+            serverChannel.close().syncUninterruptibly();
+        }
+        loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        serverTasks.shutdownNow();
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    /** One connection: handshake, then role-specific commands to the scheduler. Runs on the loop thread. */
+    private final class Connection extends SimpleChannelInboundHandler<Message> implements ConsumerHandle {
+        private long peerId;
+        private Role role;
+        private ProducerState producer;
+        private String peerName = "?";
+        private boolean closing;
+
+        @Override
+        public long peerId() {
+            return peerId;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+            if (closing) {
+                return;
+            }
+            scheduler.tick(System.nanoTime());
+            if (role == null) {
+                handshake(ctx, msg);
+                return;
+            }
+            switch (msg) {
+                case Message.Request r when role == Role.PRODUCER -> {
+                    if (r.credit() < 0 || r.idleWorkers() < 0) {
+                        refuse(ctx, "negative credit or idle count in Request");
+                        return;
+                    }
+                    scheduler.request(producer, r.credit(), r.idleWorkers());
+                }
+                case Message.Completed c when role == Role.PRODUCER -> {
+                    for (var completion : c.completions()) {
+                        scheduler.completed(producer, completion);
+                    }
+                }
+                case Message.TaskFailed f when role == Role.PRODUCER ->
+                        scheduler.taskFailed(f.id(), f.reason(), System.nanoTime());
+                case Message.Submit s when role == Role.CONSUMER -> {
+                    long id = scheduler.submit(this, s.root(), System.nanoTime());
+                    ctx.write(new Message.Accepted(s.requestId(), id));
+                    LOG.debug("{} submitted computation {}", peerName, Long.toHexString(id));
+                }
+                case Message.Collect c when role == Role.CONSUMER -> {
+                    if (!scheduler.collect(this, c.computation())) {
+                        ctx.write(new Message.Failed(c.computation(), "",
+                                "no computation " + Long.toHexString(c.computation())
+                                        + " on this server: unknown, already collected, or its result expired"));
+                    }
+                }
+                case Message.Collected c when role == Role.CONSUMER -> scheduler.collected(c.computation());
+                default -> refuse(ctx, msg.getClass().getSimpleName() + " is not a message a "
+                        + role.name().toLowerCase() + " may send");
+            }
+        }
+
+        private void handshake(ChannelHandlerContext ctx, Message msg) {
+            if (!(msg instanceof Message.Hello hello)) {
+                refuse(ctx, "expected Hello as the first message, got " + msg.getClass().getSimpleName());
+                return;
+            }
+            if (hello.version() != WireConfig.PROTOCOL_VERSION) {
+                refuse(ctx, "protocol version " + hello.version() + " is not supported; this server speaks version "
+                        + WireConfig.PROTOCOL_VERSION + " (upgrade the older side)");
+                return;
+            }
+            peerId = peerIds.incrementAndGet();
+            role = hello.role();
+            peerName = hello.name() + "@" + ctx.channel().remoteAddress();
+            channels.put(peerId, ctx.channel());
+            if (role == Role.PRODUCER) {
+                producer = scheduler.addProducer(peerId, hello.name(), Math.max(1, hello.workers()));
+            }
+            ctx.writeAndFlush(new Message.Welcome(WireConfig.PROTOCOL_VERSION, peerId, config.name()));
+            LOG.debug("{} joined as {}", peerName, role);
+        }
+
+        private void refuse(ChannelHandlerContext ctx, String reason) {
+            connectionsRefused.incrementAndGet();
+            LOG.warn("closing connection from {}: {}", peerName.equals("?") ? ctx.channel().remoteAddress() : peerName,
+                    reason);
+            ctx.writeAndFlush(new Message.Refused(reason)).addListener(f -> ctx.close());
+            closing = true;
+            ctx.channel().config().setAutoRead(false);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+            outbox.flush();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            channels.remove(peerId);
+            if (producer != null) {
+                scheduler.removeProducer(producer);
+                LOG.debug("producer {} left; {} tasks released", peerName, producer.heldCount());
+                producer = null;
+            } else if (role == Role.CONSUMER) {
+                scheduler.consumerGone(this);
+            }
+            outbox.flush();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+            if (cause instanceof java.io.IOException) {
+                LOG.debug("connection from {} failed: {}", peerName, reason);
+                ctx.close();
+                return;
+            }
+            refuse(ctx, "bad input: " + reason);
+        }
+    }
+
+    // ---------------------------------------------------------------- outbox
+
+    /** Gathers the scheduler's output per connection; {@link #flush()} sends one message per kind per connection. */
+    private final class BatchingOutbox implements Outbox {
+        private final Map<ProducerState, List<ReadyTask>> assigns = new LinkedHashMap<>();
+        private final Map<ProducerState, List<TaskId>> drops = new LinkedHashMap<>();
+
+        @Override
+        public void assign(ProducerState producer, ReadyTask task) {
+            assigns.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+        }
+
+        @Override
+        public void drop(ProducerState producer, TaskId task) {
+            drops.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+        }
+
+        @Override
+        public void computationEnded(long computation) {
+            for (Channel ch : channels.values()) {
+                if (ch.pipeline().get(Connection.class).role == Role.PRODUCER) {
+                    ch.write(new Message.ComputationEnded(computation));
+                }
+            }
+            codecs.remove(computation);
+        }
+
+        @Override
+        public void result(ConsumerHandle consumer, long computation, byte[] value, ComputationSummary summary) {
+            Channel ch = channels.get(consumer.peerId());
+            if (ch != null) {
+                ch.writeAndFlush(new Message.Result(computation, value, summary.tasks(), summary.executions(),
+                        summary.t1Nanos(), summary.wallNanos()));
+            }
+        }
+
+        @Override
+        public void failed(ConsumerHandle consumer, long computation, String taskId, String reason) {
+            Channel ch = channels.get(consumer.peerId());
+            if (ch != null) {
+                ch.writeAndFlush(new Message.Failed(computation, taskId, reason));
+            }
+        }
+
+        @Override
+        public void runOnServer(ReadyTask task) {
+            serverTasks.execute(() -> {
+                TaskRunner.Outcome outcome =
+                        TaskRunner.decodeAndRun(codecs.forComputation(task.task().id().computation()), task);
+                loop.execute(() -> {
+                    scheduler.tick(System.nanoTime());
+                    switch (outcome) {
+                        case TaskRunner.Outcome.Done d -> scheduler.completed(null, d.completion());
+                        case TaskRunner.Outcome.Failed f -> scheduler.taskFailed(f.id(), f.reason(), System.nanoTime());
+                    }
+                    flush();
+                });
+            });
+        }
+
+        void flush() {
+            for (var e : assigns.entrySet()) {
+                Channel ch = channels.get(e.getKey().peerId);
+                if (ch != null) {
+                    ch.write(new Message.Assign(e.getValue().toArray(ReadyTask[]::new)));
+                }
+            }
+            for (var e : drops.entrySet()) {
+                Channel ch = channels.get(e.getKey().peerId);
+                if (ch != null) {
+                    ch.write(new Message.Drop(e.getValue().toArray(TaskId[]::new)));
+                }
+            }
+            assigns.clear();
+            drops.clear();
+            for (Channel ch : channels.values()) {
+                ch.flush();
+            }
+        }
+    }
+}

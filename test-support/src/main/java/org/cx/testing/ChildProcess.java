@@ -1,0 +1,85 @@
+package org.cx.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A JVM started from the test's own class path running {@code mainClass}, its output kept for assertions and
+ * echoed with a prefix. Killed with {@link #kill()} (SIGKILL) in failure tests, destroyed on close otherwise.
+ */
+public final class ChildProcess implements AutoCloseable {
+    private final Process process;
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+
+    private ChildProcess(Process process, String prefix) {
+        this.process = process;
+        Thread pump = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    lines.add(line);
+                    System.out.println(prefix + line);
+                }
+            } catch (IOException ignored) {
+                // the process is gone
+            }
+        }, prefix + "output");
+        pump.setDaemon(true);
+        pump.start();
+    }
+
+    public static ChildProcess start(String name, String mainClass, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        return new ChildProcess(p, "[" + name + "] ");
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public List<String> output() {
+        return lines;
+    }
+
+    /** Waits until a line containing {@code text} has been printed. */
+    public String awaitLine(String text, Duration timeout) {
+        return Await.value("a line containing '" + text + "'", timeout,
+                () -> lines.stream().filter(l -> l.contains(text)).findFirst().orElse(null), l -> l != null);
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGKILL: the process gets no chance to say goodbye. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package org.cx.wire;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
+import com.esotericsoftware.kryo.util.Pool;
+import org.objenesis.strategy.StdInstantiatorStrategy;
+
+/**
+ * Encodes application objects (task bodies, argument values, results) for one computation. Classes are written by
+ * name and resolved only through the computation's {@link ComputationClassLoader}. Thread-safe: Kryo instances are
+ * pooled.
+ */
+public final class BodyCodec {
+
+    private final ClassLoader classes;
+    private final Pool<Kryo> kryos;
+    private final Pool<Output> outputs;
+
+    public BodyCodec(ComputationClassLoader classes) {
+        this.classes = classes;
+        this.kryos = new Pool<>(true, false, 64) {
+            @Override
+            protected Kryo create() {
+                Kryo kryo = new Kryo();
+                kryo.setRegistrationRequired(false);
+                kryo.setReferences(true);
+                kryo.setClassLoader(BodyCodec.this.classes);
+                kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
+                return kryo;
+            }
+        };
+        this.outputs = new Pool<>(true, false, 64) {
+            @Override
+            protected Output create() {
+                return new Output(256, -1);
+            }
+        };
+    }
+
+    /** The loader application classes of this computation come from. */
+    public ClassLoader classLoader() {
+        return classes;
+    }
+
+    public byte[] encode(Object value) {
+        Kryo kryo = kryos.obtain();
+        Output output = outputs.obtain();
+        try {
+            output.reset();
+            kryo.writeClassAndObject(output, value);
+            return output.toBytes();
+        } finally {
+            kryos.free(kryo);
+            if (output.getBuffer().length <= 1 << 16) {
+                outputs.free(output);
+            }
+        }
+    }
+
+    /**
+     * Decodes bytes written by {@link #encode}.
+     *
+     * @throws UndecodableException naming the class that could not be resolved, or what else went wrong
+     */
+    public Object decode(byte[] bytes) {
+        Kryo kryo = kryos.obtain();
+        try {
+            return kryo.readClassAndObject(new Input(bytes));
+        } catch (KryoException e) {
+            throw new UndecodableException(rootMessage(e), e);
+        } finally {
+            kryos.free(kryo);
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+            if (t instanceof ClassNotFoundException) {
+                return t.getMessage();
+            }
+        }
+        return e.getMessage();
+    }
+
+    /** Application bytes that do not decode in this computation. */
+    public static final class UndecodableException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UndecodableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

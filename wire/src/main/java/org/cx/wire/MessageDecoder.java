@@ -1,0 +1,51 @@
+package org.cx.wire;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.io.Input;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.MessageToMessageDecoder;
+import io.netty.util.concurrent.FastThreadLocal;
+import java.util.List;
+
+/** Turns one frame (length prefix already removed) into one {@link Message}, or fails the connection. */
+public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
+
+    private static final FastThreadLocal<Kryo> KRYO = new FastThreadLocal<>() {
+        @Override
+        protected Kryo initialValue() {
+            return ProtocolCodec.newKryo();
+        }
+    };
+
+    public MessageDecoder() {
+        super(ByteBuf.class);
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
+        out.add(decode(frame));
+    }
+
+    /** Decodes one frame body; throws {@link MalformedMessageException} for anything that is not a whole message. */
+    public static Message decode(ByteBuf frame) {
+        byte[] bytes = ByteBufUtil.getBytes(frame);
+        Input input = new Input(bytes);
+        Object decoded;
+        try {
+            decoded = KRYO.get().readClassAndObject(input);
+        } catch (KryoException | IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw new MalformedMessageException("undecodable frame of " + bytes.length + " bytes: " + e.getMessage(), e);
+        }
+        if (!(decoded instanceof Message message)) {
+            throw new MalformedMessageException("frame holds no message");
+        }
+        if (input.position() != bytes.length) {
+            throw new MalformedMessageException(
+                    (bytes.length - input.position()) + " trailing bytes after " + message.getClass().getSimpleName());
+        }
+        return message;
+    }
+}

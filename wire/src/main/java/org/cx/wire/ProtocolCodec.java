@@ -1,0 +1,241 @@
+package org.cx.wire;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import org.cx.api.Continuation;
+import org.cx.api.TaskId;
+
+/**
+ * Kryo set up for the protocol: registration required, every message class registered under a fixed id with a
+ * hand-written serializer, so a frame can only ever produce these classes and the encoding is compact and fast.
+ * A Kryo instance is not thread-safe: use one per thread ({@link #newKryo()}).
+ */
+public final class ProtocolCodec {
+
+    /** Maximum elements in one array field; a larger count in a frame is refused as malformed. */
+    static final int MAX_ARRAY_LENGTH = 1 << 20;
+
+    private ProtocolCodec() {
+    }
+
+    /** A Kryo that reads and writes exactly the protocol classes. */
+    public static Kryo newKryo() {
+        Kryo kryo = new Kryo();
+        kryo.setRegistrationRequired(true);
+        kryo.setReferences(false);
+        int id = 20;
+        register(kryo, Message.Hello.class, id++, (out, m) -> {
+            out.writeVarInt(m.version(), true);
+            out.writeVarInt(m.role().ordinal(), true);
+            out.writeString(m.name());
+            out.writeVarInt(m.workers(), true);
+        }, in -> new Message.Hello(in.readVarInt(true), readRole(in), in.readString(), in.readVarInt(true)));
+        register(kryo, Message.Welcome.class, id++, (out, m) -> {
+            out.writeVarInt(m.version(), true);
+            out.writeVarLong(m.peerId(), true);
+            out.writeString(m.serverName());
+        }, in -> new Message.Welcome(in.readVarInt(true), in.readVarLong(true), in.readString()));
+        register(kryo, Message.Refused.class, id++, (out, m) -> out.writeString(m.reason()),
+                in -> new Message.Refused(in.readString()));
+        register(kryo, Message.Submit.class, id++, (out, m) -> {
+            out.writeVarLong(m.requestId(), true);
+            writeEnvelope(out, m.root());
+        }, in -> new Message.Submit(in.readVarLong(true), readEnvelope(in)));
+        register(kryo, Message.Accepted.class, id++, (out, m) -> {
+            out.writeVarLong(m.requestId(), true);
+            out.writeLong(m.computation());
+        }, in -> new Message.Accepted(in.readVarLong(true), in.readLong()));
+        register(kryo, Message.Collect.class, id++, (out, m) -> out.writeLong(m.computation()),
+                in -> new Message.Collect(in.readLong()));
+        register(kryo, Message.Result.class, id++, (out, m) -> {
+            out.writeLong(m.computation());
+            writeBytes(out, m.value());
+            out.writeVarLong(m.tasks(), true);
+            out.writeVarLong(m.executions(), true);
+            out.writeVarLong(m.t1Nanos(), true);
+            out.writeVarLong(m.wallNanos(), true);
+        }, in -> new Message.Result(in.readLong(), readBytes(in), in.readVarLong(true), in.readVarLong(true),
+                in.readVarLong(true), in.readVarLong(true)));
+        register(kryo, Message.Failed.class, id++, (out, m) -> {
+            out.writeLong(m.computation());
+            out.writeString(m.taskId());
+            out.writeString(m.reason());
+        }, in -> new Message.Failed(in.readLong(), in.readString(), in.readString()));
+        register(kryo, Message.Collected.class, id++, (out, m) -> out.writeLong(m.computation()),
+                in -> new Message.Collected(in.readLong()));
+        register(kryo, Message.Request.class, id++, (out, m) -> {
+            out.writeVarInt(m.credit(), true);
+            out.writeVarInt(m.idleWorkers(), true);
+        }, in -> new Message.Request(in.readVarInt(true), in.readVarInt(true)));
+        register(kryo, Message.Assign.class, id++, (out, m) -> {
+            out.writeVarInt(m.tasks().length, true);
+            for (ReadyTask t : m.tasks()) {
+                writeEnvelope(out, t.task());
+                out.writeVarInt(t.inputs().length, true);
+                for (byte[] input : t.inputs()) {
+                    writeBytes(out, input);
+                }
+            }
+        }, in -> {
+            ReadyTask[] tasks = new ReadyTask[readLength(in)];
+            for (int i = 0; i < tasks.length; i++) {
+                TaskEnvelope envelope = readEnvelope(in);
+                byte[][] inputs = new byte[readLength(in)][];
+                for (int j = 0; j < inputs.length; j++) {
+                    inputs[j] = readBytes(in);
+                }
+                tasks[i] = new ReadyTask(envelope, inputs);
+            }
+            return new Message.Assign(tasks);
+        });
+        register(kryo, Message.Completed.class, id++, (out, m) -> {
+            out.writeVarInt(m.completions().length, true);
+            for (Completion c : m.completions()) {
+                writeTaskId(out, c.id());
+                out.writeVarInt(c.spawned().length, true);
+                for (TaskEnvelope e : c.spawned()) {
+                    writeEnvelope(out, e);
+                }
+                out.writeVarInt(c.values().length, true);
+                for (ValueEnvelope v : c.values()) {
+                    writeContinuation(out, v.to());
+                    writeBytes(out, v.value());
+                }
+                out.writeVarLong(c.execNanos(), true);
+            }
+        }, in -> {
+            Completion[] completions = new Completion[readLength(in)];
+            for (int i = 0; i < completions.length; i++) {
+                TaskId taskId = readTaskId(in);
+                TaskEnvelope[] spawned = new TaskEnvelope[readLength(in)];
+                for (int j = 0; j < spawned.length; j++) {
+                    spawned[j] = readEnvelope(in);
+                }
+                ValueEnvelope[] values = new ValueEnvelope[readLength(in)];
+                for (int j = 0; j < values.length; j++) {
+                    values[j] = new ValueEnvelope(readContinuation(in), readBytes(in));
+                }
+                completions[i] = new Completion(taskId, spawned, values, in.readVarLong(true));
+            }
+            return new Message.Completed(completions);
+        });
+        register(kryo, Message.TaskFailed.class, id++, (out, m) -> {
+            writeTaskId(out, m.id());
+            out.writeString(m.reason());
+        }, in -> new Message.TaskFailed(readTaskId(in), in.readString()));
+        register(kryo, Message.Drop.class, id++, (out, m) -> {
+            out.writeVarInt(m.ids().length, true);
+            for (TaskId t : m.ids()) {
+                writeTaskId(out, t);
+            }
+        }, in -> {
+            TaskId[] ids = new TaskId[readLength(in)];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = readTaskId(in);
+            }
+            return new Message.Drop(ids);
+        });
+        register(kryo, Message.ComputationEnded.class, id++, (out, m) -> out.writeLong(m.computation()),
+                in -> new Message.ComputationEnded(in.readLong()));
+        return kryo;
+    }
+
+    private static <T> void register(Kryo kryo, Class<T> type, int id, BiConsumer<Output, T> writer,
+                                     Function<Input, T> reader) {
+        kryo.register(type, new Serializer<T>(false, true) {
+            @Override
+            public void write(Kryo k, Output output, T object) {
+                writer.accept(output, object);
+            }
+
+            @Override
+            public T read(Kryo k, Input input, Class<? extends T> t) {
+                return reader.apply(input);
+            }
+        }, id);
+    }
+
+    private static Role readRole(Input in) {
+        int ordinal = in.readVarInt(true);
+        Role[] roles = Role.values();
+        if (ordinal >= roles.length) {
+            throw new MalformedMessageException("unknown role " + ordinal);
+        }
+        return roles[ordinal];
+    }
+
+    static int readLength(Input in) {
+        int n = in.readVarInt(true);
+        if (n < 0 || n > MAX_ARRAY_LENGTH) {
+            throw new MalformedMessageException("array length " + n + " out of range");
+        }
+        return n;
+    }
+
+    static void writeBytes(Output out, byte[] bytes) {
+        out.writeVarInt(bytes.length, true);
+        out.writeBytes(bytes);
+    }
+
+    static byte[] readBytes(Input in) {
+        int n = in.readVarInt(true);
+        if (n < 0 || n > in.limit() - in.position()) {
+            throw new MalformedMessageException("byte array of " + n + " bytes exceeds the frame");
+        }
+        return in.readBytes(n);
+    }
+
+    static void writeTaskId(Output out, TaskId id) {
+        out.writeLong(id.computation());
+        out.writeVarInt(id.pathLength(), true);
+        byte[] path = new byte[id.pathLength()];
+        id.copyPath(path, 0);
+        out.writeBytes(path);
+    }
+
+    static TaskId readTaskId(Input in) {
+        long computation = in.readLong();
+        try {
+            return TaskId.fromPath(computation, readBytes(in));
+        } catch (IllegalArgumentException e) {
+            throw new MalformedMessageException(e.getMessage());
+        }
+    }
+
+    static void writeContinuation(Output out, Continuation k) {
+        if (k.isConsumer()) {
+            out.writeBoolean(false);
+        } else {
+            out.writeBoolean(true);
+            writeTaskId(out, k.target());
+            out.writeVarInt(k.argNo(), true);
+        }
+    }
+
+    static Continuation readContinuation(Input in) {
+        if (!in.readBoolean()) {
+            return Continuation.CONSUMER;
+        }
+        return Continuation.to(readTaskId(in), in.readVarInt(true));
+    }
+
+    static void writeEnvelope(Output out, TaskEnvelope e) {
+        writeTaskId(out, e.id());
+        writeContinuation(out, e.continuation());
+        out.writeVarInt(e.arity(), true);
+        out.writeVarLong(e.priority(), false);
+        out.writeBoolean(e.onServer());
+        writeBytes(out, e.body());
+    }
+
+    static TaskEnvelope readEnvelope(Input in) {
+        TaskId id = readTaskId(in);
+        Continuation k = readContinuation(in);
+        int arity = readLength(in);
+        return new TaskEnvelope(id, k, arity, in.readVarLong(false), in.readBoolean(), readBytes(in));
+    }
+}

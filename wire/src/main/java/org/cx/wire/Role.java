@@ -1,0 +1,7 @@
+package org.cx.wire;
+
+/** What a connecting peer is. */
+public enum Role {
+    PRODUCER,
+    CONSUMER
+}

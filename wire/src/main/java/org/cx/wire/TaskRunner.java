@@ -1,0 +1,137 @@
+package org.cx.wire;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import org.cx.api.Continuation;
+import org.cx.api.Task;
+import org.cx.api.TaskContext;
+import org.cx.api.TaskId;
+import org.cx.api.spi.TaskBinding;
+
+/**
+ * Runs one ready task: decodes it in its computation's codec, executes it against a context that buffers every
+ * effect, and returns the effects as one {@link Completion}, or the reason it failed. Used by producers and, for
+ * {@code executeOnServer} tasks, by servers.
+ */
+public final class TaskRunner {
+
+    /** The outcome of running a task: exactly one of the two. */
+    public sealed interface Outcome {
+        record Done(Completion completion) implements Outcome {
+        }
+
+        record Failed(TaskId id, String reason) implements Outcome {
+        }
+    }
+
+    private TaskRunner() {
+    }
+
+    /** Decodes a ready task, binding its id, continuation and inputs. */
+    public static Task decode(BodyCodec codec, ReadyTask ready) {
+        TaskEnvelope env = ready.task();
+        Object decoded = codec.decode(env.body());
+        if (!(decoded instanceof Task task)) {
+            throw new BodyCodec.UndecodableException("body of " + env.id() + " is a "
+                    + (decoded == null ? "null" : decoded.getClass().getName()) + ", not a Task", null);
+        }
+        Object[] inputs = new Object[ready.inputs().length];
+        for (int i = 0; i < inputs.length; i++) {
+            inputs[i] = codec.decode(ready.inputs()[i]);
+        }
+        TaskBinding.bind(task, env.id(), env.continuation(), inputs);
+        return task;
+    }
+
+    /** Runs {@code task} (already decoded and bound) and collects its effects. Never throws for task failures. */
+    public static Outcome run(BodyCodec codec, Task task) {
+        BufferingContext context = new BufferingContext(codec, task);
+        long start = System.nanoTime();
+        try {
+            task.execute(context);
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
+                throw vme;
+            }
+            return new Outcome.Failed(task.id(), describe(e));
+        }
+        long execNanos = System.nanoTime() - start;
+        try {
+            return new Outcome.Done(context.toCompletion(execNanos));
+        } catch (RuntimeException e) {
+            return new Outcome.Failed(task.id(), "could not encode the effects of " + task.id() + ": " + describe(e));
+        }
+    }
+
+    /** Decodes and runs; a task whose class or inputs cannot be decoded fails with the reason. */
+    public static Outcome decodeAndRun(BodyCodec codec, ReadyTask ready) {
+        Task task;
+        try {
+            task = decode(codec, ready);
+        } catch (RuntimeException e) {
+            return new Outcome.Failed(ready.task().id(), "cannot decode task " + ready.task().id() + ": "
+                    + e.getMessage());
+        }
+        return run(codec, task);
+    }
+
+    /** The exception and the top of its stack, enough for the consumer to find the bug. */
+    static String describe(Throwable e) {
+        StringWriter text = new StringWriter();
+        e.printStackTrace(new PrintWriter(text));
+        String s = text.toString();
+        return s.length() > 4000 ? s.substring(0, 4000) + "\n\t..." : s;
+    }
+
+    /** Buffers effects; encodes tasks and values as they are stored, so later mutation by the task has no effect. */
+    private static final class BufferingContext implements TaskContext {
+        private final BodyCodec codec;
+        private final Task running;
+        private final List<TaskEnvelope> spawned = new ArrayList<>(4);
+        private final List<ValueEnvelope> values = new ArrayList<>(2);
+
+        BufferingContext(BodyCodec codec, Task running) {
+            this.codec = codec;
+            this.running = running;
+        }
+
+        @Override
+        public TaskId id() {
+            return running.id();
+        }
+
+        @Override
+        public Continuation continuation() {
+            return running.continuation();
+        }
+
+        @Override
+        public TaskId storeTask(Task task, Continuation sendTo) {
+            if (sendTo == null) {
+                throw new IllegalArgumentException("storeTask needs a continuation (Continuation.CONSUMER for the result)");
+            }
+            TaskId childId = running.id().child(spawned.size());
+            TaskBinding.bind(task, childId, sendTo, null);
+            spawned.add(new TaskEnvelope(childId, sendTo, task.arity(), task.priority(), task.executeOnServer(),
+                    codec.encode(task)));
+            return childId;
+        }
+
+        @Override
+        public void storeResult(TaskId successor, int argNo, Object value) {
+            storeResult(Continuation.to(successor, argNo), value);
+        }
+
+        @Override
+        public void storeResult(Continuation k, Object value) {
+            values.add(new ValueEnvelope(k, codec.encode(value)));
+        }
+
+        Completion toCompletion(long execNanos) {
+            return new Completion(running.id(), spawned.toArray(TaskEnvelope[]::new),
+                    values.toArray(ValueEnvelope[]::new), execNanos);
+        }
+    }
+}

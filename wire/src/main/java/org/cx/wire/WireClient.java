@@ -1,0 +1,132 @@
+package org.cx.wire;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/** Connects to a CX server and performs the handshake; the caller's handler takes over after the Welcome. */
+public final class WireClient {
+
+    private WireClient() {
+    }
+
+    /**
+     * Opens a connection, sends {@code hello} and waits for the server's answer.
+     *
+     * @param handlerFactory builds the handler that receives every message after the Welcome
+     * @return the connected channel, its pipeline ending in the caller's handler
+     * @throws IOException naming the address and the reason when the connection or the handshake fails
+     */
+    public static Channel connect(EventLoopGroup group, InetSocketAddress address, Message.Hello hello,
+                                  Function<Message.Welcome, ChannelHandler> handlerFactory, long timeoutMillis)
+            throws IOException {
+        CompletableFuture<Channel> ready = new CompletableFuture<>();
+        Bootstrap bootstrap = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        WirePipeline.install(ch.pipeline(), WireConfig.maxFrameBytes());
+                        ch.pipeline().addLast("handshake", new Handshake(hello, handlerFactory, ready));
+                    }
+                });
+        bootstrap.connect(address).addListener(f -> {
+            if (!f.isSuccess()) {
+                ready.completeExceptionally(f.cause());
+            }
+        });
+        try {
+            return ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new IOException("cannot connect to " + address + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IOException("no answer from " + address + " within " + timeoutMillis + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while connecting to " + address, e);
+        }
+    }
+
+    private static final class Handshake extends SimpleChannelInboundHandler<Message> {
+        private final Message.Hello hello;
+        private final Function<Message.Welcome, ChannelHandler> handlerFactory;
+        private final CompletableFuture<Channel> ready;
+
+        Handshake(Message.Hello hello, Function<Message.Welcome, ChannelHandler> handlerFactory,
+                  CompletableFuture<Channel> ready) {
+            this.hello = hello;
+            this.handlerFactory = handlerFactory;
+            this.ready = ready;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            ctx.writeAndFlush(hello);
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+            switch (msg) {
+                case Message.Welcome welcome -> {
+                    ctx.pipeline().replace(this, "handler", handlerFactory.apply(welcome));
+                    ready.complete(ctx.channel());
+                }
+                case Message.Refused refused -> {
+                    ready.completeExceptionally(new IOException("server refused the connection: " + refused.reason()));
+                    ctx.close();
+                }
+                default -> {
+                    ready.completeExceptionally(new IOException("expected Welcome, got " + msg.getClass().getSimpleName()));
+                    ctx.close();
+                }
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            ready.completeExceptionally(new IOException("connection closed during the handshake"));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ready.completeExceptionally(cause);
+            ctx.close();
+        }
+    }
+
+    /** Parses {@code host:port}; throws with a message that says what is expected. */
+    public static InetSocketAddress parseAddress(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0 || colon == hostPort.length() - 1) {
+            throw new IllegalArgumentException("expected HOST:PORT, got '" + hostPort + "'");
+        }
+        String host = hostPort.substring(0, colon);
+        int port;
+        try {
+            port = Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("port in '" + hostPort + "' is not a number");
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port in '" + hostPort + "' is out of range 1..65535");
+        }
+        return new InetSocketAddress(host, port);
+    }
+}
