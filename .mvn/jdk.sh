@@ -29,3 +29,12 @@ if ! CX_JDK=$(cx_find_jdk); then
 fi
 JAVA_HOME=$CX_JDK
 export JAVA_HOME
+# JDK 24+ warns when libraries (Kryo, Maven's Guice) use sun.misc.Unsafe memory access; they still need it.
+CX_JDK_MAJOR=$(cx_jdk_major "$JAVA_HOME")
+CX_JVM_FLAGS=""
+if [ "$CX_JDK_MAJOR" -ge 24 ]; then
+  CX_JVM_FLAGS="--sun-misc-unsafe-memory-access=allow"
+  MAVEN_OPTS="${MAVEN_OPTS:-} $CX_JVM_FLAGS"
+  export MAVEN_OPTS
+fi
+export CX_JDK_MAJOR CX_JVM_FLAGS

@@ -4,14 +4,18 @@ package org.cx.producer;
  * How many tasks a producer keeps cached beyond those it is running. Pure: fed measurements, asked for numbers.
  *
  * <p>To keep W workers busy across a refill that takes one round trip, the cache must hold the tasks the workers
- * finish in that time: {@code W × rtt / taskTime}, rounded up, plus one per worker so that a worker finishing a task
- * always finds another. Requests are batched: a refill is sent when the cache falls to half of that depth (the low
+ * finish in that time: {@code W × rtt / taskTime}, with a margin of two, rounded up, and at least one so that a
+ * worker finishing a task finds another. Caching more than that only strands tasks behind long-running ones while
+ * other producers idle. Requests are batched: a refill is sent when the cache falls to half of that depth (the low
  * watermark) and tops it up to the full depth (the high watermark). The depth is capped by {@code maxCached}. With
  * prefetch off the producer asks for a task only when a worker is idle, as in the paper's comparison.
  */
 public final class PrefetchPolicy {
     /** Weight of a new sample in the moving averages: about the last 16 samples count. */
     private static final double EWMA_WEIGHT = 1.0 / 16;
+
+    /** Round trips vary; cover twice the average so a slow one still finds a task cached. */
+    private static final double RTT_MARGIN = 2.0;
 
     private final int workers;
     private final boolean enabled;
@@ -32,8 +36,16 @@ public final class PrefetchPolicy {
         taskNanos = taskNanos < 0 ? nanos : taskNanos + EWMA_WEIGHT * (nanos - taskNanos);
     }
 
+    /**
+     * A sample of request-to-assignment time. It includes any time the server waited for a task to become ready,
+     * which is not latency, so the estimate follows smaller samples at once and larger ones only slowly.
+     */
     public void recordRoundTripNanos(long nanos) {
-        rttNanos = rttNanos < 0 ? nanos : rttNanos + EWMA_WEIGHT * (nanos - rttNanos);
+        if (rttNanos < 0 || nanos < rttNanos) {
+            rttNanos = nanos;
+        } else {
+            rttNanos += EWMA_WEIGHT / 4 * (nanos - rttNanos);
+        }
     }
 
     /** The high watermark: tasks to keep cached beyond those running. */
@@ -44,8 +56,8 @@ public final class PrefetchPolicy {
         if (taskNanos < 0 || rttNanos < 0) {
             return Math.min(maxCached, workers); // no measurements yet: one spare task per worker
         }
-        double cover = workers * rttNanos / Math.max(1.0, taskNanos);
-        long depth = workers + (long) Math.ceil(cover);
+        double cover = RTT_MARGIN * workers * rttNanos / Math.max(1.0, taskNanos);
+        long depth = Math.max(1, (long) Math.ceil(cover));
         return (int) Math.min(maxCached, depth);
     }
 

@@ -37,10 +37,11 @@ import org.slf4j.LoggerFactory;
 public final class Producer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
 
+    public static final java.util.Queue<long[]> TRACE = Boolean.getBoolean("cx.trace") ? new ConcurrentLinkedQueue<>() : null;
     private final ProducerConfig config;
     private final EventLoopGroup group;
     private final boolean ownsGroup;
-    private final TaskCache cache = new TaskCache();
+    private final TaskCache cache = new TaskCache(this::scheduleDrain);
     private final BodyCodecs codecs;
     private final PrefetchPolicy policy;
     private final ConcurrentLinkedQueue<Message> fromWorkers = new ConcurrentLinkedQueue<>();
@@ -50,7 +51,7 @@ public final class Producer implements AutoCloseable {
     private final CompletableFuture<Void> disconnected = new CompletableFuture<>();
     private final List<Thread> workers = new ArrayList<>();
     private volatile boolean closing;
-    private Channel channel;
+    private volatile Channel channel;
     // Event-loop-only state.
     private int outstandingCredit;
     private int lastStarvingSent = -1;
@@ -148,7 +149,9 @@ public final class Producer implements AutoCloseable {
                     return;
                 }
                 BodyCodec codec = codecs.forComputation(task.id().computation());
+                long t0 = System.nanoTime();
                 TaskRunner.Outcome outcome = TaskRunner.run(codec, task);
+                if (TRACE != null) { TRACE.add(new long[] {t0, System.nanoTime()}); }
                 switch (outcome) {
                     case TaskRunner.Outcome.Done d -> {
                         tasksRun.incrementAndGet();
@@ -168,8 +171,9 @@ public final class Producer implements AutoCloseable {
     }
 
     private void scheduleDrain() {
-        if (drainScheduled.compareAndSet(false, true)) {
-            channel.eventLoop().execute(this::drain);
+        Channel ch = channel;
+        if (ch != null && drainScheduled.compareAndSet(false, true)) {
+            ch.eventLoop().execute(this::drain);
         }
     }
 
@@ -229,10 +233,20 @@ public final class Producer implements AutoCloseable {
     /** Messages from the server, on the event loop. */
     private final class Connection extends SimpleChannelInboundHandler<Message> {
         @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            channel = ctx.channel(); // messages may arrive before connect() returns
+        }
+
+        @Override
         protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
             switch (msg) {
                 case Message.Assign a -> onAssign(a.tasks());
                 case Message.Drop d -> cache.drop(d.ids());
+                case Message.Revoke r -> {
+                    // Always answer: the server learns which copies had started and will not ask for them again.
+                    List<org.cx.api.TaskId> released = cache.drop(r.ids());
+                    ctx.write(new Message.Released(released.toArray(org.cx.api.TaskId[]::new)));
+                }
                 case Message.ComputationEnded e -> {
                     cache.dropComputation(e.computation());
                     codecs.remove(e.computation());
@@ -244,6 +258,7 @@ public final class Producer implements AutoCloseable {
 
         private void onAssign(ReadyTask[] tasks) {
             outstandingCredit = Math.max(0, outstandingCredit - tasks.length);
+            lastStarvingSent = -1; // the server counted these against our idle workers: say again how many are idle
             if (requestSentNanos != 0) {
                 policy.recordRoundTripNanos(System.nanoTime() - requestSentNanos);
                 requestSentNanos = 0;

@@ -24,6 +24,12 @@ public final class TaskCache {
     private boolean closed;
     private long idleSinceNanos;
     private long idleNanosTotal;
+    private final Runnable onStarving;
+
+    /** @param onStarving called when a worker starts waiting on an empty cache (the producer asks for work) */
+    public TaskCache(Runnable onStarving) {
+        this.onStarving = onStarving;
+    }
 
     private static int order(Task a, Task b) {
         if (a.isHigherPriority(b)) {
@@ -46,16 +52,16 @@ public final class TaskCache {
         }
     }
 
-    /** Removes tasks that have not started; returns how many were removed. */
-    public int drop(TaskId[] ids) {
+    /** Removes tasks that have not started; returns the ids actually removed. */
+    public List<TaskId> drop(TaskId[] ids) {
         lock.lock();
         try {
-            int removed = 0;
+            List<TaskId> removed = new ArrayList<>();
             for (TaskId id : ids) {
                 Task t = byId.remove(id);
                 if (t != null) {
                     ready.remove(t);
-                    removed++;
+                    removed.add(id);
                 }
             }
             return removed;
@@ -74,7 +80,7 @@ public final class TaskCache {
                     ids.add(id);
                 }
             }
-            return drop(ids.toArray(TaskId[]::new));
+            return drop(ids.toArray(TaskId[]::new)).size();
         } finally {
             lock.unlock();
         }
@@ -106,6 +112,7 @@ public final class TaskCache {
                 if (idleWorkers++ == 0) {
                     idleSinceNanos = System.nanoTime();
                 }
+                onStarving.run();
                 try {
                     remaining = available.awaitNanos(remaining);
                 } finally {

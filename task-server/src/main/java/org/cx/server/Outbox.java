@@ -10,6 +10,9 @@ public interface Outbox {
 
     void drop(ProducerState producer, TaskId task);
 
+    /** Asks a holder to drop the copies it has not started and answer which (one Released per Revoke). */
+    void revoke(ProducerState producer, TaskId[] tasks);
+
     /** Tells every producer that the computation is over. */
     void computationEnded(long computation);
 

@@ -15,6 +15,8 @@ public final class ProducerState {
     /** Tasks this producer holds a copy of. */
     final Set<TaskEntry> held = new HashSet<>();
     boolean hungry;
+    /** Revokes sent and not yet answered, oldest first; each Released answers exactly one. */
+    final java.util.ArrayDeque<org.cx.api.TaskId[]> pendingRevokes = new java.util.ArrayDeque<>();
     long tasksAssigned;
     long tasksCompleted;
 

@@ -30,6 +30,13 @@ public final class Scheduler {
     private final LinkedHashSet<ProducerState> hungry = new LinkedHashSet<>();
     private final EffectAudit audit;
     private long seq;
+    private int revokesOutstanding;
+    /** Revoked-and-refused tasks a revoke walk may step over before giving up. */
+    private static final int REVOKE_SCAN_SLACK = 256;
+    /** Set by {@link #tick} before each command: time is passed in, never read. */
+    private long now;
+    /** Moving average of applied tasks' execution times, for judging when a task is late. */
+    private long execNanosAverage;
     private final SchedulerCounters counters = new SchedulerCounters();
 
     /**
@@ -62,6 +69,7 @@ public final class Scheduler {
                 root.onServer(), root.body());
         store(c, named);
         counters.computationsSubmitted++;
+        dispatch();
         return id;
     }
 
@@ -120,6 +128,12 @@ public final class Scheduler {
         hungry.remove(p);
         for (TaskEntry e : p.held) {
             e.removeHolder(p);
+            if (e.holderCount() == 0 && e.revoke == TaskEntry.Revoke.REQUESTED) {
+                revokesOutstanding--;
+            }
+            if (e.holderCount() == 0) {
+                e.revoke = TaskEntry.Revoke.NONE;
+            }
             ready.update(e);
         }
         counters.tasksReleased += p.held.size();
@@ -134,6 +148,35 @@ public final class Scheduler {
         if (p.credit > 0 && !p.hungry) {
             p.hungry = true;
             hungry.add(p);
+        }
+        dispatch();
+    }
+
+    /**
+     * {@code p} answers its oldest unanswered revoke: {@code ids} were dropped unstarted and are fresh again; the
+     * rest of that revoke it had already started, and they are not asked for again.
+     */
+    public void released(ProducerState p, TaskId[] ids) {
+        TaskId[] asked = p.pendingRevokes.poll();
+        if (asked == null) {
+            return;
+        }
+        java.util.Set<TaskId> dropped = java.util.Set.of(ids);
+        for (TaskId id : asked) {
+            ComputationState c = computations.get(id.computation());
+            TaskEntry e = c == null ? null : c.tasks.get(id);
+            if (e == null || e.revoke != TaskEntry.Revoke.REQUESTED) {
+                continue;
+            }
+            revokesOutstanding--;
+            if (dropped.contains(id) && e.removeHolder(p)) {
+                p.held.remove(e);
+                e.revoke = TaskEntry.Revoke.NONE;
+                ready.update(e);
+                counters.tasksReleased++;
+            } else {
+                e.revoke = TaskEntry.Revoke.REFUSED;
+            }
         }
         dispatch();
     }
@@ -159,6 +202,10 @@ public final class Scheduler {
         }
         c.tasks.remove(e.envelope.id());
         ready.remove(e);
+        if (e.revoke == TaskEntry.Revoke.REQUESTED) {
+            revokesOutstanding--;
+        }
+        execNanosAverage += (completion.execNanos() - execNanosAverage) / 16;
         for (int i = 0; i < e.holderCount(); i++) {
             ProducerState holder = e.holder(i);
             holder.held.remove(e);
@@ -202,9 +249,6 @@ public final class Scheduler {
         end(c);
         deliver(c);
     }
-
-    /** Marks the clock for results finishing now. */
-    private long now;
 
     /** The scheduler's notion of "now" for completion timestamps; set by the conductor before each command. */
     public void tick(long nowNanos) {
@@ -264,6 +308,9 @@ public final class Scheduler {
     private void end(ComputationState c) {
         for (TaskEntry e : c.tasks.values()) {
             ready.remove(e);
+            if (e.revoke == TaskEntry.Revoke.REQUESTED) {
+                revokesOutstanding--;
+            }
             for (int i = 0; i < e.holderCount(); i++) {
                 e.holder(i).held.remove(e);
             }
@@ -284,54 +331,134 @@ public final class Scheduler {
     }
 
     /**
-     * Hands ready tasks to hungry producers, round robin. Producers with idle workers go first and may get a task
-     * another producer holds (eager scheduling); prefetch credit only gets tasks nobody holds.
+     * Hands ready tasks to hungry producers, in four steps:
+     * <ol>
+     *   <li>fresh tasks (no holder) to producers with idle workers, round robin;</li>
+     *   <li>fresh tasks to prefetch credit, round robin;</li>
+     *   <li>if idle workers remain, ask holders of prefetched copies to give up those they have not started
+     *       (revoke): a released task is fresh again and goes to an idle worker in step 1 when the answer arrives.
+     *       A task handed to an idle worker starts at once and is never revoked;</li>
+     *   <li>eager scheduling: an idle worker gets a copy of a task another producer is running, but only once that
+     *       task is late (running longer than {@link #latenessNanos()}), so that duplicates chase stragglers and
+     *       lost producers instead of tying up workers that new tasks will soon need.</li>
+     * </ol>
      */
-    private void dispatch() {
-        while (!hungry.isEmpty() && !ready.isEmpty()) {
-            boolean progress = false;
-            for (Iterator<ProducerState> it = hungry.iterator(); it.hasNext() && !ready.isEmpty(); ) {
-                ProducerState p = it.next();
-                if (p.idleWorkers > 0) {
-                    TaskEntry e = ready.bestExcluding(x -> x.heldBy(p), p.held.size());
-                    if (e != null) {
-                        assign(p, e);
-                        p.idleWorkers--;
-                        progress = true;
-                    }
-                }
-                if (p.credit <= 0) {
-                    p.hungry = false;
-                    it.remove();
-                }
-            }
+    public void dispatch() {
+        if (hungry.isEmpty() || ready.isEmpty()) {
+            return;
+        }
+        int idleLeft = giveFresh(true);
+        if (idleLeft == 0) {
+            giveFresh(false); // prefetch only once no worker is waiting
+            return;
+        }
+        if (!ready.isEmpty()) {
+            revokeUnstarted(idleLeft - revokesOutstanding);
+            giveLateCopies();
+        }
+    }
+
+    /** Round robin over hungry producers (only those with idle workers if {@code idleOnly}); returns idle left. */
+    private int giveFresh(boolean idleOnly) {
+        boolean progress = true;
+        while (progress) {
+            progress = false;
             for (Iterator<ProducerState> it = hungry.iterator(); it.hasNext(); ) {
                 ProducerState p = it.next();
                 TaskEntry top = ready.peek();
                 if (top == null || top.holderCount() > 0) {
-                    break;
+                    return idleWorkersWaiting();
                 }
-                assign(p, top);
-                progress = true;
+                if (!idleOnly || p.idleWorkers > 0) {
+                    assign(p, top, !idleOnly);
+                    progress = true;
+                }
                 if (p.credit <= 0) {
                     p.hungry = false;
                     it.remove();
                 }
             }
-            if (!progress) {
-                return;
+        }
+        return idleWorkersWaiting();
+    }
+
+    private int idleWorkersWaiting() {
+        int idle = 0;
+        for (ProducerState p : hungry) {
+            idle += Math.min(p.idleWorkers, p.credit);
+        }
+        return idle;
+    }
+
+    /**
+     * Asks holders of up to {@code wanted} held tasks to give up unstarted copies. Looks past tasks already asked
+     * about, a bounded number of them (the walk is O(k log k) in the tasks skipped).
+     */
+    private void revokeUnstarted(int wanted) {
+        if (wanted <= 0) {
+            return;
+        }
+        Map<ProducerState, List<TaskId>> asks = new HashMap<>();
+        int limit = wanted + revokesOutstanding + REVOKE_SCAN_SLACK;
+        for (int n = 0; n < wanted; n++) {
+            TaskEntry e = ready.bestExcluding(x -> x.revoke != TaskEntry.Revoke.NONE || !x.prefetched, limit);
+            if (e == null || e.holderCount() == 0) {
+                break;
+            }
+            e.revoke = TaskEntry.Revoke.REQUESTED;
+            revokesOutstanding++;
+            // A task held by several producers is asked of the first one only: one release makes it fresh.
+            ProducerState holder = e.holder(0);
+            asks.computeIfAbsent(holder, h -> new ArrayList<>()).add(e.envelope.id());
+            counters.revokesSent++;
+        }
+        for (Map.Entry<ProducerState, List<TaskId>> ask : asks.entrySet()) {
+            TaskId[] ids = ask.getValue().toArray(TaskId[]::new);
+            ask.getKey().pendingRevokes.add(ids);
+            outbox.revoke(ask.getKey(), ids);
+        }
+    }
+
+    private void giveLateCopies() {
+        long lateBefore = now - latenessNanos();
+        for (Iterator<ProducerState> it = hungry.iterator(); it.hasNext(); ) {
+            ProducerState p = it.next();
+            if (p.idleWorkers <= 0) {
+                continue;
+            }
+            TaskEntry e = ready.bestExcluding(x -> x.heldBy(p) || x.firstAssignedNanos > lateBefore,
+                    p.held.size() + 64);
+            if (e == null) {
+                continue;
+            }
+            counters.eagerReassignments++;
+            assign(p, e, false);
+            if (p.credit <= 0) {
+                p.hungry = false;
+                it.remove();
             }
         }
     }
 
-    private void assign(ProducerState p, TaskEntry e) {
-        if (e.holderCount() > 0) {
-            counters.eagerReassignments++;
+    /**
+     * When a running task counts as late: four times the moving average execution time, and at least 5 ms, so
+     * that ordinary variation and a loopback round trip never trigger a duplicate.
+     */
+    long latenessNanos() {
+        return Math.max(4 * execNanosAverage, Long.getLong("cx.latenessNanos", 5_000_000L));
+    }
+
+    /** @param prefetch given on prefetch credit (may wait behind a running task) rather than to an idle worker */
+    private void assign(ProducerState p, TaskEntry e, boolean prefetch) {
+        if (e.holderCount() == 0) {
+            e.firstAssignedNanos = now;
+            e.prefetched = prefetch;
         }
         e.addHolder(p);
         ready.update(e);
         p.held.add(e);
         p.credit--;
+        p.idleWorkers = Math.max(0, p.idleWorkers - 1);
         p.tasksAssigned++;
         counters.tasksAssigned++;
         outbox.assign(p, e.toReadyTask());

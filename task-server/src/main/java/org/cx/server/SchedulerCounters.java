@@ -14,6 +14,7 @@ public final class SchedulerCounters {
     long eagerReassignments;
     long tasksReleased;
     long effectsRefused;
+    long revokesSent;
 
     public long computationsSubmitted() { return computationsSubmitted; }
     public long computationsCompleted() { return computationsCompleted; }
@@ -27,4 +28,5 @@ public final class SchedulerCounters {
     public long eagerReassignments() { return eagerReassignments; }
     public long tasksReleased() { return tasksReleased; }
     public long effectsRefused() { return effectsRefused; }
+    public long revokesSent() { return revokesSent; }
 }

@@ -17,6 +17,14 @@ final class TaskEntry {
     private ProducerState[] holders = NO_HOLDERS;
     private int holderCount;
     boolean runningOnServer;
+    /** When the first current holder got it; meaningful while {@link #holderCount()} &gt; 0. */
+    long firstAssignedNanos;
+    /** Where this task stands with revokes: never asked, asked and unanswered, or refused (already started). */
+    enum Revoke { NONE, REQUESTED, REFUSED }
+
+    Revoke revoke = Revoke.NONE;
+    /** Its first current holder got it on prefetch credit, so it may be waiting behind a running task. */
+    boolean prefetched;
 
     TaskEntry(TaskEnvelope envelope, long seq) {
         this.envelope = envelope;

@@ -45,6 +45,9 @@ import org.slf4j.LoggerFactory;
 public final class TaskServerNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskServerNode.class);
 
+    /** How often to look for late tasks to duplicate: a fifth of the minimum lateness. */
+    private static final long EAGER_CHECK_MILLIS = 1;
+
     private final ServerConfig config;
     private final EventLoopGroup loop;
     private final ExecutorService serverTasks;
@@ -92,6 +95,12 @@ public final class TaskServerNode implements AutoCloseable {
         long retentionCheckNanos = Math.min(TimeUnit.SECONDS.toNanos(1), config.resultRetention().toNanos());
         loop.scheduleAtFixedRate(() -> scheduler.expire(System.nanoTime()), retentionCheckNanos, retentionCheckNanos,
                 TimeUnit.NANOSECONDS);
+        // Late tasks become eligible for a duplicate without any message arriving: look again now and then.
+        loop.scheduleAtFixedRate(() -> {
+            scheduler.tick(System.nanoTime());
+            scheduler.dispatch();
+            outbox.flush();
+        }, EAGER_CHECK_MILLIS, EAGER_CHECK_MILLIS, TimeUnit.MILLISECONDS);
         LOG.info("task server {} listening on {}", config.name(), address());
     }
 
@@ -134,14 +143,15 @@ public final class TaskServerNode implements AutoCloseable {
             SchedulerCounters c = scheduler.counters();
             return new Status(config.name(), port(), scheduler.producerCount(), scheduler.computationsActive(),
                     scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(), c.completionsReceived(),
-                    c.duplicatesDiscarded(), c.eagerReassignments(), c.tasksReleased(), connectionsRefused.get());
+                    c.duplicatesDiscarded(), c.eagerReassignments(), c.revokesSent(), c.tasksReleased(),
+                    connectionsRefused.get());
         });
     }
 
     /** What {@link #status()} returns. */
     public record Status(String name, int port, int producers, int computations, int ready, long tasksStored,
                          long tasksCompleted, long completionsReceived, long duplicatesDiscarded,
-                         long eagerReassignments, long tasksReleased, long connectionsRefused) {
+                         long eagerReassignments, long revokesSent, long tasksReleased, long connectionsRefused) {
     }
 
     @Override
@@ -191,6 +201,7 @@ public final class TaskServerNode implements AutoCloseable {
                         scheduler.completed(producer, completion);
                     }
                 }
+                case Message.Released r when role == Role.PRODUCER -> scheduler.released(producer, r.ids());
                 case Message.TaskFailed f when role == Role.PRODUCER ->
                         scheduler.taskFailed(f.id(), f.reason(), System.nanoTime());
                 case Message.Submit s when role == Role.CONSUMER -> {
@@ -278,6 +289,7 @@ public final class TaskServerNode implements AutoCloseable {
     private final class BatchingOutbox implements Outbox {
         private final Map<ProducerState, List<ReadyTask>> assigns = new LinkedHashMap<>();
         private final Map<ProducerState, List<TaskId>> drops = new LinkedHashMap<>();
+        private final List<Map.Entry<ProducerState, TaskId[]>> revokes = new ArrayList<>();
 
         @Override
         public void assign(ProducerState producer, ReadyTask task) {
@@ -287,6 +299,11 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void drop(ProducerState producer, TaskId task) {
             drops.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+        }
+
+        @Override
+        public void revoke(ProducerState producer, TaskId[] tasks) {
+            revokes.add(Map.entry(producer, tasks));
         }
 
         @Override
@@ -345,8 +362,15 @@ public final class TaskServerNode implements AutoCloseable {
                     ch.write(new Message.Drop(e.getValue().toArray(TaskId[]::new)));
                 }
             }
+            for (var e : revokes) {
+                Channel ch = channels.get(e.getKey().peerId);
+                if (ch != null) {
+                    ch.write(new Message.Revoke(e.getValue()));
+                }
+            }
             assigns.clear();
             drops.clear();
+            revokes.clear();
             for (Channel ch : channels.values()) {
                 ch.flush();
             }

@@ -68,6 +68,17 @@ public sealed interface Message {
     record Drop(TaskId[] ids) implements Message {
     }
 
+    /**
+     * Server: another producer with an idle worker was given these tasks; drop the ones you have not started and
+     * say which with {@link Released}. Started ones run on: eager scheduling lets the faster copy win.
+     */
+    record Revoke(TaskId[] ids) implements Message {
+    }
+
+    /** Producer: these tasks were dropped unstarted after a {@link Revoke}; I no longer hold them. */
+    record Released(TaskId[] ids) implements Message {
+    }
+
     /** Server: {@code computation} is over; drop its tasks and classes. */
     record ComputationEnded(long computation) implements Message {
     }

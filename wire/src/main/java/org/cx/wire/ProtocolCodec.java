@@ -127,18 +127,12 @@ public final class ProtocolCodec {
             writeTaskId(out, m.id());
             out.writeString(m.reason());
         }, in -> new Message.TaskFailed(readTaskId(in), in.readString()));
-        register(kryo, Message.Drop.class, id++, (out, m) -> {
-            out.writeVarInt(m.ids().length, true);
-            for (TaskId t : m.ids()) {
-                writeTaskId(out, t);
-            }
-        }, in -> {
-            TaskId[] ids = new TaskId[readLength(in)];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = readTaskId(in);
-            }
-            return new Message.Drop(ids);
-        });
+        register(kryo, Message.Drop.class, id++, (out, m) -> writeTaskIds(out, m.ids()),
+                in -> new Message.Drop(readTaskIds(in)));
+        register(kryo, Message.Revoke.class, id++, (out, m) -> writeTaskIds(out, m.ids()),
+                in -> new Message.Revoke(readTaskIds(in)));
+        register(kryo, Message.Released.class, id++, (out, m) -> writeTaskIds(out, m.ids()),
+                in -> new Message.Released(readTaskIds(in)));
         register(kryo, Message.ComputationEnded.class, id++, (out, m) -> out.writeLong(m.computation()),
                 in -> new Message.ComputationEnded(in.readLong()));
         return kryo;
@@ -204,6 +198,21 @@ public final class ProtocolCodec {
         } catch (IllegalArgumentException e) {
             throw new MalformedMessageException(e.getMessage());
         }
+    }
+
+    static void writeTaskIds(Output out, TaskId[] ids) {
+        out.writeVarInt(ids.length, true);
+        for (TaskId t : ids) {
+            writeTaskId(out, t);
+        }
+    }
+
+    static TaskId[] readTaskIds(Input in) {
+        TaskId[] ids = new TaskId[readLength(in)];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = readTaskId(in);
+        }
+        return ids;
     }
 
     static void writeContinuation(Output out, Continuation k) {

@@ -22,15 +22,18 @@ public record Load(Kind kind, long decomposeNanos, long leafNanos, long composeN
         return new Load(kind, (long) (decomposeMs * 1e6), (long) (leafMs * 1e6), (long) (composeMs * 1e6), 1.0);
     }
 
-    void decompose() {
+    /** Spends one decomposition task's load now. */
+    public void decompose() {
         spend(decomposeNanos);
     }
 
-    void leaf() {
+    /** Spends one boundary task's load now. */
+    public void leaf() {
         spend(leafNanos);
     }
 
-    void compose() {
+    /** Spends one composition task's load now. */
+    public void compose() {
         spend(composeNanos);
     }
 

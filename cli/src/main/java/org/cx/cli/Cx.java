@@ -1,0 +1,283 @@
+package org.cx.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import org.cx.api.Computation;
+import org.cx.api.ComputationFailedException;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.producer.Producer;
+import org.cx.producer.ProducerConfig;
+import org.cx.server.ServerConfig;
+import org.cx.server.TaskServerNode;
+import org.cx.wire.WireClient;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** The {@code cx} command. */
+@Command(name = "cx", mixinStandardHelpOptions = true, versionProvider = Cx.Version.class,
+        description = {
+            "CX, a computational exchange: consumers store DAGs of non-blocking tasks into \"the\" task server,",
+            "producers prefetch and run them, and every task's effects apply exactly once.",
+            "",
+            "Start with 'cx demo'. Then run the parts as separate processes:",
+            "  cx server --port 7070",
+            "  cx producer --server 127.0.0.1:7070 --workers 4",
+            "  cx run fib --server 127.0.0.1:7070 --n 25"},
+        subcommands = {Cx.Demo.class, Cx.Server.class, Cx.ProducerCommand.class, Cx.Run.class, Cx.Bench.class,
+                CommandLine.HelpCommand.class})
+public final class Cx implements Runnable {
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line, with error handling that prints what was wrong and how to get help. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Cx());
+        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof IllegalArgumentException || e instanceof IOException
+                    || e instanceof ComputationFailedException || e instanceof IllegalStateException) {
+                commandLine.getErr().println("cx: " + e.getMessage());
+                return 2;
+            }
+            throw e;
+        });
+        return cl;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"cx 0.1.0 (protocol " + org.cx.wire.WireConfig.PROTOCOL_VERSION + ", Java "
+                    + Runtime.version() + ")"};
+        }
+    }
+
+    // ---------------------------------------------------------------- demo
+
+    @Command(name = "demo", mixinStandardHelpOptions = true,
+            description = {"Runs the main job on an embedded default: a task server and producers in this process,",
+                "talking over loopback TCP, computing F(20) with a small sleep load (1 ms per leaf)."})
+    static final class Demo implements Callable<Integer> {
+        @Option(names = "--n", defaultValue = "20", description = "Which Fibonacci number. Default: ${DEFAULT-VALUE}.")
+        int n;
+
+        @Option(names = "--producers", defaultValue = "16",
+                description = "Producers, each with its own connection. Default: ${DEFAULT-VALUE}.")
+        int producers;
+
+        @Override
+        public Integer call() throws Exception {
+            System.out.printf("Starting a task server and %d producers on loopback; computing F(%d) "
+                    + "(%d tasks, 1 ms sleep per leaf) ...%n", producers, n, Fib.taskCount(n));
+            FibBench.Settings settings = new FibBench.Settings(n, 1, producers, 1,
+                    LoadOptions.of("sleep", 0, 1, 0), true, false, 0);
+            FibBench.Outcome o = FibBench.run(settings, System.out);
+            System.out.printf("F(%d) = %d%n", o.n(), o.result());
+            System.out.printf("tasks: %d distinct, formula 3*F(n+1)-2 = %d: %s; %d executions%n", o.tasks(),
+                    o.expectedTasks(), o.tasks() == o.expectedTasks() ? "match" : "MISMATCH", o.executions());
+            System.out.printf("wall time: %.3f s; efficiency (T1/P)/Tp: %.3f (zero-overhead ceiling %.3f)%n",
+                    o.wallS(), o.efficiency(), o.ceiling());
+            return o.correct() ? 0 : 1;
+        }
+    }
+
+    // ---------------------------------------------------------------- server
+
+    @Command(name = "server", mixinStandardHelpOptions = true,
+            description = "Runs a task server until it is killed.")
+    static final class Server implements Callable<Integer> {
+        @Option(names = "--port", defaultValue = "7070", description = "TCP port (0 = any free one). Default: ${DEFAULT-VALUE}.")
+        int port;
+
+        @Option(names = "--host", defaultValue = "127.0.0.1",
+                description = "Address to bind; use 0.0.0.0 to accept other machines. Default: ${DEFAULT-VALUE}.")
+        String host;
+
+        @Option(names = "--name", defaultValue = "server", description = "Name in logs and status. Default: ${DEFAULT-VALUE}.")
+        String name;
+
+        @Option(names = "--result-retention", defaultValue = "PT1H", paramLabel = "DURATION",
+                description = "How long a result waits to be collected (ISO-8601, e.g. PT10M). Default: ${DEFAULT-VALUE}.")
+        Duration retention;
+
+        @Override
+        public Integer call() throws Exception {
+            ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
+                    .withResultRetention(retention);
+            try (TaskServerNode node = TaskServerNode.start(config)) {
+                System.out.println("task server " + name + " listening on " + host + ":" + node.port());
+                new CountDownLatch(1).await();
+            }
+            return 0;
+        }
+    }
+
+    // ---------------------------------------------------------------- producer
+
+    @Command(name = "producer", mixinStandardHelpOptions = true,
+            description = "Runs a producer attached to a task server until the server goes away.")
+    static final class ProducerCommand implements Callable<Integer> {
+        @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The task server.")
+        String server;
+
+        @Option(names = "--workers", defaultValue = "1", paramLabel = "W",
+                description = "Worker threads. Default: ${DEFAULT-VALUE}.")
+        int workers;
+
+        @Option(names = "--no-prefetch", description = "Ask for a task only when a worker is idle (experiments).")
+        boolean noPrefetch;
+
+        @Option(names = "--name", defaultValue = "producer", description = "Name in the server's logs. Default: ${DEFAULT-VALUE}.")
+        String name;
+
+        @Override
+        public Integer call() throws Exception {
+            InetSocketAddress address = WireClient.parseAddress(server);
+            ProducerConfig config = ProducerConfig.of(address, workers).withName(name).withPrefetch(!noPrefetch);
+            try (Producer p = Producer.start(config)) {
+                System.out.println("producer " + name + " attached to " + server + " with " + workers + " workers");
+                p.disconnected().join();
+                System.out.println("producer " + name + ": the server at " + server + " went away after "
+                        + p.tasksRun() + " tasks");
+            }
+            return 1;
+        }
+    }
+
+    // ---------------------------------------------------------------- run
+
+    @Command(name = "run", mixinStandardHelpOptions = true, description = "Runs an example computation as a consumer.",
+            subcommands = Run.RunFib.class)
+    static final class Run implements Runnable {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            throw new CommandLine.ParameterException(spec.commandLine(), "name an example: fib");
+        }
+
+        @Command(name = "fib", mixinStandardHelpOptions = true,
+                description = "Computes F(n) on a running task server; prints 'F(N) = value'.")
+        static final class RunFib implements Callable<Integer> {
+            @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The task server.")
+            String server;
+
+            @Option(names = "--n", required = true, description = "Which Fibonacci number (0..60).")
+            int n;
+
+            @Mixin
+            LoadOptions load;
+
+            @Override
+            public Integer call() throws Exception {
+                if (n < 0 || n > 60) {
+                    throw new IllegalArgumentException("--n must be in 0..60, got " + n);
+                }
+                try (Consumer consumer = Consumer.connect(server)) {
+                    long start = System.nanoTime();
+                    Computation<Long> c = consumer.submit(new Fib(n, load.toLoad()));
+                    System.out.printf("submitted computation %x: F(%d), %d tasks%n", c.id(), n, Fib.taskCount(n));
+                    long value;
+                    try {
+                        value = c.result().get();
+                    } catch (ExecutionException e) {
+                        throw (e.getCause() instanceof RuntimeException re) ? re : e;
+                    }
+                    Consumer.Summary s = ((Consumer.Pending<Long>) c).summary();
+                    System.out.printf("F(%d) = %d%n", n, value);
+                    System.out.printf("%d tasks, %d executions, %.3f s%n", s.tasks(), s.executions(),
+                            (System.nanoTime() - start) / 1e9);
+                    return value == Fib.value(n) ? 0 : 1;
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- bench
+
+    @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks.",
+            subcommands = Bench.BenchFib.class)
+    static final class Bench implements Runnable {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            throw new CommandLine.ParameterException(spec.commandLine(), "name a benchmark: fib");
+        }
+
+        @Command(name = "fib", mixinStandardHelpOptions = true,
+                description = {"Runs the Fibonacci DAG with P producers (each with its own TCP connection) and",
+                    "reports efficiency (T1/(P*W))/Tp beside the zero-overhead greedy ceiling, and throughput."})
+        static final class BenchFib implements Callable<Integer> {
+            @Option(names = "--n", required = true, description = "Which Fibonacci number.")
+            int n;
+
+            @Option(names = "--servers", defaultValue = "1", description = "Task servers. Default: ${DEFAULT-VALUE}.")
+            int servers;
+
+            @Option(names = "--producers", defaultValue = "2", paramLabel = "P",
+                    description = "Producers. Default: ${DEFAULT-VALUE}.")
+            int producers;
+
+            @Option(names = "--workers", defaultValue = "1", paramLabel = "W",
+                    description = "Worker threads per producer. Default: ${DEFAULT-VALUE}.")
+            int workers;
+
+            @Mixin
+            LoadOptions load;
+
+            @Option(names = "--no-prefetch", description = "Producers ask for a task only when a worker is idle.")
+            boolean noPrefetch;
+
+            @Option(names = "--local", description = "Run the same DAG on an in-process ForkJoinPool with P*W threads.")
+            boolean local;
+
+            @Option(names = "--warmup", defaultValue = "1", paramLabel = "K",
+                    description = "Unmeasured runs first (JIT warm-up). Default: ${DEFAULT-VALUE}.")
+            int warmup;
+
+            @Option(names = "--json", paramLabel = "FILE", description = "Also write the figures as one JSON object.")
+            Path json;
+
+            @Override
+            public Integer call() throws Exception {
+                FibBench.Settings s = new FibBench.Settings(n, servers, producers, workers, load, !noPrefetch, local,
+                        warmup);
+                FibBench.Outcome o = FibBench.run(s, System.err);
+                System.out.println(FibBench.describe(o));
+                if (json != null) {
+                    Path parent = json.toAbsolutePath().getParent();
+                    if (parent != null) {
+                        Files.createDirectories(parent);
+                    }
+                    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(json))) {
+                        w.print(Json.write(o.toMap()));
+                    }
+                }
+                return o.correct() ? 0 : 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package org.cx.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RecursiveTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import org.cx.api.Computation;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.examples.fib.Load;
+import org.cx.server.ServerConfig;
+
+/** Runs the Fibonacci DAG on a local cluster (or a ForkJoinPool) and reports the figures of {@code cx bench fib}. */
+public final class FibBench {
+
+    /** What to run. */
+    public record Settings(int n, int servers, int producers, int workers, LoadOptions load, boolean prefetch,
+                           boolean local, int warmup) {
+        public Settings {
+            if (n < 0 || n > 60) {
+                throw new IllegalArgumentException("--n must be in 0..60, got " + n);
+            }
+            if (servers != 1) {
+                throw new IllegalArgumentException("--servers " + servers
+                        + ": only 1 server is available until the production network lands (issue 3)");
+            }
+            if (producers < 1 || producers > 4096) {
+                throw new IllegalArgumentException("--producers must be in 1..4096, got " + producers);
+            }
+            if (workers < 1 || workers > 1024) {
+                throw new IllegalArgumentException("--workers must be in 1..1024, got " + workers);
+            }
+            if (warmup < 0) {
+                throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
+            }
+        }
+    }
+
+    /** One measured run. Field names are those of the JSON object. */
+    public record Outcome(int n, int servers, int producers, int workers, String load, boolean prefetch,
+                          boolean local, long result, boolean correct, long tasks, long expectedTasks,
+                          long executions, double wallS, double t1S, double efficiency, double ceiling,
+                          double tasksPerS) {
+
+        public Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("n", n);
+            m.put("servers", servers);
+            m.put("producers", producers);
+            m.put("workers", workers);
+            m.put("load", load);
+            m.put("prefetch", prefetch);
+            m.put("local", local);
+            m.put("result", result);
+            m.put("correct", correct);
+            m.put("tasks", tasks);
+            m.put("expected_tasks", expectedTasks);
+            m.put("executions", executions);
+            m.put("wall_s", wallS);
+            m.put("t1_s", t1S);
+            m.put("efficiency", efficiency);
+            m.put("ceiling", ceiling);
+            m.put("efficiency_over_ceiling", ceiling == 0 ? 0 : efficiency / ceiling);
+            m.put("tasks_per_s", tasksPerS);
+            return m;
+        }
+    }
+
+    private FibBench() {
+    }
+
+    /** Runs {@code warmup} unmeasured computations then one measured one; progress lines go to {@code log}. */
+    public static Outcome run(Settings s, PrintStream log) throws IOException, InterruptedException {
+        Load load = s.load().toLoad();
+        if (s.local()) {
+            for (int i = 0; i < s.warmup(); i++) {
+                runLocal(s, load);
+            }
+            return runLocal(s, load);
+        }
+        ServerConfig config = ServerConfig.defaults().withName("bench");
+        try (LocalCluster cluster = LocalCluster.start(config, s.producers(), s.workers(), s.prefetch());
+             Consumer consumer = cluster.consumer()) {
+            for (int i = 0; i < s.warmup(); i++) {
+                log.printf("warm-up %d/%d ...%n", i + 1, s.warmup());
+                runOnce(s, load, consumer);
+            }
+            if (org.cx.producer.Producer.TRACE != null) org.cx.producer.Producer.TRACE.clear();
+            Outcome o = runOnce(s, load, consumer);
+            if (org.cx.producer.Producer.TRACE != null) {
+                long t0 = Long.MAX_VALUE, t1 = 0;
+                for (long[] r : org.cx.producer.Producer.TRACE) { t0 = Math.min(t0, r[0]); t1 = Math.max(t1, r[1]); }
+                int buckets = (int) ((t1 - t0) / 10_000_000) + 1;
+                double[] busy = new double[buckets];
+                for (long[] r : org.cx.producer.Producer.TRACE) {
+                    for (long t = r[0]; t < r[1]; ) {
+                        int b = (int) ((t - t0) / 10_000_000);
+                        long end = Math.min(r[1], t0 + (b + 1) * 10_000_000L);
+                        busy[b] += (end - t) / 10_000_000.0;
+                        t = end;
+                    }
+                }
+                StringBuilder sb = new StringBuilder("concurrency per 10ms:");
+                for (double d : busy) sb.append(String.format(" %.0f", d));
+                log.println(sb);
+                java.util.List<long[]> rs = new java.util.ArrayList<>(org.cx.producer.Producer.TRACE);
+                rs.sort(java.util.Comparator.comparingLong(r -> r[0]));
+                StringBuilder sb2 = new StringBuilder("first starts (ms start+dur):");
+                for (int i = 0; i < Math.min(40, rs.size()); i++) sb2.append(String.format(" %.1f+%.1f", (rs.get(i)[0] - t0) / 1e6, (rs.get(i)[1] - rs.get(i)[0]) / 1e6));
+                log.println(sb2);
+            }
+            log.println("server: " + cluster.server().status());
+            return o;
+        }
+    }
+
+    private static Outcome runOnce(Settings s, Load load, Consumer consumer) throws InterruptedException {
+        long start = System.nanoTime();
+        Computation<Long> computation = consumer.submit(new Fib(s.n(), load));
+        long value;
+        try {
+            value = computation.result().get(1, TimeUnit.HOURS);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the computation failed: " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("no result within an hour", e);
+        }
+        double wall = (System.nanoTime() - start) / 1e9;
+        Consumer.Summary summary = ((Consumer.Pending<Long>) computation).summary();
+        return outcome(s, load, value, summary.tasks(), summary.executions(), wall, summary.t1Nanos() / 1e9);
+    }
+
+    private static Outcome outcome(Settings s, Load load, long value, long tasks, long executions, double wall,
+                                   double t1) {
+        long expected = Fib.taskCount(s.n());
+        int slots = s.producers() * s.workers();
+        double efficiency = (t1 / slots) / wall;
+        return new Outcome(s.n(), s.servers(), s.producers(), s.workers(), load.kind().name().toLowerCase(),
+                s.prefetch(), s.local(), value, value == Fib.value(s.n()) && tasks == expected, tasks, expected,
+                executions, wall, t1, efficiency, ceiling(s.n(), slots, load), tasks / wall);
+    }
+
+    /** The efficiency of a zero-overhead greedy schedule of F(n) on {@code slots} workers. */
+    public static double ceiling(int n, int slots, Load load) {
+        boolean timed = load.kind() != Load.Kind.NONE
+                && (load.decomposeNanos() > 0 || load.leafNanos() > 0 || load.composeNanos() > 0);
+        CeilingSimulator.Schedule schedule = timed
+                ? CeilingSimulator.simulate(n, slots, load.decomposeNanos(), load.leafNanos(), load.composeNanos())
+                : CeilingSimulator.simulate(n, slots, 1, 1, 1); // no load: every task costs the same
+        return schedule.efficiency();
+    }
+
+    // ---------------------------------------------------------------- the same DAG on a ForkJoinPool
+
+    private static Outcome runLocal(Settings s, Load load) {
+        ForkJoinPool pool = new ForkJoinPool(s.producers() * s.workers());
+        try {
+            LongAdder tasks = new LongAdder();
+            LongAdder busyNanos = new LongAdder();
+            long start = System.nanoTime();
+            long value = pool.invoke(new LocalFib(s.n(), load, tasks, busyNanos));
+            double wall = (System.nanoTime() - start) / 1e9;
+            long n = tasks.sum();
+            return outcome(s, load, value, n, n, wall, busyNanos.sum() / 1e9);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** F(n) with the same decomposition, leaf and composition loads, as fork/join tasks. */
+    private static final class LocalFib extends RecursiveTask<Long> {
+        private static final long serialVersionUID = 1L;
+        private final int n;
+        private final transient Load load;
+        private final transient LongAdder tasks;
+        private final transient LongAdder busyNanos;
+
+        LocalFib(int n, Load load, LongAdder tasks, LongAdder busyNanos) {
+            this.n = n;
+            this.load = load;
+            this.tasks = tasks;
+            this.busyNanos = busyNanos;
+        }
+
+        @Override
+        protected Long compute() {
+            long t0 = System.nanoTime();
+            if (n < 2) {
+                load.leaf();
+                account(t0);
+                return (long) n;
+            }
+            load.decompose();
+            account(t0);
+            LocalFib a = new LocalFib(n - 1, load, tasks, busyNanos);
+            LocalFib b = new LocalFib(n - 2, load, tasks, busyNanos);
+            b.fork();
+            long x = a.compute();
+            long y = b.join();
+            long t1 = System.nanoTime();
+            load.compose();
+            account(t1);
+            return x + y;
+        }
+
+        private void account(long startNanos) {
+            tasks.increment();
+            busyNanos.add(System.nanoTime() - startNanos);
+        }
+    }
+
+    /** Prints a one-line human summary. */
+    public static String describe(Outcome o) {
+        return String.format("F(%d) = %d%s | tasks %d (expected 3*F(n+1)-2 = %d) | executions %d | wall %.3f s | "
+                        + "efficiency %.3f (ceiling %.3f, ratio %.3f) | %,.0f tasks/s",
+                o.n(), o.result(), o.correct() ? "" : " WRONG", o.tasks(), o.expectedTasks(), o.executions(),
+                o.wallS(), o.efficiency(), o.ceiling(), o.ceiling() == 0 ? 0 : o.efficiency() / o.ceiling(),
+                o.tasksPerS());
+    }
+}
