@@ -91,31 +91,8 @@ public final class FibBench {
                 log.printf("warm-up %d/%d ...%n", i + 1, s.warmup());
                 runOnce(s, load, consumer);
             }
-            if (org.cx.producer.Producer.TRACE != null) org.cx.producer.Producer.TRACE.clear();
             Outcome o = runOnce(s, load, consumer);
-            if (org.cx.producer.Producer.TRACE != null) {
-                long t0 = Long.MAX_VALUE, t1 = 0;
-                for (long[] r : org.cx.producer.Producer.TRACE) { t0 = Math.min(t0, r[0]); t1 = Math.max(t1, r[1]); }
-                int buckets = (int) ((t1 - t0) / 10_000_000) + 1;
-                double[] busy = new double[buckets];
-                for (long[] r : org.cx.producer.Producer.TRACE) {
-                    for (long t = r[0]; t < r[1]; ) {
-                        int b = (int) ((t - t0) / 10_000_000);
-                        long end = Math.min(r[1], t0 + (b + 1) * 10_000_000L);
-                        busy[b] += (end - t) / 10_000_000.0;
-                        t = end;
-                    }
-                }
-                StringBuilder sb = new StringBuilder("concurrency per 10ms:");
-                for (double d : busy) sb.append(String.format(" %.0f", d));
-                log.println(sb);
-                java.util.List<long[]> rs = new java.util.ArrayList<>(org.cx.producer.Producer.TRACE);
-                rs.sort(java.util.Comparator.comparingLong(r -> r[0]));
-                StringBuilder sb2 = new StringBuilder("first starts (ms start+dur):");
-                for (int i = 0; i < Math.min(40, rs.size()); i++) sb2.append(String.format(" %.1f+%.1f", (rs.get(i)[0] - t0) / 1e6, (rs.get(i)[1] - rs.get(i)[0]) / 1e6));
-                log.println(sb2);
-            }
-            log.println("server: " + cluster.server().status());
+            log.println("server counters: " + cluster.server().status());
             return o;
         }
     }

@@ -20,7 +20,7 @@ import org.cx.api.TaskId;
 import org.cx.api.TaskServer;
 import org.cx.api.spi.TaskBinding;
 import org.cx.wire.BodyCodec;
-import org.cx.wire.ComputationClassLoader;
+import org.cx.wire.BodyCodecs;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.Role;
@@ -36,13 +36,13 @@ public final class Consumer implements TaskServer {
 
     private final EventLoopGroup group;
     private final Channel channel;
-    private final ClassLoader applicationClasses;
+    private final BodyCodecs codecs;
     private final AtomicLong requestIds = new AtomicLong();
     private final Map<Long, Pending<?>> submitting = new ConcurrentHashMap<>();
     private final Map<Long, Pending<?>> running = new ConcurrentHashMap<>();
 
     private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses) throws IOException {
-        this.applicationClasses = applicationClasses;
+        this.codecs = new BodyCodecs(applicationClasses);
         this.group = EventLoops.create("cx-consumer-io", 1);
         try {
             this.channel = WireClient.connect(group, server,
@@ -92,11 +92,6 @@ public final class Consumer implements TaskServer {
         return pending;
     }
 
-    /** Waits until the server has named the computation (its {@link Computation#id()} is then immediate). */
-    public static long awaitId(Computation<?> computation) {
-        return computation.id();
-    }
-
     @Override
     public void close() {
         channel.close().syncUninterruptibly();
@@ -104,7 +99,7 @@ public final class Consumer implements TaskServer {
     }
 
     private BodyCodec codec(long computation) {
-        return new BodyCodec(new ComputationClassLoader(computation, applicationClasses));
+        return codecs.forComputation(computation);
     }
 
     /** Per-computation summary of what the run cost, as reported by the server. */

@@ -37,7 +37,6 @@ import org.slf4j.LoggerFactory;
 public final class Producer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
 
-    public static final java.util.Queue<long[]> TRACE = Boolean.getBoolean("cx.trace") ? new ConcurrentLinkedQueue<>() : null;
     private final ProducerConfig config;
     private final EventLoopGroup group;
     private final boolean ownsGroup;
@@ -143,31 +142,56 @@ public final class Producer implements AutoCloseable {
 
     private void work() {
         try {
+            Task task = null;
             while (!closing) {
-                Task task = cache.take();
                 if (task == null) {
-                    return;
-                }
-                BodyCodec codec = codecs.forComputation(task.id().computation());
-                long t0 = System.nanoTime();
-                TaskRunner.Outcome outcome = TaskRunner.run(codec, task);
-                if (TRACE != null) { TRACE.add(new long[] {t0, System.nanoTime()}); }
-                switch (outcome) {
-                    case TaskRunner.Outcome.Done d -> {
-                        tasksRun.incrementAndGet();
-                        fromWorkers.add(new Message.Completed(new Completion[] {d.completion()}));
-                    }
-                    case TaskRunner.Outcome.Failed f -> {
-                        tasksFailed.incrementAndGet();
-                        LOG.info("task {} failed: {}", f.id(), firstLine(f.reason()));
-                        fromWorkers.add(new Message.TaskFailed(f.id(), f.reason()));
+                    task = cache.take();
+                    if (task == null) {
+                        return;
                     }
                 }
-                scheduleDrain();
+                task = runAndClaim(task);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * Runs {@code task}, hands its completion to the event loop, and returns the ready child this worker claims
+     * to run next (work-first, as in Cilk: no round trip on the spawn path), or null.
+     */
+    private Task runAndClaim(Task task) {
+        BodyCodec codec = codecs.forComputation(task.id().computation());
+        TaskRunner.Outcome outcome = TaskRunner.run(codec, task);
+        Task next = null;
+        switch (outcome) {
+            case TaskRunner.Outcome.Done d -> {
+                tasksRun.incrementAndGet();
+                Completion completion = d.completion();
+                int child = config.claim() ? completion.bestReadyChild() : -1;
+                if (child >= 0) {
+                    try {
+                        next = TaskRunner.decode(codec, new ReadyTask(completion.spawned()[child], new byte[0][]));
+                        completion = completion.withClaim(child);
+                    } catch (RuntimeException e) {
+                        next = null; // the server will hand it out; whoever runs it reports the problem
+                    }
+                }
+                fromWorkers.add(new Message.Completed(new Completion[] {completion}));
+            }
+            case TaskRunner.Outcome.Failed f -> {
+                tasksFailed.incrementAndGet();
+                LOG.info("task {} failed: {}", f.id(), firstLine(f.reason()));
+                fromWorkers.add(new Message.TaskFailed(f.id(), f.reason()));
+            }
+        }
+        if (next != null || cache.size() > 0) {
+            scheduleDrain();
+        }
+        // Otherwise this worker is about to wait on the cache, which schedules the drain itself: then the
+        // completion and the news that a worker is idle leave in the same batch, with one wake-up of the loop.
+        return next;
     }
 
     private void scheduleDrain() {
@@ -280,8 +304,7 @@ public final class Producer implements AutoCloseable {
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
-            requestIfNeeded();
-            ctx.flush();
+            drain(); // also sends any completion whose worker found a task that had just arrived
         }
 
         @Override

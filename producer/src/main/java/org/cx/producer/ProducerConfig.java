@@ -10,8 +10,10 @@ import java.net.InetSocketAddress;
  * @param workers    worker threads (W)
  * @param prefetch   keep tasks cached beyond the running ones (off only for experiments)
  * @param maxCached  cap on cached tasks; 256 batches enough to hide a loopback round trip behind microsecond tasks
+ * @param claim      a worker runs the best ready child of the task it just finished, without a round trip
  */
-public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached) {
+public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached,
+                             boolean claim) {
 
     public ProducerConfig {
         if (workers < 1 || workers > 1024) {
@@ -23,14 +25,18 @@ public record ProducerConfig(InetSocketAddress server, String name, int workers,
     }
 
     public static ProducerConfig of(InetSocketAddress server, int workers) {
-        return new ProducerConfig(server, "producer", workers, true, 256);
+        return new ProducerConfig(server, "producer", workers, true, 256, true);
     }
 
     public ProducerConfig withName(String newName) {
-        return new ProducerConfig(server, newName, workers, prefetch, maxCached);
+        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim);
     }
 
     public ProducerConfig withPrefetch(boolean on) {
-        return new ProducerConfig(server, name, workers, on, maxCached);
+        return new ProducerConfig(server, name, workers, on, maxCached, claim);
+    }
+
+    public ProducerConfig withClaim(boolean on) {
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, on);
     }
 }

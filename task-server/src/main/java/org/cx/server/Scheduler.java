@@ -31,8 +31,13 @@ public final class Scheduler {
     private final EffectAudit audit;
     private long seq;
     private int revokesOutstanding;
-    /** Revoked-and-refused tasks a revoke walk may step over before giving up. */
-    private static final int REVOKE_SCAN_SLACK = 256;
+    /** Floor of {@link #latenessNanos()}: 50 ms, far above a loopback round trip or a scheduling hiccup. */
+    static final long MIN_LATENESS_NANOS = 50_000_000L;
+    /**
+     * Tasks a revoke walk may step over (running, or already asked about) before giving up: about one per worker
+     * of a large cluster, so a walk stays in the microseconds.
+     */
+    private static final int REVOKE_SCAN_SLACK = 64;
     /** Set by {@link #tick} before each command: time is passed in, never read. */
     private long now;
     /** Moving average of applied tasks' execution times, for judging when a task is late. */
@@ -133,6 +138,7 @@ public final class Scheduler {
             }
             if (e.holderCount() == 0) {
                 e.revoke = TaskEntry.Revoke.NONE;
+                e.runningSinceNanos = Long.MAX_VALUE;
             }
             ready.update(e);
         }
@@ -172,10 +178,14 @@ public final class Scheduler {
             if (dropped.contains(id) && e.removeHolder(p)) {
                 p.held.remove(e);
                 e.revoke = TaskEntry.Revoke.NONE;
+                if (e.holderCount() == 0) {
+                    e.runningSinceNanos = Long.MAX_VALUE;
+                }
                 ready.update(e);
                 counters.tasksReleased++;
             } else {
                 e.revoke = TaskEntry.Revoke.REFUSED;
+                e.runningSinceNanos = Math.min(e.runningSinceNanos, now); // it had started by now
             }
         }
         dispatch();
@@ -219,12 +229,16 @@ public final class Scheduler {
         c.tasksCompleted++;
         c.t1Nanos += completion.execNanos();
         counters.tasksCompleted++;
-        for (TaskEnvelope spawned : completion.spawned()) {
-            if (spawned.id().computation() != c.id) {
-                counters.effectsRefused++;
+        TaskEnvelope[] spawned = completion.spawned();
+        for (int i = 0; i < spawned.length; i++) {
+            if (!isChild(completion.id(), spawned[i].id())) {
+                counters.effectsRefused++; // a producer may only store children of the task it ran
                 continue;
             }
-            store(c, spawned);
+            TaskEntry child = store(c, spawned[i]);
+            if (i == completion.claimed() && p != null && child != null && child.heapIndex >= 0) {
+                claim(p, child);
+            }
         }
         for (ValueEnvelope v : completion.values()) {
             storeValue(c, v, completion.id());
@@ -257,10 +271,11 @@ public final class Scheduler {
 
     // ---------------------------------------------------------------- internals
 
-    private void store(ComputationState c, TaskEnvelope envelope) {
+    /** Stores a task; returns its new entry, or null if it was a duplicate. */
+    private TaskEntry store(ComputationState c, TaskEnvelope envelope) {
         if (c.tasks.containsKey(envelope.id())) {
             counters.duplicatesDiscarded++;
-            return;
+            return null;
         }
         TaskEntry e = new TaskEntry(envelope, seq++);
         c.tasks.put(envelope.id(), e);
@@ -268,6 +283,29 @@ public final class Scheduler {
         if (e.isReady()) {
             becameReady(e);
         }
+        return e;
+    }
+
+    private static boolean isChild(TaskId parent, TaskId child) {
+        if (child.level() != parent.level() + 1 || child.pathLength() <= parent.pathLength()) {
+            return false;
+        }
+        byte[] c = child.pathBytes();
+        byte[] p = parent.pathBytes();
+        return java.util.Arrays.equals(c, 0, p.length, p, 0, p.length);
+    }
+
+    /**
+     * The producer that completed a task is already running one of its ready children (it claimed it): record it
+     * as that child's holder, as if assigned to an idle worker, without sending it.
+     */
+    private void claim(ProducerState p, TaskEntry e) {
+        e.runningSinceNanos = Math.min(e.runningSinceNanos, now);
+        e.prefetched = false;
+        e.addHolder(p);
+        ready.update(e);
+        p.held.add(e);
+        counters.tasksClaimed++;
     }
 
     private void storeValue(ComputationState c, ValueEnvelope v, TaskId from) {
@@ -344,6 +382,18 @@ public final class Scheduler {
      * </ol>
      */
     public void dispatch() {
+        dispatch(false);
+    }
+
+    /**
+     * Periodic check (the conductor calls it every few milliseconds): also hands late tasks to idle workers. Kept
+     * out of the per-message path because finding late tasks walks the heap once per idle producer.
+     */
+    public void dispatchWithEagerCopies() {
+        dispatch(true);
+    }
+
+    private void dispatch(boolean eager) {
         if (hungry.isEmpty() || ready.isEmpty()) {
             return;
         }
@@ -354,7 +404,9 @@ public final class Scheduler {
         }
         if (!ready.isEmpty()) {
             revokeUnstarted(idleLeft - revokesOutstanding);
-            giveLateCopies();
+            if (eager) {
+                giveLateCopies();
+            }
         }
     }
 
@@ -399,7 +451,7 @@ public final class Scheduler {
             return;
         }
         Map<ProducerState, List<TaskId>> asks = new HashMap<>();
-        int limit = wanted + revokesOutstanding + REVOKE_SCAN_SLACK;
+        int limit = wanted + REVOKE_SCAN_SLACK;
         for (int n = 0; n < wanted; n++) {
             TaskEntry e = ready.bestExcluding(x -> x.revoke != TaskEntry.Revoke.NONE || !x.prefetched, limit);
             if (e == null || e.holderCount() == 0) {
@@ -426,7 +478,7 @@ public final class Scheduler {
             if (p.idleWorkers <= 0) {
                 continue;
             }
-            TaskEntry e = ready.bestExcluding(x -> x.heldBy(p) || x.firstAssignedNanos > lateBefore,
+            TaskEntry e = ready.bestExcluding(x -> x.heldBy(p) || x.runningSinceNanos > lateBefore,
                     p.held.size() + 64);
             if (e == null) {
                 continue;
@@ -441,18 +493,22 @@ public final class Scheduler {
     }
 
     /**
-     * When a running task counts as late: four times the moving average execution time, and at least 5 ms, so
-     * that ordinary variation and a loopback round trip never trigger a duplicate.
+     * When a running task counts as late: eight times the moving average execution time, and at least
+     * {@link #MIN_LATENESS_NANOS}. Generous on purpose: a task handed to a worker may still wait behind one its
+     * producer claimed, and a duplicate of a task that was merely slow ties up a worker that new tasks will need.
+     * Eager copies are for stragglers and hung producers, which are late by far more than that.
      */
     long latenessNanos() {
-        return Math.max(4 * execNanosAverage, Long.getLong("cx.latenessNanos", 5_000_000L));
+        return Math.max(8 * execNanosAverage, MIN_LATENESS_NANOS);
     }
 
     /** @param prefetch given on prefetch credit (may wait behind a running task) rather than to an idle worker */
     private void assign(ProducerState p, TaskEntry e, boolean prefetch) {
         if (e.holderCount() == 0) {
-            e.firstAssignedNanos = now;
             e.prefetched = prefetch;
+        }
+        if (!prefetch) {
+            e.runningSinceNanos = Math.min(e.runningSinceNanos, now);
         }
         e.addHolder(p);
         ready.update(e);

@@ -15,6 +15,7 @@ public final class SchedulerCounters {
     long tasksReleased;
     long effectsRefused;
     long revokesSent;
+    long tasksClaimed;
 
     public long computationsSubmitted() { return computationsSubmitted; }
     public long computationsCompleted() { return computationsCompleted; }
@@ -29,4 +30,5 @@ public final class SchedulerCounters {
     public long tasksReleased() { return tasksReleased; }
     public long effectsRefused() { return effectsRefused; }
     public long revokesSent() { return revokesSent; }
+    public long tasksClaimed() { return tasksClaimed; }
 }

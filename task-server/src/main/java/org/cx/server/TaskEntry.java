@@ -17,8 +17,11 @@ final class TaskEntry {
     private ProducerState[] holders = NO_HOLDERS;
     private int holderCount;
     boolean runningOnServer;
-    /** When the first current holder got it; meaningful while {@link #holderCount()} &gt; 0. */
-    long firstAssignedNanos;
+    /**
+     * Since when the task is known to be running somewhere: given to an idle worker, claimed, or a revoke was
+     * refused because it had started. {@code Long.MAX_VALUE} while only prefetched copies exist.
+     */
+    long runningSinceNanos = Long.MAX_VALUE;
     /** Where this task stands with revokes: never asked, asked and unanswered, or refused (already started). */
     enum Revoke { NONE, REQUESTED, REFUSED }
 

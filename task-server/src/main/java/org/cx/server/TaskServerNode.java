@@ -45,8 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class TaskServerNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskServerNode.class);
 
-    /** How often to look for late tasks to duplicate: a fifth of the minimum lateness. */
-    private static final long EAGER_CHECK_MILLIS = 1;
+    /** How often to look for late tasks to duplicate: a tenth of the minimum lateness. */
+    private static final long EAGER_CHECK_MILLIS = Scheduler.MIN_LATENESS_NANOS / 10_000_000L;
 
     private final ServerConfig config;
     private final EventLoopGroup loop;
@@ -98,7 +98,7 @@ public final class TaskServerNode implements AutoCloseable {
         // Late tasks become eligible for a duplicate without any message arriving: look again now and then.
         loop.scheduleAtFixedRate(() -> {
             scheduler.tick(System.nanoTime());
-            scheduler.dispatch();
+            scheduler.dispatchWithEagerCopies();
             outbox.flush();
         }, EAGER_CHECK_MILLIS, EAGER_CHECK_MILLIS, TimeUnit.MILLISECONDS);
         LOG.info("task server {} listening on {}", config.name(), address());
@@ -290,6 +290,8 @@ public final class TaskServerNode implements AutoCloseable {
         private final Map<ProducerState, List<ReadyTask>> assigns = new LinkedHashMap<>();
         private final Map<ProducerState, List<TaskId>> drops = new LinkedHashMap<>();
         private final List<Map.Entry<ProducerState, TaskId[]>> revokes = new ArrayList<>();
+        /** Channels written to since the last flush. */
+        private final java.util.Set<Channel> dirty = new java.util.LinkedHashSet<>();
 
         @Override
         public void assign(ProducerState producer, ReadyTask task) {
@@ -311,6 +313,7 @@ public final class TaskServerNode implements AutoCloseable {
             for (Channel ch : channels.values()) {
                 if (ch.pipeline().get(Connection.class).role == Role.PRODUCER) {
                     ch.write(new Message.ComputationEnded(computation));
+                    dirty.add(ch);
                 }
             }
             codecs.remove(computation);
@@ -351,28 +354,28 @@ public final class TaskServerNode implements AutoCloseable {
 
         void flush() {
             for (var e : assigns.entrySet()) {
-                Channel ch = channels.get(e.getKey().peerId);
-                if (ch != null) {
-                    ch.write(new Message.Assign(e.getValue().toArray(ReadyTask[]::new)));
-                }
+                send(e.getKey(), new Message.Assign(e.getValue().toArray(ReadyTask[]::new)));
             }
             for (var e : drops.entrySet()) {
-                Channel ch = channels.get(e.getKey().peerId);
-                if (ch != null) {
-                    ch.write(new Message.Drop(e.getValue().toArray(TaskId[]::new)));
-                }
+                send(e.getKey(), new Message.Drop(e.getValue().toArray(TaskId[]::new)));
             }
             for (var e : revokes) {
-                Channel ch = channels.get(e.getKey().peerId);
-                if (ch != null) {
-                    ch.write(new Message.Revoke(e.getValue()));
-                }
+                send(e.getKey(), new Message.Revoke(e.getValue()));
             }
             assigns.clear();
             drops.clear();
             revokes.clear();
-            for (Channel ch : channels.values()) {
+            for (Channel ch : dirty) {
                 ch.flush();
+            }
+            dirty.clear();
+        }
+
+        private void send(ProducerState producer, Message message) {
+            Channel ch = channels.get(producer.peerId);
+            if (ch != null) {
+                ch.write(message);
+                dirty.add(ch);
             }
         }
     }

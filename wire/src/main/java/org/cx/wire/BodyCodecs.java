@@ -1,27 +1,24 @@
 package org.cx.wire;
 
-import java.util.concurrent.ConcurrentHashMap;
-
-/** One {@link BodyCodec} per live computation, created on first use and dropped when the computation ends. */
+/**
+ * The {@link BodyCodec} each computation uses. Today every computation runs from this process's class path, so
+ * they share one codec; with code distribution the lookup becomes computation → bundle → codec, and a bundle's
+ * codec goes when no computation uses it.
+ */
 public final class BodyCodecs {
-    private final ClassLoader applicationClasses;
-    private final ConcurrentHashMap<Long, BodyCodec> codecs = new ConcurrentHashMap<>();
+    private final BodyCodec classPath;
 
     /** @param applicationClasses where application classes come from in this process */
     public BodyCodecs(ClassLoader applicationClasses) {
-        this.applicationClasses = applicationClasses;
+        this.classPath = new BodyCodec(new ComputationClassLoader("the class path", applicationClasses));
     }
 
     public BodyCodec forComputation(long computation) {
-        return codecs.computeIfAbsent(computation,
-                id -> new BodyCodec(new ComputationClassLoader(id, applicationClasses)));
+        return classPath;
     }
 
+    /** The computation is over; nothing to release while all computations share the class path. */
     public void remove(long computation) {
-        codecs.remove(computation);
-    }
-
-    public int size() {
-        return codecs.size();
+        // Bundles (code distribution) will be reference-counted here.
     }
 }

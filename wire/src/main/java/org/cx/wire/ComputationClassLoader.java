@@ -3,12 +3,13 @@ package org.cx.wire;
 import java.util.List;
 
 /**
- * The only way application classes are resolved from the wire: one loader per computation. It resolves the
- * application's classes and the JDK, and refuses the CX runtime and its libraries, so bytes from a peer can never
- * instantiate a server, transport or codec class.
+ * The only way application classes are resolved from the wire: one loader per code source that computations run
+ * from. It resolves the application's classes and the JDK, and refuses the CX runtime and its libraries, so bytes
+ * from a peer can never instantiate a server, transport or codec class.
  *
- * <p>Today the application classes come from the process's class path. The code-distribution issue replaces the
- * parent with the computation's own content-addressed bundle; the refusal rules stay.
+ * <p>Today every computation's code source is the process's class path, so computations share one loader (and one
+ * warmed-up codec: creating Kryo instances costs about a millisecond, which on every hop of a start-up is visible).
+ * Code distribution gives each content-addressed bundle its own loader; the refusal rules stay.
  */
 public final class ComputationClassLoader extends ClassLoader {
 
@@ -18,11 +19,12 @@ public final class ComputationClassLoader extends ClassLoader {
             "io.netty.", "com.esotericsoftware.", "org.objenesis.", "ch.qos.logback.", "org.slf4j.", "picocli.",
             "com.google.common.", "sun.", "jdk.internal.", "java.lang.invoke.", "java.lang.reflect.");
 
-    private final long computation;
+    private final String codeSource;
 
-    public ComputationClassLoader(long computation, ClassLoader applicationClasses) {
-        super("cx-computation-" + Long.toHexString(computation), applicationClasses);
-        this.computation = computation;
+    /** @param codeSource names the code in error messages, e.g. "the class path" or a bundle hash */
+    public ComputationClassLoader(String codeSource, ClassLoader applicationClasses) {
+        super("cx-code-" + codeSource.replace(' ', '-'), applicationClasses);
+        this.codeSource = codeSource;
     }
 
     @Override
@@ -30,15 +32,15 @@ public final class ComputationClassLoader extends ClassLoader {
         String plain = name.startsWith("[") ? name.replaceFirst("^\\[+L", "").replace(";", "") : name;
         for (String prefix : REFUSED_PREFIXES) {
             if (plain.startsWith(prefix)) {
-                throw new ClassNotFoundException("class " + name + " is outside the allow-list of computation "
-                        + Long.toHexString(computation) + " (runtime classes cannot come from the wire)");
+                throw new ClassNotFoundException("class " + name + " is outside the allow-list of application "
+                        + "classes (CX runtime and library classes cannot come from the wire)");
             }
         }
         try {
             return super.loadClass(name, resolve);
         } catch (ClassNotFoundException e) {
-            throw new ClassNotFoundException("class " + name + " is not among the classes of computation "
-                    + Long.toHexString(computation), e);
+            throw new ClassNotFoundException("class " + name + " is not in this computation's code ("
+                    + codeSource + "): the consumer used a class this process does not have", e);
         }
     }
 }

@@ -106,6 +106,7 @@ public final class ProtocolCodec {
                     writeBytes(out, v.value());
                 }
                 out.writeVarLong(c.execNanos(), true);
+                out.writeVarInt(c.claimed() + 1, true);
             }
         }, in -> {
             Completion[] completions = new Completion[readLength(in)];
@@ -119,7 +120,12 @@ public final class ProtocolCodec {
                 for (int j = 0; j < values.length; j++) {
                     values[j] = new ValueEnvelope(readContinuation(in), readBytes(in));
                 }
-                completions[i] = new Completion(taskId, spawned, values, in.readVarLong(true));
+                long execNanos = in.readVarLong(true);
+                int claimed = in.readVarInt(true) - 1;
+                if (claimed < -1 || claimed >= spawned.length) {
+                    throw new MalformedMessageException("claimed child " + claimed + " of " + spawned.length);
+                }
+                completions[i] = new Completion(taskId, spawned, values, execNanos, claimed);
             }
             return new Message.Completed(completions);
         });

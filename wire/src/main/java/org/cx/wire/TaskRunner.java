@@ -131,7 +131,7 @@ public final class TaskRunner {
 
         Completion toCompletion(long execNanos) {
             return new Completion(running.id(), spawned.toArray(TaskEnvelope[]::new),
-                    values.toArray(ValueEnvelope[]::new), execNanos);
+                    values.toArray(ValueEnvelope[]::new), execNanos, -1);
         }
     }
 }
