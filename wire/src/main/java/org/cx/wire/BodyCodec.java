@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
+import com.esotericsoftware.kryo.util.MapReferenceResolver;
 import com.esotericsoftware.kryo.util.Pool;
 import org.objenesis.strategy.StdInstantiatorStrategy;
 
@@ -24,9 +25,8 @@ public final class BodyCodec {
         this.kryos = new Pool<>(true, false, 64) {
             @Override
             protected Kryo create() {
-                Kryo kryo = new Kryo();
+                Kryo kryo = new Kryo(new AllowListClassResolver(BodyCodec.this.classes), new MapReferenceResolver());
                 kryo.setRegistrationRequired(false);
-                kryo.setReferences(true);
                 kryo.setClassLoader(BodyCodec.this.classes);
                 kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
                 return kryo;

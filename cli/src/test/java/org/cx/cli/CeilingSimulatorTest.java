@@ -1,0 +1,46 @@
+package org.cx.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.cx.examples.fib.Fib;
+import org.junit.jupiter.api.Test;
+
+class CeilingSimulatorTest {
+
+    @Test
+    void smallCasesByHand() {
+        // F(1): one leaf.
+        CeilingSimulator.Schedule one = CeilingSimulator.simulate(1, 4, 1, 40, 1);
+        assertEquals(40, one.makespan());
+        assertEquals(0.25, one.efficiency(), 1e-9);
+        // F(2) on 2 workers: D(1) | B,B in parallel (40) | C(1): makespan 42, T1 = 1 + 80 + 1.
+        CeilingSimulator.Schedule two = CeilingSimulator.simulate(2, 2, 1, 40, 1);
+        assertEquals(42, two.makespan());
+        assertEquals(82, two.t1());
+        assertEquals(82.0 / 2 / 42, two.efficiency(), 1e-9);
+        // F(3) on 1 worker: everything in sequence, efficiency 1.
+        CeilingSimulator.Schedule seq = CeilingSimulator.simulate(3, 1, 1, 40, 1);
+        assertEquals(1.0, seq.efficiency(), 1e-9);
+        assertEquals(2 + 3 * 40 + 2, seq.makespan());
+        // F(3) on 2 workers: D3 (1); D2, B1 (40 from t=1); D2 done t=2 -> B1,B0 wait for a worker:
+        // t=2 B1' starts, t=41 B0 starts (B1 of D3 done), t=42 C2, t=81 ends B0 -> C2 at 81..82, C3 82..83.
+        CeilingSimulator.Schedule three = CeilingSimulator.simulate(3, 2, 1, 40, 1);
+        assertEquals(83, three.makespan());
+    }
+
+    @Test
+    void taskCountAndCriticalPathMatchTheFormulas() {
+        for (int n = 0; n <= 20; n++) {
+            CeilingSimulator.Schedule unbounded = CeilingSimulator.simulate(n, 1 << 20, 1, 1, 1);
+            assertEquals(Fib.taskCount(n), unbounded.tasks(), "T(" + n + ")");
+            assertEquals(Fib.criticalPath(n), (int) unbounded.makespan(), "critical path of F(" + n + ")");
+        }
+    }
+
+    @Test
+    void paperScaleCeilings() {
+        // The figures the issue quotes: about 0.92 at n = 13 and 0.99 at n = 18 on 64 workers.
+        assertEquals(0.92, CeilingSimulator.simulate(13, 64, 1, 40, 1).efficiency(), 0.01);
+        assertEquals(0.99, CeilingSimulator.simulate(18, 64, 1, 40, 1).efficiency(), 0.01);
+    }
+}

@@ -1,0 +1,53 @@
+package org.cx.api;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+class TaskIdTest {
+
+    @Test
+    void pathIsTheSpawnTreePath() {
+        TaskId root = TaskId.root(7);
+        TaskId id = root.child(0).child(2).child(300);
+        assertEquals(3, id.level());
+        assertArrayEquals(new int[] {0, 2, 300}, id.indices());
+        assertEquals("7:/0/2/300", id.toString());
+        assertEquals("7:/", root.toString());
+    }
+
+    @Test
+    void sameParentAndIndexGiveEqualIds() {
+        TaskId a = TaskId.root(1).child(1).child(0);
+        TaskId b = TaskId.root(1).child(1).child(0);
+        assertEquals(a, b);
+        assertEquals(a.hashCode(), b.hashCode());
+        assertNotEquals(a, TaskId.root(2).child(1).child(0));
+        assertNotEquals(a, TaskId.root(1).child(0).child(1));
+    }
+
+    @Test
+    void roundTripsThroughItsEncodedPath() {
+        TaskId id = TaskId.root(9).child(127).child(128).child(70000);
+        assertEquals(id, TaskId.fromPath(9, id.pathBytes()));
+        assertEquals(3, TaskId.fromPath(9, id.pathBytes()).level());
+    }
+
+    @Test
+    void refusesTruncatedPaths() {
+        assertThrows(IllegalArgumentException.class, () -> TaskId.fromPath(1, new byte[] {(byte) 0x80}));
+        assertThrows(IllegalArgumentException.class,
+                () -> TaskId.fromPath(1, new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 1}));
+        assertThrows(IllegalArgumentException.class, () -> TaskId.root(1).child(-1));
+    }
+
+    @Test
+    void continuationChecksItsArguments() {
+        assertThrows(IllegalArgumentException.class, () -> Continuation.to(TaskId.root(1), -1));
+        assertThrows(NullPointerException.class, () -> Continuation.to(null, 0));
+        assertEquals(true, Continuation.CONSUMER.isConsumer());
+    }
+}

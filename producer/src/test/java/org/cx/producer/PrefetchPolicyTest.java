@@ -1,0 +1,54 @@
+package org.cx.producer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+class PrefetchPolicyTest {
+
+    @Test
+    void depthCoversARoundTripOfWork() {
+        PrefetchPolicy p = new PrefetchPolicy(1, true, 256);
+        assertEquals(1, p.depth(), "before measurements: one spare per worker");
+        p.recordTaskNanos(40_000_000);
+        p.recordRoundTripNanos(200_000);
+        assertEquals(1, p.depth(), "long tasks: one spare is enough");
+        PrefetchPolicy fast = new PrefetchPolicy(2, true, 256);
+        fast.recordTaskNanos(2_000);
+        fast.recordRoundTripNanos(100_000);
+        assertEquals(200, fast.depth(), "2 workers x 100 us / 2 us, with a margin of 2");
+        PrefetchPolicy capped = new PrefetchPolicy(8, true, 64);
+        capped.recordTaskNanos(1_000);
+        capped.recordRoundTripNanos(1_000_000);
+        assertEquals(64, capped.depth());
+    }
+
+    @Test
+    void roundTripEstimateFollowsSmallSamplesAtOnce() {
+        PrefetchPolicy p = new PrefetchPolicy(1, true, 1000);
+        p.recordTaskNanos(1_000);
+        p.recordRoundTripNanos(50_000_000); // the server had nothing to give for a while
+        p.recordRoundTripNanos(100_000);
+        assertEquals(200, p.depth());
+    }
+
+    @Test
+    void creditBatchesBetweenWatermarks() {
+        PrefetchPolicy p = new PrefetchPolicy(2, true, 256);
+        p.recordTaskNanos(2_000);
+        p.recordRoundTripNanos(100_000);
+        assertEquals(200, p.creditToRequest(0, 0, 0));
+        assertEquals(0, p.creditToRequest(0, 150, 0), "above the low watermark: wait");
+        assertEquals(100, p.creditToRequest(0, 60, 40), "at the low watermark: top up");
+        assertEquals(202, p.creditToRequest(2, 0, 0), "idle workers add to the target");
+    }
+
+    @Test
+    void withoutPrefetchOnlyIdleWorkersAsk() {
+        PrefetchPolicy p = new PrefetchPolicy(4, false, 256);
+        assertEquals(0, p.depth());
+        assertEquals(0, p.creditToRequest(0, 0, 0));
+        assertEquals(3, p.creditToRequest(3, 0, 0));
+        assertEquals(1, p.creditToRequest(3, 1, 1));
+    }
+}

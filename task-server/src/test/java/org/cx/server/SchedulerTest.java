@@ -1,0 +1,265 @@
+package org.cx.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.cx.api.Continuation;
+import org.cx.api.TaskId;
+import org.cx.wire.Completion;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.TaskEnvelope;
+import org.cx.wire.ValueEnvelope;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The scheduler as a state machine: commands in, outbox entries out, time passed in by hand. */
+class SchedulerTest {
+
+    /** Everything the scheduler said, in order. */
+    static final class RecordingOutbox implements Outbox {
+        final List<String> log = new ArrayList<>();
+        final List<ReadyTask> assigned = new ArrayList<>();
+        final List<ReadyTask> onServer = new ArrayList<>();
+        byte[] result;
+        String failure;
+
+        @Override
+        public void assign(ProducerState producer, ReadyTask task) {
+            assigned.add(task);
+            log.add("assign " + task.task().id() + " -> " + producer.name());
+        }
+
+        @Override
+        public void drop(ProducerState producer, TaskId task) {
+            log.add("drop " + task + " @ " + producer.name());
+        }
+
+        @Override
+        public void revoke(ProducerState producer, TaskId[] tasks) {
+            log.add("revoke " + List.of(tasks) + " @ " + producer.name());
+        }
+
+        @Override
+        public void computationEnded(long computation) {
+            log.add("ended");
+        }
+
+        @Override
+        public void result(ConsumerHandle consumer, long computation, byte[] value, ComputationSummary summary) {
+            result = value;
+            log.add("result");
+        }
+
+        @Override
+        public void failed(ConsumerHandle consumer, long computation, String taskId, String reason) {
+            failure = taskId + ": " + reason;
+            log.add("failed");
+        }
+
+        @Override
+        public void runOnServer(ReadyTask task) {
+            onServer.add(task);
+        }
+
+        ReadyTask lastAssigned() {
+            return assigned.get(assigned.size() - 1);
+        }
+    }
+
+    private RecordingOutbox out;
+    private Scheduler scheduler;
+    private EffectAudit audit;
+    private final ConsumerHandle consumer = () -> 1;
+    private long now = 1_000_000_000L;
+
+    @BeforeEach
+    void setUp() {
+        out = new RecordingOutbox();
+        audit = new EffectAudit();
+        scheduler = new Scheduler(out, 60_000_000_000L, 42, audit);
+        scheduler.tick(now);
+    }
+
+    private static TaskEnvelope task(TaskId id, Continuation k, int arity, long priority) {
+        return new TaskEnvelope(id, k, arity, priority, false, new byte[] {1});
+    }
+
+    private static Completion completion(TaskId id, List<TaskEnvelope> spawned, List<ValueEnvelope> values) {
+        return new Completion(id, spawned.toArray(TaskEnvelope[]::new), values.toArray(ValueEnvelope[]::new), 10, -1);
+    }
+
+    /** A root that spawns a sum (arity 2) and two leaves whose values go to it; the sum sends the result. */
+    private long submitForkJoin() {
+        return scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+    }
+
+    @Test
+    void forkJoinRunsToTheResultAndAppliesEachTaskOnce() {
+        ProducerState p = scheduler.addProducer(1, "p1", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        assertEquals(root, out.lastAssigned().task().id());
+
+        TaskId sum = root.child(0);
+        TaskId left = root.child(1);
+        TaskId right = root.child(2);
+        scheduler.completed(p, completion(root, List.of(
+                task(sum, Continuation.CONSUMER, 2, 0),
+                task(left, Continuation.to(sum, 0), 0, 1),
+                task(right, Continuation.to(sum, 1), 0, 2)), List.of()));
+        assertEquals(2, scheduler.readyCount(), "the sum waits for its inputs");
+
+        scheduler.request(p, 2, 1);
+        assertEquals(right, out.assigned.get(1).task().id(), "higher priority first");
+        assertEquals(left, out.assigned.get(2).task().id());
+
+        scheduler.completed(p, completion(right, List.of(), List.of(new ValueEnvelope(Continuation.to(sum, 1), new byte[] {2}))));
+        // A duplicate completion of the same task, with a different value: discarded whole.
+        scheduler.completed(p, completion(right, List.of(), List.of(new ValueEnvelope(Continuation.to(sum, 1), new byte[] {9}))));
+        scheduler.completed(p, completion(left, List.of(), List.of(new ValueEnvelope(Continuation.to(sum, 0), new byte[] {1}))));
+        scheduler.request(p, 1, 1);
+        ReadyTask readySum = out.lastAssigned();
+        assertEquals(sum, readySum.task().id());
+        assertArrayEquals(new byte[] {1}, readySum.inputs()[0]);
+        assertArrayEquals(new byte[] {2}, readySum.inputs()[1], "the first value for an input wins");
+
+        scheduler.completed(p, completion(sum, List.of(), List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {3}))));
+        assertArrayEquals(new byte[] {3}, out.result);
+        assertEquals(1, audit.maxApplied());
+        assertEquals(4, audit.appliedTasks());
+        assertEquals(5, audit.executions());
+        assertEquals(4, scheduler.summary(c).tasks());
+        assertEquals(5, scheduler.summary(c).executions());
+    }
+
+    @Test
+    void prefetchCreditOnlyGetsFreshTasksAndIdleWorkersComeFirst() {
+        ProducerState busy = scheduler.addProducer(1, "busy", 1);
+        ProducerState idle = scheduler.addProducer(2, "idle", 1);
+        scheduler.request(busy, 1, 0);
+        scheduler.request(idle, 1, 1);
+        submitForkJoin();
+        assertEquals("assign " + out.lastAssigned().task().id() + " -> idle", out.log.get(out.log.size() - 1),
+                "the one task goes to the idle worker although the busy producer asked first");
+        scheduler.request(busy, 0, 0);
+        assertEquals(1, out.assigned.size(), "prefetch never gets a copy of a held task");
+    }
+
+    @Test
+    void aLeavingProducersTasksBecomeFreshForOthers() {
+        ProducerState a = scheduler.addProducer(1, "a", 1);
+        ProducerState b = scheduler.addProducer(2, "b", 1);
+        long c = submitForkJoin();
+        scheduler.request(a, 1, 1);
+        scheduler.request(b, 1, 0);
+        assertEquals(1, out.assigned.size());
+        scheduler.removeProducer(a);
+        assertEquals(2, out.assigned.size());
+        assertEquals("assign " + TaskId.root(c) + " -> b", out.log.get(out.log.size() - 1));
+    }
+
+    @Test
+    void unstartedPrefetchedCopiesAreRevokedForIdleWorkers() {
+        ProducerState a = scheduler.addProducer(1, "a", 1);
+        ProducerState b = scheduler.addProducer(2, "b", 1);
+        long c = submitForkJoin();
+        scheduler.request(a, 1, 0); // prefetch: a is busy
+        TaskId root = TaskId.root(c);
+        scheduler.request(b, 1, 1); // b has an idle worker and nothing fresh is left
+        assertTrue(out.log.contains("revoke [" + root + "] @ a"), out.log.toString());
+        scheduler.released(a, new TaskId[] {root});
+        assertEquals("assign " + root + " -> b", out.log.get(out.log.size() - 1));
+    }
+
+    @Test
+    void refusedRevokeIsNotAskedAgainAndALateTaskGetsAnEagerCopy() {
+        ProducerState a = scheduler.addProducer(1, "a", 1);
+        ProducerState b = scheduler.addProducer(2, "b", 1);
+        long c = submitForkJoin();
+        TaskId root = TaskId.root(c);
+        scheduler.request(a, 1, 0);
+        scheduler.request(b, 1, 1);
+        scheduler.released(a, new TaskId[0]); // a had started it
+        int revokes = (int) out.log.stream().filter(l -> l.startsWith("revoke")).count();
+        scheduler.request(b, 0, 1);
+        assertEquals(revokes, out.log.stream().filter(l -> l.startsWith("revoke")).count());
+        assertEquals(1, out.assigned.size(), "not late yet: no copy");
+
+        now += scheduler.latenessNanos() + 1;
+        scheduler.tick(now);
+        scheduler.dispatchWithEagerCopies();
+        assertEquals("assign " + root + " -> b", out.log.get(out.log.size() - 1), "late: eager copy");
+
+        scheduler.completed(b, completion(root, List.of(), List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {7}))));
+        assertTrue(out.log.contains("drop " + root + " @ a"));
+        scheduler.completed(a, completion(root, List.of(), List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {8}))));
+        assertArrayEquals(new byte[] {7}, out.result);
+        assertEquals(1, audit.maxApplied());
+        assertEquals(2, audit.executions());
+    }
+
+    @Test
+    void claimedChildIsHeldByItsProducerWithoutBeingSent() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        TaskId sum = root.child(0);
+        Completion done = new Completion(root, new TaskEnvelope[] {
+                task(sum, Continuation.CONSUMER, 2, 0),
+                task(root.child(1), Continuation.to(sum, 0), 0, 1),
+                task(root.child(2), Continuation.to(sum, 1), 0, 2)}, new ValueEnvelope[0], 10, 2);
+        scheduler.completed(p, done);
+        scheduler.request(q, 2, 1);
+        assertEquals(2, out.assigned.size(), "q gets the unclaimed child only");
+        assertEquals(root.child(1), out.lastAssigned().task().id());
+    }
+
+    @Test
+    void spawnOutsideTheTasksSubtreeIsRefused() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        TaskId stranger = root.child(0).child(0); // a grandchild: not the root's to store
+        scheduler.completed(p, completion(root, List.of(task(stranger, Continuation.CONSUMER, 0, 0)), List.of()));
+        assertEquals(1, scheduler.counters().effectsRefused());
+        assertEquals(0, scheduler.readyCount());
+    }
+
+    @Test
+    void failedTaskFailsItsComputationOnly() {
+        ProducerState p = scheduler.addProducer(1, "p", 2);
+        long c1 = submitForkJoin();
+        long c2 = submitForkJoin();
+        scheduler.request(p, 2, 2);
+        scheduler.taskFailed(TaskId.root(c1), "boom", now);
+        assertEquals(TaskId.root(c1) + ": boom", out.failure);
+        assertNotNull(scheduler.summary(c2));
+        scheduler.completed(p, completion(TaskId.root(c2), List.of(), List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {5}))));
+        assertArrayEquals(new byte[] {5}, out.result);
+    }
+
+    @Test
+    void resultWaitsForItsConsumerUntilItExpires() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        long c = submitForkJoin();
+        scheduler.consumerGone(consumer);
+        scheduler.request(p, 1, 1);
+        scheduler.completed(p, completion(TaskId.root(c), List.of(), List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {6}))));
+        assertNull(out.result, "nobody to tell yet");
+        ConsumerHandle later = () -> 2;
+        assertTrue(scheduler.collect(later, c));
+        assertArrayEquals(new byte[] {6}, out.result);
+        assertEquals(0, scheduler.expire(now + 1));
+        assertEquals(1, scheduler.expire(now + 60_000_000_001L));
+        assertTrue(!scheduler.collect(later, c), "expired");
+    }
+}

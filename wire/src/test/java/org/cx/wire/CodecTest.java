@@ -1,0 +1,192 @@
+package org.cx.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import java.util.ArrayList;
+import java.util.List;
+import org.cx.api.Continuation;
+import org.cx.api.TaskId;
+import org.junit.jupiter.api.Test;
+
+/** The framing and message codec without sockets. */
+class CodecTest {
+    private static final int MAX = 64 * 1024;
+
+    static List<Message> samples() {
+        TaskId parent = TaskId.root(42).child(1);
+        TaskId child = parent.child(2);
+        TaskEnvelope env = new TaskEnvelope(child, Continuation.to(parent.child(0), 1), 2, -3, true, new byte[] {1, 2, 3});
+        return List.of(
+                new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, "p", 4),
+                new Message.Welcome(1, 99, "server"),
+                new Message.Refused("because"),
+                new Message.Submit(5, env),
+                new Message.Accepted(5, 42),
+                new Message.Collect(42),
+                new Message.Result(42, new byte[] {9}, 10, 11, 12, 13),
+                new Message.Failed(42, "42:/1", "boom"),
+                new Message.Collected(42),
+                new Message.Request(3, 1),
+                new Message.Assign(new ReadyTask[] {new ReadyTask(env, new byte[][] {{7}, {}})}),
+                new Message.Completed(new Completion[] {new Completion(parent, new TaskEnvelope[] {env},
+                        new ValueEnvelope[] {new ValueEnvelope(Continuation.CONSUMER, new byte[] {4})}, 1234, 0)}),
+                new Message.TaskFailed(child, "trace"),
+                new Message.Drop(new TaskId[] {child, parent}),
+                new Message.Revoke(new TaskId[] {child}),
+                new Message.Released(new TaskId[] {}),
+                new Message.ComputationEnded(42));
+    }
+
+    private static ByteBuf encodeAll(List<Message> messages) {
+        EmbeddedChannel out = new EmbeddedChannel(new MessageEncoder(MAX));
+        for (Message m : messages) {
+            assertTrue(out.writeOutbound(m));
+        }
+        ByteBuf all = Unpooled.buffer();
+        for (ByteBuf b; (b = out.readOutbound()) != null; ) {
+            all.writeBytes(b);
+            b.release();
+        }
+        assertFalse(out.finish());
+        return all;
+    }
+
+    private static EmbeddedChannel decoder() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        WirePipeline.install(ch.pipeline(), MAX);
+        return ch;
+    }
+
+    @Test
+    void everyMessageSurvivesInputSplitAtEveryByte() {
+        List<Message> messages = samples();
+        ByteBuf bytes = encodeAll(messages);
+        byte[] all = new byte[bytes.readableBytes()];
+        bytes.readBytes(all);
+        bytes.release();
+        for (int split = 0; split <= all.length; split++) {
+            EmbeddedChannel ch = decoder();
+            ch.writeInbound(Unpooled.wrappedBuffer(all, 0, split));
+            ch.writeInbound(Unpooled.wrappedBuffer(all, split, all.length - split));
+            List<Message> decoded = new ArrayList<>();
+            for (Object o; (o = ch.readInbound()) != null; ) {
+                decoded.add((Message) o);
+            }
+            assertEquals(messages.size(), decoded.size(), "split at " + split);
+            for (int i = 0; i < messages.size(); i++) {
+                assertSame(messages.get(i), decoded.get(i));
+            }
+            assertFalse(ch.finish());
+        }
+    }
+
+    @Test
+    void oneByteAtATime() {
+        ByteBuf bytes = encodeAll(samples());
+        EmbeddedChannel ch = decoder();
+        while (bytes.isReadable()) {
+            ch.writeInbound(bytes.readRetainedSlice(1));
+        }
+        bytes.release();
+        int n = 0;
+        while (ch.readInbound() != null) {
+            n++;
+        }
+        assertEquals(samples().size(), n);
+        assertFalse(ch.finish());
+    }
+
+    /** Records compare arrays by identity, so compare the encodings instead. */
+    private static void assertSame(Message expected, Message actual) {
+        assertEquals(expected.getClass(), actual.getClass());
+        ByteBuf a = encodeAll(List.of(expected));
+        ByteBuf b = encodeAll(List.of(actual));
+        assertEquals(a, b, expected.getClass().getSimpleName());
+        a.release();
+        b.release();
+    }
+
+    @Test
+    void unknownMessageIdIsRefused() {
+        EmbeddedChannel ch = decoder();
+        ByteBuf frame = Unpooled.buffer().writeInt(2).writeByte(120).writeByte(1); // class id 119: unregistered
+        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(frame));
+        assertInstanceOf(MalformedMessageException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("unregistered class"), e.getCause().getMessage());
+        assertNull(ch.readInbound());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void truncatedMessageIsRefused() {
+        ByteBuf full = encodeAll(List.of(samples().get(11)));
+        int length = full.getInt(0);
+        ByteBuf cut = Unpooled.buffer().writeInt(length - 3).writeBytes(full, 4, length - 3);
+        full.release();
+        EmbeddedChannel ch = decoder();
+        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(cut));
+        assertInstanceOf(MalformedMessageException.class, e.getCause());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void trailingGarbageIsRefused() {
+        ByteBuf full = encodeAll(List.of(new Message.Collect(1)));
+        int length = full.getInt(0);
+        ByteBuf padded = Unpooled.buffer().writeInt(length + 1).writeBytes(full, 4, length).writeByte(0);
+        full.release();
+        EmbeddedChannel ch = decoder();
+        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(padded));
+        assertTrue(e.getCause().getMessage().contains("trailing"), e.getCause().getMessage());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void oversizedFrameIsRefusedBeforeItIsBuffered() {
+        EmbeddedChannel ch = decoder();
+        ByteBuf header = Unpooled.buffer().writeInt(MAX + 1).writeByte(0);
+        assertThrows(TooLongFrameException.class, () -> ch.writeInbound(header));
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void oversizedOutboundMessageIsRefusedWithItsSize() {
+        EmbeddedChannel out = new EmbeddedChannel(new MessageEncoder(1024));
+        Exception e = assertThrows(Exception.class,
+                () -> out.writeOutbound(new Message.Result(1, new byte[4096], 0, 0, 0, 0)));
+        assertTrue(e.getMessage().contains("exceeds the frame limit"), e.getMessage());
+        out.finishAndReleaseAll();
+    }
+
+    @Test
+    void hugeArrayCountInAFrameIsRefused() {
+        // A Drop claiming 2^30 ids in a 6-byte frame.
+        ByteBuf frame = Unpooled.buffer();
+        frame.writeInt(6).writeByte(20 + 13 + 1).writeBytes(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x04});
+        EmbeddedChannel ch = decoder();
+        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(frame));
+        assertInstanceOf(MalformedMessageException.class, e.getCause());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void bodyCodecRefusesRuntimeClassesAndNamesMissingOnes() {
+        BodyCodec codec = new BodyCodecs(getClass().getClassLoader()).forComputation(1);
+        assertArrayEquals(new long[] {1, 2}, (long[]) codec.decode(codec.encode(new long[] {1, 2})));
+        byte[] runtimeClass = codec.encode(new Message.Collect(1)); // a protocol record is not application data
+        BodyCodec.UndecodableException e = assertThrows(BodyCodec.UndecodableException.class,
+                () -> codec.decode(runtimeClass));
+        assertTrue(e.getMessage().contains("outside the allow-list"), e.getMessage());
+    }
+}
