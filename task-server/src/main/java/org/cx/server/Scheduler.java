@@ -236,11 +236,17 @@ public final class Scheduler {
                 continue;
             }
             TaskEntry child = store(c, spawned[i]);
+            if (audit != null) {
+                audit.edge(completion.id(), spawned[i].id());
+            }
             if (i == completion.claimed() && p != null && child != null && child.heapIndex >= 0) {
                 claim(p, child);
             }
         }
         for (ValueEnvelope v : completion.values()) {
+            if (audit != null && !v.to().isConsumer()) {
+                audit.edge(completion.id(), v.to().target());
+            }
             storeValue(c, v, completion.id());
             if (c.phase != ComputationState.Phase.RUNNING) {
                 break;

@@ -36,11 +36,28 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     public static ChildProcess start(String name, String mainClass, String... args) throws IOException {
+        return start(name, System.getProperty("java.class.path"), mainClass, args);
+    }
+
+    /** Like {@link #start(String, String, String...)}, without the class path entries containing {@code omit}. */
+    public static ChildProcess startWithout(String omit, String name, String mainClass, String... args)
+            throws IOException {
+        String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .filter(entry -> !entry.contains(omit))
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+        return start(name, classPath, mainClass, args);
+    }
+
+    private static ChildProcess start(String name, String classPath, String mainClass, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
+        if (Runtime.version().feature() >= 24) {
+            command.add("--sun-misc-unsafe-memory-access=allow");
+        }
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(mainClass);
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();

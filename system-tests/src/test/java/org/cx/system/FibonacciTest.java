@@ -1,0 +1,39 @@
+package org.cx.system;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.cx.api.Computation;
+import org.cx.cli.LocalCluster;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.examples.fib.Load;
+import org.cx.server.EffectAudit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** F(n) for n = 0..25 over real sockets, with one and many producers, prefetch on and off. */
+class FibonacciTest {
+
+    @ParameterizedTest(name = "{0} producers x {1} workers, prefetch {2}")
+    @CsvSource({"1, 1, true", "1, 1, false", "8, 2, true", "8, 2, false"})
+    void computesEveryFibonacciNumberWithTheRightDag(int producers, int workers, boolean prefetch) throws Exception {
+        try (LocalCluster cluster = Clusters.audited(producers, workers, prefetch);
+             Consumer consumer = cluster.consumer()) {
+            EffectAudit audit = cluster.server().audit();
+            for (int n = 0; n <= 25; n++) {
+                audit.clear();
+                Computation<Long> c = consumer.submit(new Fib(n, Load.NONE));
+                long value = c.result().get(Clusters.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                Consumer.Summary summary = ((Consumer.Pending<Long>) c).summary();
+                assertEquals(Fib.value(n), value, "F(" + n + ")");
+                assertEquals(Fib.taskCount(n), summary.tasks(), "distinct tasks of F(" + n + ") = 3F(n+1)-2");
+                assertEquals(Fib.taskCount(n), audit.appliedTasks(), "tasks whose effects were applied");
+                assertEquals(1, audit.maxApplied(), "no task's effects applied twice");
+                assertTrue(summary.executions() >= summary.tasks());
+                assertEquals(Fib.criticalPath(n), audit.criticalPath(), "critical path of F(" + n + ") = 2n-1");
+            }
+        }
+    }
+}

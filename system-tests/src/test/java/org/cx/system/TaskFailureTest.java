@@ -1,0 +1,71 @@
+package org.cx.system;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.cx.api.Computation;
+import org.cx.api.ComputationFailedException;
+import org.cx.cli.Cx;
+import org.cx.cli.LocalCluster;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.server.ServerConfig;
+import org.cx.server.TaskServerNode;
+import org.cx.testing.Await;
+import org.cx.testing.ChildProcess;
+import org.junit.jupiter.api.Test;
+
+/** A task that throws, and a task whose class the producer does not have: that computation fails, clearly. */
+class TaskFailureTest {
+
+    @Test
+    void throwingTaskFailsItsComputationAndNothingElse() throws Exception {
+        try (LocalCluster cluster = Clusters.audited(2, 2, true);
+             Consumer consumer = cluster.consumer()) {
+            Computation<Long> healthy = consumer.submit(new Fib(20));
+            Computation<Object> doomed = consumer.submit(new TestTasks.Boom());
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> doomed.result().get(60, TimeUnit.SECONDS));
+            ComputationFailedException failure = assertInstanceOf(ComputationFailedException.class, e.getCause());
+            assertEquals(Long.toHexString(doomed.id()) + ":/", failure.taskId());
+            assertTrue(failure.getMessage().contains("IllegalStateException: boom"), failure.getMessage());
+            assertEquals(Fib.value(20), healthy.result().get(60, TimeUnit.SECONDS));
+            assertEquals(Fib.value(15), consumer.<Long>submit(new Fib(15)).result().get(60, TimeUnit.SECONDS),
+                    "the server and producers carry on");
+        }
+    }
+
+    @Test
+    void taskClassTheProducerDoesNotHaveIsReportedToTheConsumer() throws Exception {
+        try (TaskServerNode server = TaskServerNode.start(ServerConfig.defaults());
+             ChildProcess producer = ChildProcess.startWithout("test-classes", "no-test-classes",
+                     Cx.class.getName(), "producer", "--server", "127.0.0.1:" + server.port(), "--workers", "2");
+             Consumer consumer = Consumer.connect(server.address())) {
+            producer.awaitLine("attached to", Duration.ofSeconds(30));
+            Await.until("the producer to join", Clusters.TIMEOUT, () -> server.status().producers() == 1);
+            Computation<Object> c = consumer.submit(new TestTasks.WhereAmI(false));
+            ExecutionException e = assertThrows(ExecutionException.class, () -> c.result().get(60, TimeUnit.SECONDS));
+            String message = e.getCause().getMessage();
+            assertTrue(message.contains(TestTasks.WhereAmI.class.getName()), message);
+            assertTrue(message.contains("not in this computation's code"), message);
+            assertEquals(Fib.value(18), consumer.<Long>submit(new Fib(18)).result().get(60, TimeUnit.SECONDS),
+                    "the same producer still runs computations whose classes it has");
+        }
+    }
+
+    @Test
+    void executeOnServerTasksRunOnTheServer() throws Exception {
+        try (LocalCluster cluster = Clusters.audited(1, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            String onServer = consumer.<String>submit(new TestTasks.WhereAmI(true)).result().get(60, TimeUnit.SECONDS);
+            String onProducer = consumer.<String>submit(new TestTasks.WhereAmI(false)).result().get(60, TimeUnit.SECONDS);
+            assertTrue(onServer.startsWith("cx-server-task"), onServer);
+            assertTrue(onProducer.contains("worker"), onProducer);
+        }
+    }
+}

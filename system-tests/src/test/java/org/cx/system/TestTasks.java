@@ -1,0 +1,107 @@
+package org.cx.system;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.cx.api.Continuation;
+import org.cx.api.Task;
+import org.cx.api.TaskContext;
+import org.cx.api.TaskId;
+
+/** Application tasks used by the system tests. They live in test-classes, which child producers can be denied. */
+final class TestTasks {
+
+    private TestTasks() {
+    }
+
+    /** Throws when run. */
+    static final class Boom extends Task {
+        @Override
+        public void execute(TaskContext context) {
+            throw new IllegalStateException("boom: this task always fails");
+        }
+    }
+
+    /** Sends the name of the thread it ran on. */
+    static final class WhereAmI extends Task {
+        private final boolean onServer;
+
+        WhereAmI(boolean onServer) {
+            this.onServer = onServer;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(Thread.currentThread().getName());
+        }
+
+        @Override
+        public boolean executeOnServer() {
+            return onServer;
+        }
+    }
+
+    /**
+     * Spawns {@code width} leaves summed by a server-side or producer-side {@link Sum}. Leaf {@code stragglerIndex}
+     * blocks on its first execution in this JVM until {@link #RELEASE} opens: only an eager copy can finish it.
+     */
+    static final class FanOut extends Task {
+        private final int width;
+        private final int stragglerIndex;
+
+        FanOut(int width, int stragglerIndex) {
+            this.width = width;
+            this.stragglerIndex = stragglerIndex;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            TaskId sum = context.storeTask(new Sum(width), context.continuation());
+            for (int i = 0; i < width; i++) {
+                context.storeTask(new Leaf(i, i == stragglerIndex), Continuation.to(sum, i));
+            }
+        }
+    }
+
+    static volatile CountDownLatch RELEASE = new CountDownLatch(0);
+    static final Set<TaskId> STARTED = ConcurrentHashMap.newKeySet();
+
+    static final class Leaf extends Task {
+        private final int value;
+        private final boolean straggler;
+
+        Leaf(int value, boolean straggler) {
+            this.value = value;
+            this.straggler = straggler;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            if (straggler && STARTED.add(context.id())) {
+                try {
+                    RELEASE.await(60, TimeUnit.SECONDS); // the first execution hangs, like a frozen producer
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            context.sendResult((long) value);
+        }
+    }
+
+    static final class Sum extends Task {
+        Sum(int width) {
+            super(width);
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            long total = 0;
+            for (int i = 0; i < arity(); i++) {
+                long v = input(i);
+                total += v;
+            }
+            context.sendResult(total);
+        }
+    }
+}
