@@ -76,8 +76,15 @@ public final class Cx implements Runnable {
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
             description = {"Runs the main job on an embedded default: a task server and producers in this process,",
-                "talking over loopback TCP, computing F(20) with a small sleep load (1 ms per leaf)."})
+                "talking over loopback TCP, computing F(20) with a small sleep load (2 ms per leaf, 0.1 ms per other task)."})
     static final class Demo implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        private PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+
         @Option(names = "--n", defaultValue = "20", description = "Which Fibonacci number. Default: ${DEFAULT-VALUE}.")
         int n;
 
@@ -87,15 +94,15 @@ public final class Cx implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            System.out.printf("Starting a task server and %d producers on loopback; computing F(%d) "
-                    + "(%d tasks, 1 ms sleep per leaf) ...%n", producers, n, Fib.taskCount(n));
+            out().printf("Starting a task server and %d producers on loopback; computing F(%d) "
+                    + "(%d tasks; sleep load: 2 ms per leaf, 0.1 ms per other task) ...%n", producers, n, Fib.taskCount(n));
             FibBench.Settings settings = new FibBench.Settings(n, 1, producers, 1,
-                    LoadOptions.of("sleep", 0, 1, 0), true, false, 0);
-            FibBench.Outcome o = FibBench.run(settings, System.out);
-            System.out.printf("F(%d) = %d%n", o.n(), o.result());
-            System.out.printf("tasks: %d distinct, formula 3*F(n+1)-2 = %d: %s; %d executions%n", o.tasks(),
+                    LoadOptions.of("sleep", 0.1, 2, 0.1), true, false, 0);
+            FibBench.Outcome o = FibBench.run(settings, new java.io.PrintStream(System.err, true));
+            out().printf("F(%d) = %d%n", o.n(), o.result());
+            out().printf("tasks: %d distinct, formula 3*F(n+1)-2 = %d: %s; %d executions%n", o.tasks(),
                     o.expectedTasks(), o.tasks() == o.expectedTasks() ? "match" : "MISMATCH", o.executions());
-            System.out.printf("wall time: %.3f s; efficiency (T1/P)/Tp: %.3f (zero-overhead ceiling %.3f)%n",
+            out().printf("wall time: %.3f s; efficiency (T1/P)/Tp: %.3f (zero-overhead ceiling %.3f)%n",
                     o.wallS(), o.efficiency(), o.ceiling());
             return o.correct() ? 0 : 1;
         }
@@ -106,6 +113,13 @@ public final class Cx implements Runnable {
     @Command(name = "server", mixinStandardHelpOptions = true,
             description = "Runs a task server until it is killed.")
     static final class Server implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        private PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+
         @Option(names = "--port", defaultValue = "7070", description = "TCP port (0 = any free one). Default: ${DEFAULT-VALUE}.")
         int port;
 
@@ -125,7 +139,7 @@ public final class Cx implements Runnable {
             ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
                     .withResultRetention(retention);
             try (TaskServerNode node = TaskServerNode.start(config)) {
-                System.out.println("task server " + name + " listening on " + host + ":" + node.port());
+                out().println("task server " + name + " listening on " + host + ":" + node.port());
                 new CountDownLatch(1).await();
             }
             return 0;
@@ -137,6 +151,13 @@ public final class Cx implements Runnable {
     @Command(name = "producer", mixinStandardHelpOptions = true,
             description = "Runs a producer attached to a task server until the server goes away.")
     static final class ProducerCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        private PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+
         @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The task server.")
         String server;
 
@@ -155,9 +176,9 @@ public final class Cx implements Runnable {
             InetSocketAddress address = WireClient.parseAddress(server);
             ProducerConfig config = ProducerConfig.of(address, workers).withName(name).withPrefetch(!noPrefetch);
             try (Producer p = Producer.start(config)) {
-                System.out.println("producer " + name + " attached to " + server + " with " + workers + " workers");
+                out().println("producer " + name + " attached to " + server + " with " + workers + " workers");
                 p.disconnected().join();
-                System.out.println("producer " + name + ": the server at " + server + " went away after "
+                out().println("producer " + name + ": the server at " + server + " went away after "
                         + p.tasksRun() + " tasks");
             }
             return 1;
@@ -180,6 +201,13 @@ public final class Cx implements Runnable {
         @Command(name = "fib", mixinStandardHelpOptions = true,
                 description = "Computes F(n) on a running task server; prints 'F(N) = value'.")
         static final class RunFib implements Callable<Integer> {
+            @Spec
+            CommandLine.Model.CommandSpec spec;
+
+            private PrintWriter out() {
+                return spec.commandLine().getOut();
+            }
+
             @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The task server.")
             String server;
 
@@ -197,7 +225,7 @@ public final class Cx implements Runnable {
                 try (Consumer consumer = Consumer.connect(server)) {
                     long start = System.nanoTime();
                     Computation<Long> c = consumer.submit(new Fib(n, load.toLoad()));
-                    System.out.printf("submitted computation %x: F(%d), %d tasks%n", c.id(), n, Fib.taskCount(n));
+                    out().printf("submitted computation %x: F(%d), %d tasks%n", c.id(), n, Fib.taskCount(n));
                     long value;
                     try {
                         value = c.result().get();
@@ -205,8 +233,8 @@ public final class Cx implements Runnable {
                         throw (e.getCause() instanceof RuntimeException re) ? re : e;
                     }
                     Consumer.Summary s = ((Consumer.Pending<Long>) c).summary();
-                    System.out.printf("F(%d) = %d%n", n, value);
-                    System.out.printf("%d tasks, %d executions, %.3f s%n", s.tasks(), s.executions(),
+                    out().printf("F(%d) = %d%n", n, value);
+                    out().printf("%d tasks, %d executions, %.3f s%n", s.tasks(), s.executions(),
                             (System.nanoTime() - start) / 1e9);
                     return value == Fib.value(n) ? 0 : 1;
                 }
@@ -231,6 +259,13 @@ public final class Cx implements Runnable {
                 description = {"Runs the Fibonacci DAG with P producers (each with its own TCP connection) and",
                     "reports efficiency (T1/(P*W))/Tp beside the zero-overhead greedy ceiling, and throughput."})
         static final class BenchFib implements Callable<Integer> {
+            @Spec
+            CommandLine.Model.CommandSpec spec;
+
+            private PrintWriter out() {
+                return spec.commandLine().getOut();
+            }
+
             @Option(names = "--n", required = true, description = "Which Fibonacci number.")
             int n;
 
@@ -266,7 +301,7 @@ public final class Cx implements Runnable {
                 FibBench.Settings s = new FibBench.Settings(n, servers, producers, workers, load, !noPrefetch, local,
                         warmup);
                 FibBench.Outcome o = FibBench.run(s, System.err);
-                System.out.println(FibBench.describe(o));
+                out().println(FibBench.describe(o));
                 if (json != null) {
                     Path parent = json.toAbsolutePath().getParent();
                     if (parent != null) {

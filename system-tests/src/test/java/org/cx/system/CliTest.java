@@ -1,0 +1,88 @@
+package org.cx.system;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.cx.cli.Cx;
+import org.cx.testing.ChildProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The cx command as users meet it. */
+class CliTest {
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Run cx(String... args) {
+        CommandLine cl = Cx.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void benchWritesEveryFieldToJson(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("out/fib.json");
+        Run r = cx("bench", "fib", "--n", "12", "--producers", "3", "--workers", "2", "--load", "spin",
+                "--leaf-ms", "0.05", "--warmup", "0", "--json", json.toString());
+        assertEquals(0, r.exit(), r.err());
+        String text = Files.readString(json);
+        for (String key : new String[] {"n", "servers", "producers", "workers", "load", "prefetch", "result",
+                "correct", "tasks", "expected_tasks", "executions", "wall_s", "t1_s", "efficiency", "ceiling",
+                "tasks_per_s"}) {
+            assertTrue(text.contains("\"" + key + "\":"), key + " missing from " + text);
+        }
+        assertTrue(text.contains("\"correct\": true"), text);
+        assertTrue(text.contains("\"result\": 144"), text);
+    }
+
+    @Test
+    void localForkJoinComparison() {
+        Run r = cx("bench", "fib", "--n", "15", "--producers", "2", "--local", "--warmup", "0");
+        assertEquals(0, r.exit(), r.err());
+    }
+
+    @Test
+    void wrongFlagsSayWhatIsWrong() {
+        Run unknown = cx("bench", "fib", "--n", "10", "--bogus");
+        assertEquals(2, unknown.exit());
+        assertTrue(unknown.err().contains("Unknown option: '--bogus'"), unknown.err());
+        Run badLoad = cx("bench", "fib", "--n", "10", "--load", "heavy", "--warmup", "0");
+        assertEquals(2, badLoad.exit());
+        assertTrue(badLoad.err().contains("--load must be none, sleep or spin"), badLoad.err());
+        Run servers = cx("bench", "fib", "--n", "10", "--servers", "3");
+        assertEquals(2, servers.exit());
+        assertTrue(servers.err().contains("issue 3"), servers.err());
+        Run badAddress = cx("run", "fib", "--server", "nohost", "--n", "5");
+        assertEquals(2, badAddress.exit());
+        assertTrue(badAddress.err().contains("expected HOST:PORT"), badAddress.err());
+        Run help = cx("--help");
+        assertEquals(0, help.exit());
+        assertTrue(help.out().contains("cx demo"), help.out());
+    }
+
+    @Test
+    void separateProcessesComputeTogether() throws Exception {
+        try (ChildProcess server = ChildProcess.start("server", Cx.class.getName(), "server", "--port", "0")) {
+            String line = server.awaitLine("listening on", Duration.ofSeconds(30));
+            String address = line.substring(line.lastIndexOf(' ') + 1);
+            try (ChildProcess producer = ChildProcess.start("producer", Cx.class.getName(), "producer",
+                    "--server", address, "--workers", "2")) {
+                producer.awaitLine("attached to", Duration.ofSeconds(30));
+                Run r = cx("run", "fib", "--server", address, "--n", "20", "--load", "sleep", "--leaf-ms", "0.01");
+                assertEquals(0, r.exit(), r.err());
+                assertTrue(r.out().contains("F(20) = 6765"), r.out());
+            }
+        }
+    }
+}
