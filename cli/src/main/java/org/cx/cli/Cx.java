@@ -6,10 +6,11 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import org.cx.api.Computation;
 import org.cx.api.ComputationFailedException;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
@@ -97,8 +98,8 @@ public final class Cx implements Runnable {
             out().printf("Starting a task server and %d producers on loopback; computing F(%d) "
                     + "(%d tasks; sleep load: 2 ms per leaf, 0.1 ms per other task) ...%n", producers, n, Fib.taskCount(n));
             FibBench.Settings settings = new FibBench.Settings(n, 1, producers, 1,
-                    LoadOptions.of("sleep", 0.1, 2, 0.1), true, false, 0);
-            FibBench.Outcome o = FibBench.run(settings, new java.io.PrintStream(System.err, true));
+                    LoadOptions.of("sleep", 0.1, 2, 0.1), true, false, 0, 1);
+            FibBench.Outcome o = FibBench.run(settings, System.err).get(0);
             out().printf("F(%d) = %d%n", o.n(), o.result());
             out().printf("tasks: %d distinct, formula 3*F(n+1)-2 = %d: %s; %d executions%n", o.tasks(),
                     o.expectedTasks(), o.tasks() == o.expectedTasks() ? "match" : "MISMATCH", o.executions());
@@ -224,7 +225,7 @@ public final class Cx implements Runnable {
                 }
                 try (Consumer consumer = Consumer.connect(server)) {
                     long start = System.nanoTime();
-                    Computation<Long> c = consumer.submit(new Fib(n, load.toLoad()));
+                    Consumer.Pending<Long> c = consumer.submit(new Fib(n, load.toLoad()));
                     out().printf("submitted computation %x: F(%d), %d tasks%n", c.id(), n, Fib.taskCount(n));
                     long value;
                     try {
@@ -232,7 +233,7 @@ public final class Cx implements Runnable {
                     } catch (ExecutionException e) {
                         throw (e.getCause() instanceof RuntimeException re) ? re : e;
                     }
-                    Consumer.Summary s = ((Consumer.Pending<Long>) c).summary();
+                    Consumer.Summary s = c.summary();
                     out().printf("F(%d) = %d%n", n, value);
                     out().printf("%d tasks, %d executions, %.3f s%n", s.tasks(), s.executions(),
                             (System.nanoTime() - start) / 1e9);
@@ -293,22 +294,32 @@ public final class Cx implements Runnable {
                     description = "Unmeasured runs first (JIT warm-up). Default: ${DEFAULT-VALUE}.")
             int warmup;
 
-            @Option(names = "--json", paramLabel = "FILE", description = "Also write the figures as one JSON object.")
+            @Option(names = "--repeat", defaultValue = "1", paramLabel = "R",
+                    description = "Measured runs on the same warmed-up cluster; the median wall time is reported. "
+                            + "Default: ${DEFAULT-VALUE}.")
+            int repeat;
+
+            @Option(names = "--json", paramLabel = "FILE",
+                    description = "Also write the figures as one JSON object (the median run, with every run under \"runs\").")
             Path json;
 
             @Override
             public Integer call() throws Exception {
                 FibBench.Settings s = new FibBench.Settings(n, servers, producers, workers, load, !noPrefetch, local,
-                        warmup);
-                FibBench.Outcome o = FibBench.run(s, System.err);
-                out().println(FibBench.describe(o));
+                        warmup, repeat);
+                List<FibBench.Outcome> runs = FibBench.run(s, System.err);
+                FibBench.Outcome o = FibBench.median(runs);
+                out().println((repeat > 1 ? "median of " + repeat + ": " : "") + FibBench.describe(o));
                 if (json != null) {
                     Path parent = json.toAbsolutePath().getParent();
                     if (parent != null) {
                         Files.createDirectories(parent);
                     }
+                    Map<String, Object> object = o.toMap();
+                    object.put("repeat", repeat);
+                    object.put("runs", runs.stream().map(FibBench.Outcome::toMap).toList());
                     try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(json))) {
-                        w.print(Json.write(o.toMap()));
+                        w.print(Json.write(object));
                     }
                 }
                 return o.correct() ? 0 : 1;

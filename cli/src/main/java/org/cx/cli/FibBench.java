@@ -2,7 +2,10 @@ package org.cx.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
@@ -10,7 +13,6 @@ import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
-import org.cx.api.Computation;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
@@ -21,7 +23,7 @@ public final class FibBench {
 
     /** What to run. */
     public record Settings(int n, int servers, int producers, int workers, LoadOptions load, boolean prefetch,
-                           boolean local, int warmup) {
+                           boolean local, int warmup, int repeat) {
         public Settings {
             if (n < 0 || n > 60) {
                 throw new IllegalArgumentException("--n must be in 0..60, got " + n);
@@ -38,6 +40,9 @@ public final class FibBench {
             }
             if (warmup < 0) {
                 throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
+            }
+            if (repeat < 1) {
+                throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
             }
         }
     }
@@ -75,14 +80,21 @@ public final class FibBench {
     private FibBench() {
     }
 
-    /** Runs {@code warmup} unmeasured computations then one measured one; progress lines go to {@code log}. */
-    public static Outcome run(Settings s, PrintStream log) throws IOException, InterruptedException {
+    /**
+     * Runs {@code warmup} unmeasured computations then {@code repeat} measured ones on the same cluster; progress
+     * lines go to {@code log}. Returns the measured runs in order.
+     */
+    public static List<Outcome> run(Settings s, PrintStream log) throws IOException, InterruptedException {
         Load load = s.load().toLoad();
+        List<Outcome> runs = new ArrayList<>();
         if (s.local()) {
             for (int i = 0; i < s.warmup(); i++) {
                 runLocal(s, load);
             }
-            return runLocal(s, load);
+            for (int i = 0; i < s.repeat(); i++) {
+                runs.add(runLocal(s, load));
+            }
+            return runs;
         }
         ServerConfig config = ServerConfig.defaults().withName("bench");
         try (LocalCluster cluster = LocalCluster.start(config, s.producers(), s.workers(), s.prefetch());
@@ -91,15 +103,28 @@ public final class FibBench {
                 log.printf("warm-up %d/%d ...%n", i + 1, s.warmup());
                 runOnce(s, load, consumer);
             }
-            Outcome o = runOnce(s, load, consumer);
+            for (int i = 0; i < s.repeat(); i++) {
+                Outcome o = runOnce(s, load, consumer);
+                if (s.repeat() > 1) {
+                    log.printf("run %d/%d: %s%n", i + 1, s.repeat(), describe(o));
+                }
+                runs.add(o);
+            }
             log.println("server counters: " + cluster.server().status());
-            return o;
+            return runs;
         }
+    }
+
+    /** The run with the median wall time (the lower middle one for an even count). */
+    public static Outcome median(List<Outcome> runs) {
+        List<Outcome> sorted = new ArrayList<>(runs);
+        sorted.sort(Comparator.comparingDouble(Outcome::wallS));
+        return sorted.get((sorted.size() - 1) / 2);
     }
 
     private static Outcome runOnce(Settings s, Load load, Consumer consumer) throws InterruptedException {
         long start = System.nanoTime();
-        Computation<Long> computation = consumer.submit(new Fib(s.n(), load));
+        Consumer.Pending<Long> computation = consumer.submit(new Fib(s.n(), load));
         long value;
         try {
             value = computation.result().get(1, TimeUnit.HOURS);
@@ -109,7 +134,7 @@ public final class FibBench {
             throw new IllegalStateException("no result within an hour", e);
         }
         double wall = (System.nanoTime() - start) / 1e9;
-        Consumer.Summary summary = ((Consumer.Pending<Long>) computation).summary();
+        Consumer.Summary summary = computation.summary();
         return outcome(s, load, value, summary.tasks(), summary.executions(), wall, summary.t1Nanos() / 1e9);
     }
 

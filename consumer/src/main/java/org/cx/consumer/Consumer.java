@@ -64,8 +64,9 @@ public final class Consumer implements TaskServer {
         return connect(WireClient.parseAddress(hostPort));
     }
 
+    /** {@inheritDoc} The returned handle also gives the run's {@link Pending#summary()} once it is done. */
     @Override
-    public <R> Computation<R> submit(Task root, ResultListener<? super R> listener) {
+    public <R> Pending<R> submit(Task root, ResultListener<? super R> listener) {
         long requestId = requestIds.incrementAndGet();
         Pending<R> pending = new Pending<>(listener);
         // The root's id is not known until the server names the computation; encode it under a placeholder.
@@ -83,8 +84,14 @@ public final class Consumer implements TaskServer {
         return pending;
     }
 
+    /** A submitted computation's handle, with its summary once done. */
     @Override
-    public <R> Computation<R> collect(long computationId, ResultListener<? super R> listener) {
+    public <R> Pending<R> submit(Task root) {
+        return submit(root, result -> { });
+    }
+
+    @Override
+    public <R> Pending<R> collect(long computationId, ResultListener<? super R> listener) {
         Pending<R> pending = new Pending<>(listener);
         pending.id.complete(computationId);
         running.put(computationId, pending);

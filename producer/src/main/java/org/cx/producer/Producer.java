@@ -53,7 +53,11 @@ public final class Producer implements AutoCloseable {
     private volatile Channel channel;
     // Event-loop-only state.
     private int outstandingCredit;
-    private int lastStarvingSent = -1;
+    /**
+     * What the server believes about our idle workers: the last count we sent, less the tasks it has assigned
+     * since (it counts each against an idle worker). We speak only when reality differs.
+     */
+    private int serverIdleEstimate = -1;
     private long requestSentNanos;
 
     private Producer(ProducerConfig config, EventLoopGroup group, boolean ownsGroup, ClassLoader applicationClasses) {
@@ -239,9 +243,9 @@ public final class Producer implements AutoCloseable {
         if (!policy.enabled()) {
             credit = Math.max(0, starving - outstandingCredit);
         }
-        if (credit > 0 || starving != lastStarvingSent) {
+        if (credit > 0 || starving != serverIdleEstimate) {
             outstandingCredit += credit;
-            lastStarvingSent = starving;
+            serverIdleEstimate = starving;
             if (credit > 0) {
                 requestSentNanos = System.nanoTime();
             }
@@ -282,7 +286,7 @@ public final class Producer implements AutoCloseable {
 
         private void onAssign(ReadyTask[] tasks) {
             outstandingCredit = Math.max(0, outstandingCredit - tasks.length);
-            lastStarvingSent = -1; // the server counted these against our idle workers: say again how many are idle
+            serverIdleEstimate = Math.max(0, serverIdleEstimate - tasks.length);
             if (requestSentNanos != 0) {
                 policy.recordRoundTripNanos(System.nanoTime() - requestSentNanos);
                 requestSentNanos = 0;

@@ -152,6 +152,16 @@ public final class TaskCache {
         }
     }
 
+    /** Time during which at least one worker waited on an empty cache, since start. */
+    public long idleNanos() {
+        lock.lock();
+        try {
+            return idleNanosTotal + (idleWorkers > 0 ? System.nanoTime() - idleSinceNanos : 0);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public int idleWorkers() {
         lock.lock();
         try {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.TimeUnit;
-import org.cx.api.Computation;
 import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
@@ -24,9 +23,9 @@ class FibonacciTest {
             EffectAudit audit = cluster.server().audit();
             for (int n = 0; n <= 25; n++) {
                 audit.clear();
-                Computation<Long> c = consumer.submit(new Fib(n, Load.NONE));
+                Consumer.Pending<Long> c = consumer.submit(new Fib(n, Load.NONE));
                 long value = c.result().get(Clusters.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-                Consumer.Summary summary = ((Consumer.Pending<Long>) c).summary();
+                Consumer.Summary summary = c.summary();
                 assertEquals(Fib.value(n), value, "F(" + n + ")");
                 assertEquals(Fib.taskCount(n), summary.tasks(), "distinct tasks of F(" + n + ") = 3F(n+1)-2");
                 assertEquals(Fib.taskCount(n), audit.appliedTasks(), "tasks whose effects were applied");

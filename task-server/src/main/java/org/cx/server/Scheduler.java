@@ -33,11 +33,8 @@ public final class Scheduler {
     private int revokesOutstanding;
     /** Floor of {@link #latenessNanos()}: 50 ms, far above a loopback round trip or a scheduling hiccup. */
     static final long MIN_LATENESS_NANOS = 50_000_000L;
-    /**
-     * Tasks a revoke walk may step over (running, or already asked about) before giving up: about one per worker
-     * of a large cluster, so a walk stays in the microseconds.
-     */
-    private static final int REVOKE_SCAN_SLACK = 64;
+    /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
+    private final java.util.LinkedHashSet<TaskEntry> revocable = new java.util.LinkedHashSet<>();
     /** Set by {@link #tick} before each command: time is passed in, never read. */
     private long now;
     /** Moving average of applied tasks' execution times, for judging when a task is late. */
@@ -139,6 +136,7 @@ public final class Scheduler {
             if (e.holderCount() == 0) {
                 e.revoke = TaskEntry.Revoke.NONE;
                 e.runningSinceNanos = Long.MAX_VALUE;
+                revocable.remove(e);
             }
             ready.update(e);
         }
@@ -212,6 +210,7 @@ public final class Scheduler {
         }
         c.tasks.remove(e.envelope.id());
         ready.remove(e);
+        revocable.remove(e);
         if (e.revoke == TaskEntry.Revoke.REQUESTED) {
             revokesOutstanding--;
         }
@@ -307,6 +306,7 @@ public final class Scheduler {
      */
     private void claim(ProducerState p, TaskEntry e) {
         e.runningSinceNanos = Math.min(e.runningSinceNanos, now);
+        revocable.remove(e);
         e.prefetched = false;
         e.addHolder(p);
         ready.update(e);
@@ -341,8 +341,7 @@ public final class Scheduler {
 
     private void becameReady(TaskEntry e) {
         if (e.envelope.onServer()) {
-            e.runningOnServer = true;
-            outbox.runOnServer(e.toReadyTask());
+            outbox.runOnServer(e.toReadyTask()); // its completion comes back like any other, from no producer
         } else {
             ready.add(e);
         }
@@ -352,6 +351,7 @@ public final class Scheduler {
     private void end(ComputationState c) {
         for (TaskEntry e : c.tasks.values()) {
             ready.remove(e);
+            revocable.remove(e);
             if (e.revoke == TaskEntry.Revoke.REQUESTED) {
                 revokesOutstanding--;
             }
@@ -449,25 +449,21 @@ public final class Scheduler {
     }
 
     /**
-     * Asks holders of up to {@code wanted} held tasks to give up unstarted copies. Looks past tasks already asked
-     * about, a bounded number of them (the walk is O(k log k) in the tasks skipped).
+     * Asks holders of up to {@code wanted} prefetched copies to give up those they have not started, oldest
+     * prefetch first (it has waited longest behind a running task). O(1) per revoke.
      */
     private void revokeUnstarted(int wanted) {
-        if (wanted <= 0) {
+        if (wanted <= 0 || revocable.isEmpty()) {
             return;
         }
         Map<ProducerState, List<TaskId>> asks = new HashMap<>();
-        int limit = wanted + REVOKE_SCAN_SLACK;
-        for (int n = 0; n < wanted; n++) {
-            TaskEntry e = ready.bestExcluding(x -> x.revoke != TaskEntry.Revoke.NONE || !x.prefetched, limit);
-            if (e == null || e.holderCount() == 0) {
-                break;
-            }
+        for (Iterator<TaskEntry> it = revocable.iterator(); it.hasNext() && wanted > 0; wanted--) {
+            TaskEntry e = it.next();
+            it.remove();
             e.revoke = TaskEntry.Revoke.REQUESTED;
             revokesOutstanding++;
-            // A task held by several producers is asked of the first one only: one release makes it fresh.
-            ProducerState holder = e.holder(0);
-            asks.computeIfAbsent(holder, h -> new ArrayList<>()).add(e.envelope.id());
+            // One release makes the task fresh: ask its first holder only.
+            asks.computeIfAbsent(e.holder(0), h -> new ArrayList<>()).add(e.envelope.id());
             counters.revokesSent++;
         }
         for (Map.Entry<ProducerState, List<TaskId>> ask : asks.entrySet()) {
@@ -512,9 +508,13 @@ public final class Scheduler {
     private void assign(ProducerState p, TaskEntry e, boolean prefetch) {
         if (e.holderCount() == 0) {
             e.prefetched = prefetch;
+            if (prefetch && e.revoke == TaskEntry.Revoke.NONE) {
+                revocable.add(e);
+            }
         }
         if (!prefetch) {
             e.runningSinceNanos = Math.min(e.runningSinceNanos, now);
+            revocable.remove(e); // an idle worker has it now: it starts at once
         }
         e.addHolder(p);
         ready.update(e);
@@ -544,11 +544,5 @@ public final class Scheduler {
     public ComputationSummary summary(long computation) {
         ComputationState c = computations.get(computation);
         return c == null ? null : c.summary();
-    }
-
-    /** Task ids of the computation still held by the server (tests). */
-    public List<TaskId> pendingTasks(long computation) {
-        ComputationState c = computations.get(computation);
-        return c == null ? List.of() : new ArrayList<>(c.tasks.keySet());
     }
 }

@@ -16,7 +16,6 @@ final class TaskEntry {
     int heapIndex = -1;
     private ProducerState[] holders = NO_HOLDERS;
     private int holderCount;
-    boolean runningOnServer;
     /**
      * Since when the task is known to be running somewhere: given to an idle worker, claimed, or a revoke was
      * refused because it had started. {@code Long.MAX_VALUE} while only prefetched copies exist.
