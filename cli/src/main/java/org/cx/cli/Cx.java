@@ -73,18 +73,22 @@ public final class Cx implements Runnable {
         }
     }
 
+    /** Commands print through Picocli's writer, so tests and embedders can capture what users see. */
+    abstract static class Printing {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+    }
+
     // ---------------------------------------------------------------- demo
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
             description = {"Runs the main job on an embedded default: a task server and producers in this process,",
                 "talking over loopback TCP, computing F(20) with a small sleep load (2 ms per leaf, 0.1 ms per other task)."})
-    static final class Demo implements Callable<Integer> {
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        private PrintWriter out() {
-            return spec.commandLine().getOut();
-        }
+    static final class Demo extends Printing implements Callable<Integer> {
 
         @Option(names = "--n", defaultValue = "20", description = "Which Fibonacci number. Default: ${DEFAULT-VALUE}.")
         int n;
@@ -113,13 +117,7 @@ public final class Cx implements Runnable {
 
     @Command(name = "server", mixinStandardHelpOptions = true,
             description = "Runs a task server until it is killed.")
-    static final class Server implements Callable<Integer> {
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        private PrintWriter out() {
-            return spec.commandLine().getOut();
-        }
+    static final class Server extends Printing implements Callable<Integer> {
 
         @Option(names = "--port", defaultValue = "7070", description = "TCP port (0 = any free one). Default: ${DEFAULT-VALUE}.")
         int port;
@@ -151,13 +149,7 @@ public final class Cx implements Runnable {
 
     @Command(name = "producer", mixinStandardHelpOptions = true,
             description = "Runs a producer attached to a task server until the server goes away.")
-    static final class ProducerCommand implements Callable<Integer> {
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        private PrintWriter out() {
-            return spec.commandLine().getOut();
-        }
+    static final class ProducerCommand extends Printing implements Callable<Integer> {
 
         @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The task server.")
         String server;
@@ -201,13 +193,7 @@ public final class Cx implements Runnable {
 
         @Command(name = "fib", mixinStandardHelpOptions = true,
                 description = "Computes F(n) on a running task server; prints 'F(N) = value'.")
-        static final class RunFib implements Callable<Integer> {
-            @Spec
-            CommandLine.Model.CommandSpec spec;
-
-            private PrintWriter out() {
-                return spec.commandLine().getOut();
-            }
+        static final class RunFib extends Printing implements Callable<Integer> {
 
             @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The task server.")
             String server;
@@ -259,13 +245,7 @@ public final class Cx implements Runnable {
         @Command(name = "fib", mixinStandardHelpOptions = true,
                 description = {"Runs the Fibonacci DAG with P producers (each with its own TCP connection) and",
                     "reports efficiency (T1/(P*W))/Tp beside the zero-overhead greedy ceiling, and throughput."})
-        static final class BenchFib implements Callable<Integer> {
-            @Spec
-            CommandLine.Model.CommandSpec spec;
-
-            private PrintWriter out() {
-                return spec.commandLine().getOut();
-            }
+        static final class BenchFib extends Printing implements Callable<Integer> {
 
             @Option(names = "--n", required = true, description = "Which Fibonacci number.")
             int n;

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.cx.api.Task;
+import org.cx.api.TaskId;
 import org.cx.wire.BodyCodec;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.Completion;
@@ -272,8 +273,8 @@ public final class Producer implements AutoCloseable {
                 case Message.Drop d -> cache.drop(d.ids());
                 case Message.Revoke r -> {
                     // Always answer: the server learns which copies had started and will not ask for them again.
-                    List<org.cx.api.TaskId> released = cache.drop(r.ids());
-                    ctx.write(new Message.Released(released.toArray(org.cx.api.TaskId[]::new)));
+                    List<TaskId> released = cache.drop(r.ids());
+                    ctx.write(new Message.Released(released.toArray(TaskId[]::new)));
                 }
                 case Message.ComputationEnded e -> {
                     cache.dropComputation(e.computation());

@@ -1,7 +1,9 @@
 package org.cx.server;
 
+import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Set;
+import org.cx.api.TaskId;
 
 /** The server's view of one connected producer. Owned by the scheduler thread. */
 public final class ProducerState {
@@ -16,7 +18,7 @@ public final class ProducerState {
     final Set<TaskEntry> held = new HashSet<>();
     boolean hungry;
     /** Revokes sent and not yet answered, oldest first; each Released answers exactly one. */
-    final java.util.ArrayDeque<org.cx.api.TaskId[]> pendingRevokes = new java.util.ArrayDeque<>();
+    final ArrayDeque<TaskId[]> pendingRevokes = new ArrayDeque<>();
     long tasksAssigned;
     long tasksCompleted;
 

@@ -1,11 +1,13 @@
 package org.cx.server;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.cx.api.Continuation;
 import org.cx.api.TaskId;
@@ -20,6 +22,8 @@ import org.cx.wire.ValueEnvelope;
  * invariants it keeps.
  */
 public final class Scheduler {
+    /** Floor of {@link #latenessNanos()}: 50 ms, far above a loopback round trip or a scheduling hiccup. */
+    static final long MIN_LATENESS_NANOS = 50_000_000L;
 
     private final Outbox outbox;
     private final long resultRetentionNanos;
@@ -31,10 +35,8 @@ public final class Scheduler {
     private final EffectAudit audit;
     private long seq;
     private int revokesOutstanding;
-    /** Floor of {@link #latenessNanos()}: 50 ms, far above a loopback round trip or a scheduling hiccup. */
-    static final long MIN_LATENESS_NANOS = 50_000_000L;
     /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
-    private final java.util.LinkedHashSet<TaskEntry> revocable = new java.util.LinkedHashSet<>();
+    private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
     /** Set by {@link #tick} before each command: time is passed in, never read. */
     private long now;
     /** Moving average of applied tasks' execution times, for judging when a task is late. */
@@ -128,11 +130,20 @@ public final class Scheduler {
     public void removeProducer(ProducerState p) {
         producers.remove(p.peerId);
         hungry.remove(p);
+        // Revokes it will never answer: those tasks may be asked of their other holders again.
+        for (TaskId[] asked : p.pendingRevokes) {
+            for (TaskId id : asked) {
+                ComputationState c = computations.get(id.computation());
+                TaskEntry e = c == null ? null : c.tasks.get(id);
+                if (e != null && e.revoke == TaskEntry.Revoke.REQUESTED) {
+                    e.revoke = TaskEntry.Revoke.NONE;
+                    revokesOutstanding--;
+                }
+            }
+        }
+        p.pendingRevokes.clear();
         for (TaskEntry e : p.held) {
             e.removeHolder(p);
-            if (e.holderCount() == 0 && e.revoke == TaskEntry.Revoke.REQUESTED) {
-                revokesOutstanding--;
-            }
             if (e.holderCount() == 0) {
                 e.revoke = TaskEntry.Revoke.NONE;
                 e.runningSinceNanos = Long.MAX_VALUE;
@@ -165,7 +176,7 @@ public final class Scheduler {
         if (asked == null) {
             return;
         }
-        java.util.Set<TaskId> dropped = java.util.Set.of(ids);
+        Set<TaskId> dropped = Set.of(ids);
         for (TaskId id : asked) {
             ComputationState c = computations.get(id.computation());
             TaskEntry e = c == null ? null : c.tasks.get(id);
@@ -297,7 +308,7 @@ public final class Scheduler {
         }
         byte[] c = child.pathBytes();
         byte[] p = parent.pathBytes();
-        return java.util.Arrays.equals(c, 0, p.length, p, 0, p.length);
+        return Arrays.equals(c, 0, p.length, p, 0, p.length);
     }
 
     /**

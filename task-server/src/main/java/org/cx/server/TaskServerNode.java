@@ -13,8 +13,10 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -291,7 +293,7 @@ public final class TaskServerNode implements AutoCloseable {
         private final Map<ProducerState, List<TaskId>> drops = new LinkedHashMap<>();
         private final List<Map.Entry<ProducerState, TaskId[]>> revokes = new ArrayList<>();
         /** Channels written to since the last flush. */
-        private final java.util.Set<Channel> dirty = new java.util.LinkedHashSet<>();
+        private final Set<Channel> dirty = new LinkedHashSet<>();
 
         @Override
         public void assign(ProducerState producer, ReadyTask task) {
