@@ -16,7 +16,6 @@ public final class ProducerState {
     int idleWorkers;
     /** Tasks this producer holds a copy of. */
     final Set<TaskEntry> held = new HashSet<>();
-    boolean hungry;
     /** Revokes sent and not yet answered, oldest first; each Released answers exactly one. */
     final ArrayDeque<TaskId[]> pendingRevokes = new ArrayDeque<>();
     long tasksAssigned;

@@ -31,10 +31,17 @@ public final class Scheduler {
     private final Map<Long, ComputationState> computations = new HashMap<>();
     private final Map<Long, ProducerState> producers = new HashMap<>();
     private final ReadyHeap ready = new ReadyHeap();
+    /** Producers with credit, in round-robin order. */
     private final LinkedHashSet<ProducerState> hungry = new LinkedHashSet<>();
+    /** Producers with credit and an idle worker, in round-robin order: served before prefetch. */
+    private final LinkedHashSet<ProducerState> hungryIdle = new LinkedHashSet<>();
+    /** Sum over producers of min(idle workers, credit): workers waiting for a task right now. */
+    private int idleWaiting;
     private final EffectAudit audit;
     private long seq;
     private int revokesOutstanding;
+    /** Running tasks a late-copy search may step over that are not late yet. */
+    private static final int LATE_SCAN_SLACK = 64;
     /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
     private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
     /** Set by {@link #tick} before each command: time is passed in, never read. */
@@ -129,7 +136,7 @@ public final class Scheduler {
     /** A producer left (crash, disconnect): what it held becomes fresh for the others. */
     public void removeProducer(ProducerState p) {
         producers.remove(p.peerId);
-        hungry.remove(p);
+        setDemand(p, 0, 0);
         // Revokes it will never answer: those tasks may be asked of their other holders again.
         for (TaskId[] asked : p.pendingRevokes) {
             for (TaskId id : asked) {
@@ -158,13 +165,26 @@ public final class Scheduler {
 
     /** A producer asks for {@code credit} more tasks; {@code idleWorkers} of its workers have nothing to run. */
     public void request(ProducerState p, int credit, int idleWorkers) {
-        p.credit += credit;
-        p.idleWorkers = idleWorkers;
-        if (p.credit > 0 && !p.hungry) {
-            p.hungry = true;
-            hungry.add(p);
-        }
+        setDemand(p, p.credit + credit, idleWorkers);
         dispatch();
+    }
+
+    /** Changes a producer's credit and idle count, keeping the hungry sets and the idle total in step. O(1). */
+    private void setDemand(ProducerState p, int credit, int idleWorkers) {
+        idleWaiting -= Math.min(p.credit, p.idleWorkers);
+        p.credit = credit;
+        p.idleWorkers = idleWorkers;
+        idleWaiting += Math.min(p.credit, p.idleWorkers);
+        if (credit > 0) {
+            hungry.add(p);
+        } else {
+            hungry.remove(p);
+        }
+        if (credit > 0 && idleWorkers > 0) {
+            hungryIdle.add(p);
+        } else {
+            hungryIdle.remove(p);
+        }
     }
 
     /**
@@ -414,49 +434,34 @@ public final class Scheduler {
         if (hungry.isEmpty() || ready.isEmpty()) {
             return;
         }
-        int idleLeft = giveFresh(true);
-        if (idleLeft == 0) {
-            giveFresh(false); // prefetch only once no worker is waiting
+        giveFresh(hungryIdle, false);
+        if (idleWaiting == 0) {
+            giveFresh(hungry, true); // prefetch only once no worker is waiting
             return;
         }
         if (!ready.isEmpty()) {
-            revokeUnstarted(idleLeft - revokesOutstanding);
+            revokeUnstarted(idleWaiting - revokesOutstanding);
             if (eager) {
                 giveLateCopies();
             }
         }
     }
 
-    /** Round robin over hungry producers (only those with idle workers if {@code idleOnly}); returns idle left. */
-    private int giveFresh(boolean idleOnly) {
-        boolean progress = true;
-        while (progress) {
-            progress = false;
-            for (Iterator<ProducerState> it = hungry.iterator(); it.hasNext(); ) {
-                ProducerState p = it.next();
-                TaskEntry top = ready.peek();
-                if (top == null || top.holderCount() > 0) {
-                    return idleWorkersWaiting();
-                }
-                if (!idleOnly || p.idleWorkers > 0) {
-                    assign(p, top, !idleOnly);
-                    progress = true;
-                }
-                if (p.credit <= 0) {
-                    p.hungry = false;
-                    it.remove();
-                }
+    /**
+     * Hands fresh tasks (no holder) to the producers of {@code queue}, one at a time in round-robin order, while
+     * both last. Each step is O(log n): the served producer leaves the queue, and {@link #setDemand} (called by
+     * {@link #assign}) puts it back at the end if it still wants more.
+     */
+    private void giveFresh(LinkedHashSet<ProducerState> queue, boolean prefetch) {
+        while (!queue.isEmpty()) {
+            TaskEntry top = ready.peek();
+            if (top == null || top.holderCount() > 0) {
+                return;
             }
+            ProducerState p = queue.iterator().next();
+            queue.remove(p);
+            assign(p, top, prefetch);
         }
-        return idleWorkersWaiting();
-    }
-
-    private int idleWorkersWaiting() {
-        int idle = 0;
-        for (ProducerState p : hungry) {
-            idle += Math.min(p.idleWorkers, p.credit);
-        }
-        return idle;
     }
 
     /**
@@ -484,23 +489,15 @@ public final class Scheduler {
         }
     }
 
+    /** Periodic, so O(idle producers) is fine here: each gets at most one late copy per check. */
     private void giveLateCopies() {
         long lateBefore = now - latenessNanos();
-        for (Iterator<ProducerState> it = hungry.iterator(); it.hasNext(); ) {
-            ProducerState p = it.next();
-            if (p.idleWorkers <= 0) {
-                continue;
-            }
+        for (ProducerState p : new ArrayList<>(hungryIdle)) {
             TaskEntry e = ready.bestExcluding(x -> x.heldBy(p) || x.runningSinceNanos > lateBefore,
-                    p.held.size() + 64);
-            if (e == null) {
-                continue;
-            }
-            counters.eagerReassignments++;
-            assign(p, e, false);
-            if (p.credit <= 0) {
-                p.hungry = false;
-                it.remove();
+                    p.held.size() + LATE_SCAN_SLACK);
+            if (e != null) {
+                counters.eagerReassignments++;
+                assign(p, e, false);
             }
         }
     }
@@ -530,8 +527,7 @@ public final class Scheduler {
         e.addHolder(p);
         ready.update(e);
         p.held.add(e);
-        p.credit--;
-        p.idleWorkers = Math.max(0, p.idleWorkers - 1);
+        setDemand(p, p.credit - 1, Math.max(0, p.idleWorkers - 1));
         p.tasksAssigned++;
         counters.tasksAssigned++;
         outbox.assign(p, e.toReadyTask());
