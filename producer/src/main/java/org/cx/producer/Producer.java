@@ -241,9 +241,6 @@ public final class Producer implements AutoCloseable {
     private void requestIfNeeded() {
         int starving = cache.starvingWorkers();
         int credit = policy.creditToRequest(starving, cache.size(), outstandingCredit);
-        if (!policy.enabled()) {
-            credit = Math.max(0, starving - outstandingCredit);
-        }
         if (credit > 0 || starving != serverIdleEstimate) {
             outstandingCredit += credit;
             serverIdleEstimate = starving;

@@ -1,8 +1,6 @@
 package org.cx.server;
 
 import java.util.Arrays;
-import java.util.PriorityQueue;
-import java.util.function.Predicate;
 
 /**
  * The ready task heap (paper §4.1): an indexed binary heap, so insert, remove-any and re-key after a change of
@@ -60,37 +58,6 @@ final class ReadyHeap {
             siftDown(e.heapIndex);
             siftUp(e.heapIndex);
         }
-    }
-
-    /**
-     * The best entry not matching {@code excluded}, exploring at most {@code limit} excluded entries (a producer
-     * excludes the tasks it holds, so the limit is its cache size). Returns null if none is found within it.
-     */
-    TaskEntry bestExcluding(Predicate<TaskEntry> excluded, int limit) {
-        if (size == 0) {
-            return null;
-        }
-        if (!excluded.test(heap[0])) {
-            return heap[0];
-        }
-        PriorityQueue<TaskEntry> frontier = new PriorityQueue<>(ReadyHeap::compare);
-        frontier.add(heap[0]);
-        int explored = 0;
-        while (!frontier.isEmpty() && explored <= limit) {
-            TaskEntry e = frontier.poll();
-            if (!excluded.test(e)) {
-                return e;
-            }
-            explored++;
-            int child = 2 * e.heapIndex + 1;
-            if (child < size) {
-                frontier.add(heap[child]);
-            }
-            if (child + 1 < size) {
-                frontier.add(heap[child + 1]);
-            }
-        }
-        return null;
     }
 
     static int compare(TaskEntry a, TaskEntry b) {

@@ -40,8 +40,11 @@ public final class Scheduler {
     private final EffectAudit audit;
     private long seq;
     private int revokesOutstanding;
-    /** Running tasks a late-copy search may step over that are not late yet. */
-    private static final int LATE_SCAN_SLACK = 64;
+    /**
+     * Ready tasks known to be running somewhere, in the order they became so: ordered by
+     * {@link TaskEntry#runningSinceNanos}, so the first one tells whether any task is late.
+     */
+    private final LinkedHashSet<TaskEntry> running = new LinkedHashSet<>();
     /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
     private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
     /** Set by {@link #tick} before each command: time is passed in, never read. */
@@ -153,7 +156,7 @@ public final class Scheduler {
             e.removeHolder(p);
             if (e.holderCount() == 0) {
                 e.revoke = TaskEntry.Revoke.NONE;
-                e.runningSinceNanos = Long.MAX_VALUE;
+                markNotRunning(e);
                 revocable.remove(e);
             }
             ready.update(e);
@@ -167,6 +170,20 @@ public final class Scheduler {
     public void request(ProducerState p, int credit, int idleWorkers) {
         setDemand(p, p.credit + credit, idleWorkers);
         dispatch();
+    }
+
+    /** Records that {@code e} is known to be running since now (if not known before). */
+    private void markRunning(TaskEntry e) {
+        if (e.runningSinceNanos == Long.MAX_VALUE) {
+            e.runningSinceNanos = now;
+            running.add(e);
+        }
+    }
+
+    /** {@code e} has no holder any more, or is gone: it is not running anywhere we know of. */
+    private void markNotRunning(TaskEntry e) {
+        e.runningSinceNanos = Long.MAX_VALUE;
+        running.remove(e);
     }
 
     /** Changes a producer's credit and idle count, keeping the hungry sets and the idle total in step. O(1). */
@@ -208,13 +225,13 @@ public final class Scheduler {
                 p.held.remove(e);
                 e.revoke = TaskEntry.Revoke.NONE;
                 if (e.holderCount() == 0) {
-                    e.runningSinceNanos = Long.MAX_VALUE;
+                    markNotRunning(e);
                 }
                 ready.update(e);
                 counters.tasksReleased++;
             } else {
                 e.revoke = TaskEntry.Revoke.REFUSED;
-                e.runningSinceNanos = Math.min(e.runningSinceNanos, now); // it had started by now
+                markRunning(e); // it had started by now
             }
         }
         dispatch();
@@ -242,6 +259,7 @@ public final class Scheduler {
         c.tasks.remove(e.envelope.id());
         ready.remove(e);
         revocable.remove(e);
+        running.remove(e);
         if (e.revoke == TaskEntry.Revoke.REQUESTED) {
             revokesOutstanding--;
         }
@@ -336,7 +354,7 @@ public final class Scheduler {
      * as that child's holder, as if assigned to an idle worker, without sending it.
      */
     private void claim(ProducerState p, TaskEntry e) {
-        e.runningSinceNanos = Math.min(e.runningSinceNanos, now);
+        markRunning(e);
         revocable.remove(e);
         e.prefetched = false;
         e.addHolder(p);
@@ -383,6 +401,7 @@ public final class Scheduler {
         for (TaskEntry e : c.tasks.values()) {
             ready.remove(e);
             revocable.remove(e);
+            running.remove(e);
             if (e.revoke == TaskEntry.Revoke.REQUESTED) {
                 revokesOutstanding--;
             }
@@ -489,15 +508,25 @@ public final class Scheduler {
         }
     }
 
-    /** Periodic, so O(idle producers) is fine here: each gets at most one late copy per check. */
+    /**
+     * Gives each producer with an idle worker a copy of the oldest late task it does not hold. O(1) when no task is
+     * late; otherwise it walks the late tasks only.
+     */
     private void giveLateCopies() {
         long lateBefore = now - latenessNanos();
+        if (running.isEmpty() || running.iterator().next().runningSinceNanos > lateBefore) {
+            return;
+        }
         for (ProducerState p : new ArrayList<>(hungryIdle)) {
-            TaskEntry e = ready.bestExcluding(x -> x.heldBy(p) || x.runningSinceNanos > lateBefore,
-                    p.held.size() + LATE_SCAN_SLACK);
-            if (e != null) {
-                counters.eagerReassignments++;
-                assign(p, e, false);
+            for (TaskEntry e : running) {
+                if (e.runningSinceNanos > lateBefore) {
+                    break;
+                }
+                if (!e.heldBy(p)) {
+                    counters.eagerReassignments++;
+                    assign(p, e, false);
+                    break;
+                }
             }
         }
     }
@@ -521,7 +550,7 @@ public final class Scheduler {
             }
         }
         if (!prefetch) {
-            e.runningSinceNanos = Math.min(e.runningSinceNanos, now);
+            markRunning(e);
             revocable.remove(e); // an idle worker has it now: it starts at once
         }
         e.addHolder(p);

@@ -1,12 +1,9 @@
 package org.cx.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.cx.api.Continuation;
@@ -75,21 +72,5 @@ class ReadyHeapTest {
             }
             assertEquals(live.size(), heap.size());
         }
-    }
-
-    @Test
-    void bestExcludingSkipsExcludedEntriesInOrder() {
-        ReadyHeap heap = new ReadyHeap();
-        List<TaskEntry> all = new ArrayList<>();
-        for (int i = 0; i < 50; i++) {
-            TaskEntry e = entry(i);
-            heap.add(e);
-            all.add(e);
-        }
-        all.sort(Comparator.comparing(e -> e, ReadyHeap::compare));
-        TaskEntry third = heap.bestExcluding(e -> e == all.get(0) || e == all.get(1), 10);
-        assertSame(all.get(2), third);
-        assertNull(heap.bestExcluding(e -> true, 10), "gives up after the limit");
-        assertTrue(heap.size() == 50, "a search does not change the heap");
     }
 }
