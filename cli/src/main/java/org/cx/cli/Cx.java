@@ -126,7 +126,7 @@ public final class Cx implements Runnable {
                 description = "Address to bind; use 0.0.0.0 to accept other machines. Default: ${DEFAULT-VALUE}.")
         String host;
 
-        @Option(names = "--name", defaultValue = "server", description = "Name in logs and status. Default: ${DEFAULT-VALUE}.")
+        @Option(names = "--name", defaultValue = "cx-server", description = "Name in logs and status. Default: ${DEFAULT-VALUE}.")
         String name;
 
         @Option(names = "--result-retention", defaultValue = "PT1H", paramLabel = "DURATION",
