@@ -83,6 +83,18 @@ public final class Cx implements Runnable {
         }
     }
 
+    /** A command that only groups subcommands: run without one, it says which there are. */
+    abstract static class Group implements Runnable {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "'" + spec.name() + "' needs one of: " + String.join(", ", spec.subcommands().keySet()));
+        }
+    }
+
     // ---------------------------------------------------------------- demo
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
@@ -182,14 +194,7 @@ public final class Cx implements Runnable {
 
     @Command(name = "run", mixinStandardHelpOptions = true, description = "Runs an example computation as a consumer.",
             subcommands = Run.RunFib.class)
-    static final class Run implements Runnable {
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Override
-        public void run() {
-            throw new CommandLine.ParameterException(spec.commandLine(), "name an example: fib");
-        }
+    static final class Run extends Group {
 
         @Command(name = "fib", mixinStandardHelpOptions = true,
                 description = "Computes F(n) on a running task server; prints 'F(N) = value'.")
@@ -233,14 +238,7 @@ public final class Cx implements Runnable {
 
     @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks.",
             subcommands = Bench.BenchFib.class)
-    static final class Bench implements Runnable {
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Override
-        public void run() {
-            throw new CommandLine.ParameterException(spec.commandLine(), "name a benchmark: fib");
-        }
+    static final class Bench extends Group {
 
         @Command(name = "fib", mixinStandardHelpOptions = true,
                 description = {"Runs the Fibonacci DAG with P producers (each with its own TCP connection) and",
