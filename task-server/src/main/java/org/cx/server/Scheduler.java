@@ -12,7 +12,6 @@ import java.util.SplittableRandom;
 import org.cx.api.Continuation;
 import org.cx.api.TaskId;
 import org.cx.wire.Completion;
-import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.ValueEnvelope;
 
