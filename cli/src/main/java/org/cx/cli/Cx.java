@@ -115,7 +115,7 @@ public final class Cx implements Runnable {
                     + "(%d tasks; sleep load: 2 ms per leaf, 0.1 ms per other task) ...%n", producers, n, Fib.taskCount(n));
             FibBench.Settings settings = new FibBench.Settings(n, 1, producers, 1,
                     LoadOptions.of("sleep", 0.1, 2, 0.1), true, false, 0, 1);
-            FibBench.Outcome o = FibBench.run(settings, System.err).get(0);
+            FibBench.Outcome o = FibBench.run(settings, new java.io.PrintStream(java.io.OutputStream.nullOutputStream())).get(0);
             out().printf("F(%d) = %d%n", o.n(), o.result());
             out().printf("tasks: %d distinct, formula 3*F(n+1)-2 = %d: %s; %d executions%n", o.tasks(),
                     o.expectedTasks(), o.tasks() == o.expectedTasks() ? "match" : "MISMATCH", o.executions());
