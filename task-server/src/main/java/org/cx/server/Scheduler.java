@@ -302,11 +302,19 @@ public final class Scheduler {
         dispatch();
     }
 
-    /** Task {@code id} threw or could not be decoded: the computation fails, everything else carries on. */
-    public void taskFailed(TaskId id, String reason, long nowNanos) {
+    /**
+     * Task {@code id} threw or could not be decoded on {@code p} (null: on this server): the computation fails,
+     * everything else carries on. A producer can only fail a task it holds.
+     */
+    public void taskFailed(ProducerState p, TaskId id, String reason, long nowNanos) {
         ComputationState c = computations.get(id.computation());
-        if (c == null || c.phase != ComputationState.Phase.RUNNING || !c.tasks.containsKey(id)) {
+        TaskEntry e = c == null ? null : c.tasks.get(id);
+        if (e == null || c.phase != ComputationState.Phase.RUNNING) {
             return; // a stale report for a computation that is over, or a task that completed elsewhere
+        }
+        if (p != null && !e.heldBy(p)) {
+            counters.effectsRefused++;
+            return;
         }
         c.phase = ComputationState.Phase.FAILED;
         c.failedTask = id.toString();

@@ -205,7 +205,7 @@ public final class TaskServerNode implements AutoCloseable {
                 }
                 case Message.Released r when role == Role.PRODUCER -> scheduler.released(producer, r.ids());
                 case Message.TaskFailed f when role == Role.PRODUCER ->
-                        scheduler.taskFailed(f.id(), f.reason(), System.nanoTime());
+                        scheduler.taskFailed(producer, f.id(), f.reason(), System.nanoTime());
                 case Message.Submit s when role == Role.CONSUMER -> {
                     long id = scheduler.submit(this, s.root(), System.nanoTime());
                     ctx.write(new Message.Accepted(s.requestId(), id));
@@ -347,7 +347,8 @@ public final class TaskServerNode implements AutoCloseable {
                     scheduler.tick(System.nanoTime());
                     switch (outcome) {
                         case TaskRunner.Outcome.Done d -> scheduler.completed(null, d.completion());
-                        case TaskRunner.Outcome.Failed f -> scheduler.taskFailed(f.id(), f.reason(), System.nanoTime());
+                        case TaskRunner.Outcome.Failed f ->
+                                scheduler.taskFailed(null, f.id(), f.reason(), System.nanoTime());
                     }
                     flush();
                 });

@@ -240,7 +240,10 @@ class SchedulerTest {
         long c1 = submitForkJoin();
         long c2 = submitForkJoin();
         scheduler.request(p, 2, 2);
-        scheduler.taskFailed(TaskId.root(c1), "boom", now);
+        ProducerState stranger = scheduler.addProducer(9, "stranger", 1);
+        scheduler.taskFailed(stranger, TaskId.root(c1), "not mine to fail", now);
+        assertNull(out.failure, "a producer cannot fail a task it does not hold");
+        scheduler.taskFailed(p, TaskId.root(c1), "boom", now);
         assertEquals(TaskId.root(c1) + ": boom", out.failure);
         assertNotNull(scheduler.summary(c2));
         scheduler.completed(p, completion(TaskId.root(c2), List.of(), List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {5}))));
