@@ -63,6 +63,13 @@ public final class TaskId {
         return level;
     }
 
+    /** Whether this task was stored directly by {@code parent} (same computation, one level deeper, its prefix). */
+    public boolean isChildOf(TaskId parent) {
+        return computation == parent.computation
+                && level == parent.level + 1
+                && Arrays.equals(path, 0, parent.path.length, parent.path, 0, parent.path.length);
+    }
+
     /** The encoded path; a copy, since ids are immutable. */
     public byte[] pathBytes() {
         return path.clone();

@@ -30,6 +30,15 @@ class TaskIdTest {
     }
 
     @Test
+    void knowsItsParent() {
+        TaskId parent = TaskId.root(3).child(200);
+        assertEquals(true, parent.child(5).isChildOf(parent));
+        assertEquals(false, parent.child(5).child(0).isChildOf(parent), "a grandchild");
+        assertEquals(false, TaskId.root(3).child(201).child(5).isChildOf(parent), "another parent");
+        assertEquals(false, TaskId.root(4).child(200).child(5).isChildOf(parent), "another computation");
+    }
+
+    @Test
     void roundTripsThroughItsEncodedPath() {
         TaskId id = TaskId.root(9).child(127).child(128).child(70000);
         assertEquals(id, TaskId.fromPath(9, id.pathBytes()));

@@ -1,7 +1,6 @@
 package org.cx.server;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -278,7 +277,7 @@ public final class Scheduler {
         counters.tasksCompleted++;
         TaskEnvelope[] spawned = completion.spawned();
         for (int i = 0; i < spawned.length; i++) {
-            if (!isChild(completion.id(), spawned[i].id())) {
+            if (!spawned[i].id().isChildOf(completion.id())) {
                 counters.effectsRefused++; // a producer may only store children of the task it ran
                 continue;
             }
@@ -345,15 +344,6 @@ public final class Scheduler {
             becameReady(e);
         }
         return e;
-    }
-
-    private static boolean isChild(TaskId parent, TaskId child) {
-        if (child.level() != parent.level() + 1 || child.pathLength() <= parent.pathLength()) {
-            return false;
-        }
-        byte[] c = child.pathBytes();
-        byte[] p = parent.pathBytes();
-        return Arrays.equals(c, 0, p.length, p, 0, p.length);
     }
 
     /**
