@@ -10,6 +10,8 @@ final class ComputationState {
 
     final long id;
     final long submittedNanos;
+    /** The server that delivers this computation's result: where it was submitted. */
+    int origin;
     final Map<TaskId, TaskEntry> tasks = new HashMap<>();
     ConsumerHandle consumer;
     Phase phase = Phase.RUNNING;

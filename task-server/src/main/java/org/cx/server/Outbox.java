@@ -2,6 +2,7 @@ package org.cx.server;
 
 import org.cx.api.TaskId;
 import org.cx.wire.ReadyTask;
+import org.cx.wire.RoutedPayload;
 
 /** Everything the scheduler says to the outside world. The conductor batches it per connection. */
 public interface Outbox {
@@ -13,12 +14,21 @@ public interface Outbox {
     /** Asks a holder to drop the copies it has not started and answer which (one Released per Revoke). */
     void revoke(ProducerState producer, TaskId[] tasks);
 
-    /** Tells every producer that the computation is over. */
-    void computationEnded(long computation);
+    /**
+     * Tells every producer that the computation is over; {@code atOrigin}: it ended here, where it was submitted,
+     * so every other server of the network must hear of it too.
+     */
+    void computationEnded(long computation, boolean atOrigin);
 
     void result(ConsumerHandle consumer, long computation, byte[] value, ComputationSummary summary);
 
     void failed(ConsumerHandle consumer, long computation, String taskId, String reason);
+
+    /** Tells the consumer that submission {@code requestId} is computation {@code computation}. */
+    void accepted(ConsumerHandle consumer, long requestId, long computation);
+
+    /** Sends {@code payload} exactly once to server {@code server} (another server of the network). */
+    void route(int server, RoutedPayload payload);
 
     /** Runs an {@code executeOnServer} task off the scheduler thread; its completion comes back as usual. */
     void runOnServer(ReadyTask task);

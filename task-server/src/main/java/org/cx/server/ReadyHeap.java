@@ -9,6 +9,7 @@ import java.util.Arrays;
 final class ReadyHeap {
     private TaskEntry[] heap = new TaskEntry[1024];
     private int size;
+    private int fresh;
 
     int size() {
         return size;
@@ -16,6 +17,19 @@ final class ReadyHeap {
 
     boolean isEmpty() {
         return size == 0;
+    }
+
+    /** Entries with no holder: what diffusion may move to another server. */
+    int freshCount() {
+        return fresh;
+    }
+
+    private void countFresh(TaskEntry e, boolean inHeap) {
+        boolean nowFresh = inHeap && e.holderCount() == 0;
+        if (nowFresh != e.countedFresh) {
+            fresh += nowFresh ? 1 : -1;
+            e.countedFresh = nowFresh;
+        }
     }
 
     TaskEntry peek() {
@@ -33,6 +47,7 @@ final class ReadyHeap {
         e.heapIndex = size;
         size++;
         siftUp(e.heapIndex);
+        countFresh(e, true);
     }
 
     void remove(TaskEntry e) {
@@ -40,6 +55,7 @@ final class ReadyHeap {
         if (i < 0) {
             return;
         }
+        countFresh(e, false);
         size--;
         TaskEntry last = heap[size];
         heap[size] = null;
@@ -55,6 +71,7 @@ final class ReadyHeap {
     /** Restores order after {@code e}'s holder count changed. */
     void update(TaskEntry e) {
         if (e.heapIndex >= 0) {
+            countFresh(e, true);
             siftDown(e.heapIndex);
             siftUp(e.heapIndex);
         }

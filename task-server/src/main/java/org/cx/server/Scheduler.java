@@ -10,7 +10,11 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import org.cx.api.Continuation;
 import org.cx.api.TaskId;
+import java.util.function.IntUnaryOperator;
 import org.cx.wire.Completion;
+import org.cx.wire.MirrorOp;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.ValueEnvelope;
 
@@ -50,6 +54,11 @@ public final class Scheduler {
     /** Moving average of applied tasks' execution times, for judging when a task is late. */
     private long execNanosAverage;
     private final SchedulerCounters counters = new SchedulerCounters();
+    /** This server's id in the production network (1 when it stands alone). */
+    private int self = 1;
+    /** Where a server's tasks live now: itself, or the server that took over from it after it failed. */
+    private IntUnaryOperator resolve = IntUnaryOperator.identity();
+    private StateLog log = StateLog.NONE;
 
     /**
      * @param resultRetentionNanos how long a finished computation's result waits for its consumer
@@ -67,6 +76,17 @@ public final class Scheduler {
         return counters;
     }
 
+    /** Joins the scheduler to a production network: its id, how to find live servers, where changes are mirrored. */
+    void attach(int selfId, IntUnaryOperator resolveServer, StateLog stateLog) {
+        this.self = selfId;
+        this.resolve = resolveServer;
+        this.log = stateLog;
+    }
+
+    int self() {
+        return self;
+    }
+
     // ---------------------------------------------------------------- consumers
 
     /** Starts a computation with {@code root} as its root task; returns its id. */
@@ -76,10 +96,14 @@ public final class Scheduler {
             id = random.nextLong() & Long.MAX_VALUE;
         } while (id == 0 || computations.containsKey(id));
         ComputationState c = new ComputationState(id, nowNanos, consumer);
+        c.origin = self;
         computations.put(id, c);
+        if (log.active()) {
+            log.record(new MirrorOp.Started(id, nowNanos));
+        }
         TaskEnvelope named = new TaskEnvelope(TaskId.root(id), Continuation.CONSUMER, root.arity(), root.priority(),
                 root.onServer(), root.body());
-        store(c, named);
+        store(c, named, self);
         counters.computationsSubmitted++;
         dispatch();
         return id;
@@ -88,7 +112,7 @@ public final class Scheduler {
     /** A consumer asks for the result of {@code computation}; returns false if it is unknown (or expired). */
     public boolean collect(ConsumerHandle consumer, long computation) {
         ComputationState c = computations.get(computation);
-        if (c == null) {
+        if (c == null || c.origin != self) {
             return false;
         }
         c.consumer = consumer;
@@ -101,6 +125,9 @@ public final class Scheduler {
         ComputationState c = computations.get(computation);
         if (c != null && c.phase != ComputationState.Phase.RUNNING) {
             computations.remove(computation);
+            if (log.active()) {
+                log.record(new MirrorOp.Forget(computation));
+            }
         }
     }
 
@@ -120,6 +147,9 @@ public final class Scheduler {
             if (c.phase != ComputationState.Phase.RUNNING && nowNanos - c.finishedNanos > resultRetentionNanos) {
                 it.remove();
                 expired++;
+                if (log.active()) {
+                    log.record(new MirrorOp.Forget(c.id));
+                }
             }
         }
         counters.resultsExpired += expired;
@@ -255,6 +285,9 @@ public final class Scheduler {
             audit.applied(completion.id());
         }
         c.tasks.remove(e.envelope.id());
+        if (log.active()) {
+            log.record(new MirrorOp.Remove(e.envelope.id()));
+        }
         ready.remove(e);
         revocable.remove(e);
         running.remove(e);
@@ -281,7 +314,7 @@ public final class Scheduler {
                 counters.effectsRefused++; // a producer may only store children of the task it ran
                 continue;
             }
-            TaskEntry child = store(c, spawned[i]);
+            TaskEntry child = store(c, spawned[i], homeOf(spawned[i].continuation(), e));
             if (audit != null) {
                 audit.edge(completion.id(), spawned[i].id());
             }
@@ -293,7 +326,7 @@ public final class Scheduler {
             if (audit != null && !v.to().isConsumer()) {
                 audit.edge(completion.id(), v.to().target());
             }
-            storeValue(c, v, completion.id());
+            storeValue(c, v, homeOf(v.to(), e));
             if (c.phase != ComputationState.Phase.RUNNING) {
                 break;
             }
@@ -315,11 +348,29 @@ public final class Scheduler {
             counters.effectsRefused++;
             return;
         }
+        fail(c, id.toString(), reason, nowNanos);
+    }
+
+    private void fail(ComputationState c, String taskId, String reason, long nowNanos) {
+        if (c.origin != self) {
+            outbox.route(c.origin, new RoutedPayload.Failure(c.id, taskId, reason));
+            return; // the origin fails the computation and tells every server it is over
+        }
         c.phase = ComputationState.Phase.FAILED;
-        c.failedTask = id.toString();
+        c.failedTask = taskId;
         c.failure = reason;
         c.finishedNanos = nowNanos;
         counters.computationsFailed++;
+        finish(c);
+    }
+
+    /** The computation is over at its origin: record it, drop its tasks, tell the consumer. */
+    private void finish(ComputationState c) {
+        if (log.active()) {
+            ComputationSummary s = c.summary();
+            log.record(new MirrorOp.Finished(c.id, c.result, c.failedTask, c.failure, s.tasks(), s.executions(),
+                    s.t1Nanos(), s.wallNanos()));
+        }
         end(c);
         deliver(c);
     }
@@ -332,18 +383,44 @@ public final class Scheduler {
     // ---------------------------------------------------------------- internals
 
     /** Stores a task; returns its new entry, or null if it was a duplicate. */
-    private TaskEntry store(ComputationState c, TaskEnvelope envelope) {
+    private TaskEntry store(ComputationState c, TaskEnvelope envelope, int home) {
+        return store(c, envelope, home, null);
+    }
+
+    /** Stores a task with the inputs it has so far ({@code inputs} may be null: none yet). */
+    private TaskEntry store(ComputationState c, TaskEnvelope envelope, int home, byte[][] inputs) {
         if (c.tasks.containsKey(envelope.id())) {
             counters.duplicatesDiscarded++;
             return null;
         }
-        TaskEntry e = new TaskEntry(envelope, seq++);
+        TaskEntry e = new TaskEntry(envelope, seq++, home);
+        if (inputs != null) {
+            for (int i = 0; i < Math.min(inputs.length, e.arity()); i++) {
+                if (inputs[i] != null) {
+                    e.setInput(i, inputs[i]);
+                }
+            }
+        }
         c.tasks.put(envelope.id(), e);
         counters.tasksStored++;
+        if (log.active()) {
+            log.record(new MirrorOp.Put(envelope, home, c.origin, e.inputs()));
+        }
         if (e.isReady()) {
             becameReady(e);
         }
         return e;
+    }
+
+    /**
+     * Which server holds the target of {@code to}, a continuation in the effects of completed task {@code e}: the
+     * target of {@code e}'s own continuation lives where {@code e}'s home says; anything else {@code e} can name (the
+     * tasks it spawned) lives here.
+     */
+    private int homeOf(Continuation to, TaskEntry e) {
+        Continuation own = e.envelope.continuation();
+        boolean ownTarget = !to.isConsumer() && !own.isConsumer() && to.target().equals(own.target());
+        return ownTarget ? e.home : self;
     }
 
     /**
@@ -360,15 +437,23 @@ public final class Scheduler {
         counters.tasksClaimed++;
     }
 
-    private void storeValue(ComputationState c, ValueEnvelope v, TaskId from) {
+    private void storeValue(ComputationState c, ValueEnvelope v, int home) {
         Continuation to = v.to();
+        if (to.isConsumer() && c.origin != self) {
+            outbox.route(c.origin, new RoutedPayload.Value(c.id, v));
+            return;
+        }
         if (to.isConsumer()) {
             c.result = v.value();
             c.phase = ComputationState.Phase.DONE;
             c.finishedNanos = now;
             counters.computationsCompleted++;
-            end(c);
-            deliver(c);
+            finish(c);
+            return;
+        }
+        int where = resolve.applyAsInt(home);
+        if (where != self) {
+            outbox.route(where, new RoutedPayload.Value(c.id, v));
             return;
         }
         TaskEntry target = to.target().computation() == c.id ? c.tasks.get(to.target()) : null;
@@ -379,6 +464,9 @@ public final class Scheduler {
         if (!target.setInput(to.argNo(), v.value())) {
             counters.duplicatesDiscarded++;
             return;
+        }
+        if (log.active()) {
+            log.record(new MirrorOp.Input(to.target(), to.argNo(), v.value()));
         }
         if (target.isReady()) {
             becameReady(target);
@@ -407,7 +495,7 @@ public final class Scheduler {
             }
         }
         c.tasks.clear();
-        outbox.computationEnded(c.id);
+        outbox.computationEnded(c.id, c.origin == self);
     }
 
     private void deliver(ComputationState c) {
@@ -557,6 +645,175 @@ public final class Scheduler {
         p.tasksAssigned++;
         counters.tasksAssigned++;
         outbox.assign(p, e.toReadyTask());
+    }
+
+    // ---------------------------------------------------------------- the production network
+
+    /** A value routed here from another server, for a task that lives here or for this origin's consumer. */
+    public void routedValue(long computation, ValueEnvelope v) {
+        ComputationState c = computations.get(computation);
+        if (c == null || c.phase != ComputationState.Phase.RUNNING) {
+            counters.duplicatesDiscarded++; // over, or its target completed and left
+            return;
+        }
+        storeValue(c, v, self);
+        dispatch();
+    }
+
+    /** A task of a computation that originated here failed on another server. */
+    public void routedFailure(long computation, String taskId, String reason) {
+        ComputationState c = computations.get(computation);
+        if (c != null && c.phase == ComputationState.Phase.RUNNING) {
+            fail(c, taskId, reason, now);
+        }
+    }
+
+    /** Ready tasks diffused here from a neighbour. */
+    public void accept(RoutedPayload.Transfer transfer) {
+        ComputationState c = branch(transfer.computation(), transfer.origin());
+        if (c == null) {
+            return;
+        }
+        ReadyTask[] tasks = transfer.tasks();
+        for (int i = 0; i < tasks.length; i++) {
+            store(c, tasks[i].task(), transfer.homes()[i], tasks[i].inputs());
+        }
+        counters.tasksDiffusedIn += tasks.length;
+        dispatch();
+    }
+
+    /** This server's record of computation {@code id}, created for tasks that came from elsewhere; null if over. */
+    private ComputationState branch(long id, int origin) {
+        ComputationState c = computations.get(id);
+        if (c == null) {
+            c = new ComputationState(id, now, null);
+            c.origin = resolve.applyAsInt(origin);
+            computations.put(id, c);
+        }
+        return c.phase == ComputationState.Phase.RUNNING ? c : null;
+    }
+
+    /**
+     * Takes up to {@code max} fresh ready tasks (no producer holds them: "a task that has been downloaded stays")
+     * to diffuse to another server, best first, grouped by computation.
+     */
+    public List<RoutedPayload.Transfer> takeFresh(int max) {
+        Map<Long, List<TaskEntry>> taken = new HashMap<>();
+        for (int n = 0; n < max; n++) {
+            TaskEntry top = ready.peek();
+            if (top == null || top.holderCount() > 0) {
+                break;
+            }
+            ready.remove(top);
+            ComputationState c = computations.get(top.envelope.id().computation());
+            c.tasks.remove(top.envelope.id());
+            if (log.active()) {
+                log.record(new MirrorOp.Remove(top.envelope.id()));
+            }
+            taken.computeIfAbsent(c.id, k -> new ArrayList<>()).add(top);
+        }
+        List<RoutedPayload.Transfer> transfers = new ArrayList<>(taken.size());
+        for (Map.Entry<Long, List<TaskEntry>> group : taken.entrySet()) {
+            List<TaskEntry> entries = group.getValue();
+            ReadyTask[] tasks = new ReadyTask[entries.size()];
+            int[] homes = new int[entries.size()];
+            for (int i = 0; i < tasks.length; i++) {
+                tasks[i] = entries.get(i).toReadyTask();
+                homes[i] = entries.get(i).home;
+            }
+            transfers.add(new RoutedPayload.Transfer(group.getKey(), computations.get(group.getKey()).origin, tasks,
+                    homes));
+            counters.tasksDiffusedOut += tasks.length;
+        }
+        return transfers;
+    }
+
+    /** Unassigned ready tasks: what diffusion may move. */
+    public int freshCount() {
+        return ready.freshCount();
+    }
+
+    /** Workers waiting for a task right now, over all producers. */
+    public int idleWaiting() {
+        return idleWaiting;
+    }
+
+    /** Tasks stored here, ready or not. */
+    public int taskCount() {
+        int n = 0;
+        for (ComputationState c : computations.values()) {
+            n += c.tasks.size();
+        }
+        return n;
+    }
+
+    /** Computation {@code id} ended at its origin (elsewhere): drop what is left of it here. */
+    public void endedElsewhere(long id) {
+        ComputationState c = computations.get(id);
+        if (c != null && c.origin != self) {
+            end(c);
+            computations.remove(id);
+            if (log.active()) {
+                log.record(new MirrorOp.Forget(id));
+            }
+        }
+    }
+
+    /** Every change needed to rebuild this server's replicated state from nothing, for a new mirror. */
+    void snapshot(List<MirrorOp> ops) {
+        for (ComputationState c : computations.values()) {
+            if (c.origin == self) {
+                ops.add(new MirrorOp.Started(c.id, c.submittedNanos));
+                if (c.phase != ComputationState.Phase.RUNNING) {
+                    ComputationSummary s = c.summary();
+                    ops.add(new MirrorOp.Finished(c.id, c.result, c.failedTask, c.failure, s.tasks(), s.executions(),
+                            s.t1Nanos(), s.wallNanos()));
+                }
+            }
+            for (TaskEntry e : c.tasks.values()) {
+                ops.add(new MirrorOp.Put(e.envelope, e.home, c.origin, e.inputs()));
+            }
+        }
+    }
+
+    /**
+     * Takes over a failed server's computations and tasks from this server's mirror copy of it. Its consumers
+     * collect here; its producers' copies are gone, so every task is fresh.
+     */
+    void adopt(Replica copy) {
+        for (Replica.Computation rc : copy.computations()) {
+            ComputationState c = computations.get(rc.id());
+            if (c == null) {
+                c = new ComputationState(rc.id(), rc.submittedNanos(), null);
+                computations.put(rc.id(), c);
+            }
+            c.origin = self;
+            MirrorOp.Finished f = rc.finished();
+            if (f != null && c.phase == ComputationState.Phase.RUNNING) {
+                c.phase = f.result() != null ? ComputationState.Phase.DONE : ComputationState.Phase.FAILED;
+                c.result = f.result();
+                c.failedTask = f.failedTask();
+                c.failure = f.failure();
+                c.finishedNanos = now;
+                c.tasksCompleted = f.tasks();
+                c.executions = f.executions();
+                c.t1Nanos = f.t1Nanos();
+            }
+        }
+        for (MirrorOp.Put put : copy.tasks()) {
+            long id = put.task().id().computation();
+            ComputationState c = computations.get(id);
+            if (c == null) {
+                c = new ComputationState(id, now, null);
+                c.origin = resolve.applyAsInt(put.origin());
+                computations.put(id, c);
+            }
+            if (c.phase == ComputationState.Phase.RUNNING) {
+                store(c, put.task(), put.home(), put.inputs());
+            }
+        }
+        counters.tasksAdopted += copy.tasks().size();
+        dispatch();
     }
 
     // ---------------------------------------------------------------- views

@@ -16,6 +16,9 @@ public final class SchedulerCounters {
     long effectsRefused;
     long revokesSent;
     long tasksClaimed;
+    long tasksDiffusedIn;
+    long tasksDiffusedOut;
+    long tasksAdopted;
 
     public long computationsSubmitted() { return computationsSubmitted; }
     public long computationsCompleted() { return computationsCompleted; }
@@ -31,4 +34,7 @@ public final class SchedulerCounters {
     public long effectsRefused() { return effectsRefused; }
     public long revokesSent() { return revokesSent; }
     public long tasksClaimed() { return tasksClaimed; }
+    public long tasksDiffusedIn() { return tasksDiffusedIn; }
+    public long tasksDiffusedOut() { return tasksDiffusedOut; }
+    public long tasksAdopted() { return tasksAdopted; }
 }

@@ -12,9 +12,10 @@ import java.time.Duration;
  * @param maxFrameBytes    hard limit on one frame, both directions
  * @param auditEffects     count applied effects per task id (tests; costs memory per task)
  * @param seed             seeds computation ids
+ * @param network          how it joins or founds a production network
  */
 public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
-                           boolean auditEffects, long seed) {
+                           boolean auditEffects, long seed, NetworkConfig network) {
 
     public ServerConfig {
         if (port < 0 || port > 65535) {
@@ -31,30 +32,34 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     /** Loopback, a free port, results kept for an hour. */
     public static ServerConfig defaults() {
         return new ServerConfig("127.0.0.1", 0, "server", Duration.ofHours(1),
-                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime());
+                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime(), NetworkConfig.defaults());
     }
 
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed);
+        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed, network);
     }
 
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed);
+        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network);
     }
 
     public ServerConfig withName(String newName) {
-        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed);
+        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed, network);
     }
 
     public ServerConfig withResultRetention(Duration retention) {
-        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed);
+        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed, network);
     }
 
     public ServerConfig withMaxFrameBytes(int bytes) {
-        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed);
+        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed, network);
     }
 
     public ServerConfig withAuditEffects(boolean audit) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed);
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed, network);
+    }
+
+    public ServerConfig withNetwork(NetworkConfig newNetwork) {
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork);
     }
 }

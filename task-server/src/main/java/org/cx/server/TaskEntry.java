@@ -10,6 +10,10 @@ final class TaskEntry {
 
     final TaskEnvelope envelope;
     final long seq;
+    /** The server that holds this task's successor (its continuation target): values go there. */
+    final int home;
+    /** Counted by the ready heap as fresh (in the heap, no holder). */
+    boolean countedFresh;
     private final byte[][] inputs;
     private int missing;
     /** Position in the ready heap, or -1 when not in it. */
@@ -29,8 +33,13 @@ final class TaskEntry {
     boolean prefetched;
 
     TaskEntry(TaskEnvelope envelope, long seq) {
+        this(envelope, seq, 0);
+    }
+
+    TaskEntry(TaskEnvelope envelope, long seq, int home) {
         this.envelope = envelope;
         this.seq = seq;
+        this.home = home;
         this.inputs = new byte[envelope.arity()][];
         this.missing = envelope.arity();
     }
@@ -47,6 +56,11 @@ final class TaskEntry {
         inputs[argNo] = value;
         missing--;
         return true;
+    }
+
+    /** The inputs so far, null where missing (for mirroring and diffusion). */
+    byte[][] inputs() {
+        return inputs.clone();
     }
 
     int arity() {

@@ -29,6 +29,7 @@ import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
+import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskRunner;
 import org.cx.wire.WireConfig;
 import org.cx.wire.WirePipeline;
@@ -60,7 +61,9 @@ public final class TaskServerNode implements AutoCloseable {
     private final AtomicLong peerIds = new AtomicLong();
     private final AtomicLong connectionsRefused = new AtomicLong();
     private final Map<Long, Channel> channels = new HashMap<>();
+    private final java.util.concurrent.CompletableFuture<String> evicted = new java.util.concurrent.CompletableFuture<>();
     private Channel serverChannel;
+    private ServerNetwork network;
 
     private TaskServerNode(ServerConfig config) {
         this.config = config;
@@ -94,6 +97,9 @@ public final class TaskServerNode implements AutoCloseable {
                     }
                 });
         serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
+        network = new ServerNetwork(config.network(), config.host() + ":" + port(), config.name(), loop, scheduler,
+                new NetworkHost());
+        loop.submit(network::start).sync();
         long retentionCheckNanos = Math.min(TimeUnit.SECONDS.toNanos(1), config.resultRetention().toNanos());
         loop.scheduleAtFixedRate(() -> scheduler.expire(System.nanoTime()), retentionCheckNanos, retentionCheckNanos,
                 TimeUnit.NANOSECONDS);
@@ -101,6 +107,7 @@ public final class TaskServerNode implements AutoCloseable {
         loop.scheduleAtFixedRate(() -> {
             scheduler.tick(System.nanoTime());
             scheduler.dispatchWithEagerCopies();
+            network.flush();
             outbox.flush();
         }, EAGER_CHECK_MILLIS, EAGER_CHECK_MILLIS, TimeUnit.MILLISECONDS);
         LOG.info("task server {} listening on {}", config.name(), address());
@@ -121,6 +128,30 @@ public final class TaskServerNode implements AutoCloseable {
     /** The effect audit, if {@link ServerConfig#auditEffects()} is on. */
     public EffectAudit audit() {
         return audit;
+    }
+
+    /**
+     * Completes, with the reason, if the network declared this server failed (it was unreachable or frozen for
+     * longer than the failure timeout) and it stopped serving; {@code cx server} exits then.
+     */
+    public java.util.concurrent.CompletableFuture<String> evicted() {
+        return evicted;
+    }
+
+    /** Where this server stands in the production network. */
+    public NetworkView network() {
+        return query(() -> new NetworkView(network.self(), network.position(), network.epoch(), network.size(),
+                network.mirrorGroup(), List.copyOf(network.replicasHeld())));
+    }
+
+    /**
+     * @param id          this server's id (0 until it has joined)
+     * @param position    its tree position (0 primary root, 1 secondary root), -1 until joined
+     * @param mirrorGroup ids of the servers that mirror it
+     * @param replicas    ids of the servers it mirrors
+     */
+    public record NetworkView(int id, int position, long epoch, int servers, List<Integer> mirrorGroup,
+                              List<Integer> replicas) {
     }
 
     /** Connections refused for bad input since start. */
@@ -146,18 +177,22 @@ public final class TaskServerNode implements AutoCloseable {
             return new Status(config.name(), port(), scheduler.producerCount(), scheduler.computationsActive(),
                     scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(), c.completionsReceived(),
                     c.duplicatesDiscarded(), c.eagerReassignments(), c.revokesSent(), c.tasksReleased(),
-                    connectionsRefused.get());
+                    connectionsRefused.get(), c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted());
         });
     }
 
     /** What {@link #status()} returns. */
     public record Status(String name, int port, int producers, int computations, int ready, long tasksStored,
                          long tasksCompleted, long completionsReceived, long duplicatesDiscarded,
-                         long eagerReassignments, long revokesSent, long tasksReleased, long connectionsRefused) {
+                         long eagerReassignments, long revokesSent, long tasksReleased, long connectionsRefused,
+                         long tasksDiffusedIn, long tasksDiffusedOut, long tasksAdopted) {
     }
 
     @Override
     public void close() {
+        if (network != null && !loop.isShuttingDown()) {
+            loop.submit(network::close).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }
@@ -208,7 +243,7 @@ public final class TaskServerNode implements AutoCloseable {
                         scheduler.taskFailed(producer, f.id(), f.reason(), System.nanoTime());
                 case Message.Submit s when role == Role.CONSUMER -> {
                     long id = scheduler.submit(this, s.root(), System.nanoTime());
-                    ctx.write(new Message.Accepted(s.requestId(), id));
+                    outbox.accepted(this, s.requestId(), id);
                     LOG.debug("{} submitted computation {}", peerName, Long.toHexString(id));
                 }
                 case Message.Collect c when role == Role.CONSUMER -> {
@@ -219,8 +254,15 @@ public final class TaskServerNode implements AutoCloseable {
                     }
                 }
                 case Message.Collected c when role == Role.CONSUMER -> scheduler.collected(c.computation());
-                default -> refuse(ctx, msg.getClass().getSimpleName() + " is not a message a "
+                case Message.NetworkQuery q when role == Role.OBSERVER -> network.onMessage(q, ctx.channel());
+                default -> {
+                    if (role == Role.SERVER) {
+                        network.onMessage(msg, ctx.channel());
+                        return;
+                    }
+                    refuse(ctx, msg.getClass().getSimpleName() + " is not a message a "
                         + role.name().toLowerCase() + " may send");
+                }
             }
         }
 
@@ -241,7 +283,9 @@ public final class TaskServerNode implements AutoCloseable {
             if (role == Role.PRODUCER) {
                 producer = scheduler.addProducer(peerId, hello.name(), Math.max(1, hello.workers()));
             }
-            ctx.writeAndFlush(new Message.Welcome(WireConfig.PROTOCOL_VERSION, peerId, config.name()));
+            String[] mirrors = role == Role.SERVER ? new String[0] : network.mirrorAddresses();
+            ctx.writeAndFlush(new Message.Welcome(WireConfig.PROTOCOL_VERSION, peerId, config.name(), network.self(),
+                    mirrors));
             LOG.debug("{} joined as {}", peerName, role);
         }
 
@@ -257,6 +301,7 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
             ctx.flush();
+            network.flush();
             outbox.flush();
         }
 
@@ -282,6 +327,36 @@ public final class TaskServerNode implements AutoCloseable {
                 return;
             }
             refuse(ctx, "bad input: " + reason);
+        }
+    }
+
+    /** What the network asks of this server. Event loop. */
+    private final class NetworkHost implements ServerNetwork.Host {
+        @Override
+        public void mirrorsChanged(String[] addresses) {
+            for (Channel ch : channels.values()) {
+                Role r = ch.pipeline().get(Connection.class).role;
+                if (r == Role.PRODUCER || r == Role.CONSUMER) {
+                    ch.writeAndFlush(new Message.Mirrors(addresses));
+                }
+            }
+        }
+
+        @Override
+        public void evicted(String reason) {
+            for (Channel ch : new ArrayList<>(channels.values())) {
+                ch.close();
+            }
+            if (serverChannel != null) {
+                serverChannel.close();
+            }
+            evicted.complete(reason);
+        }
+
+        @Override
+        public void computationEnded(long id) {
+            outbox.tellProducers(id);
+            outbox.flush();
         }
     }
 
@@ -311,7 +386,14 @@ public final class TaskServerNode implements AutoCloseable {
         }
 
         @Override
-        public void computationEnded(long computation) {
+        public void computationEnded(long computation, boolean atOrigin) {
+            if (atOrigin) {
+                network.computationEnded(computation);
+            }
+            tellProducers(computation);
+        }
+
+        void tellProducers(long computation) {
             for (Channel ch : channels.values()) {
                 if (ch.pipeline().get(Connection.class).role == Role.PRODUCER) {
                     ch.write(new Message.ComputationEnded(computation));
@@ -323,19 +405,33 @@ public final class TaskServerNode implements AutoCloseable {
 
         @Override
         public void result(ConsumerHandle consumer, long computation, byte[] value, ComputationSummary summary) {
-            Channel ch = channels.get(consumer.peerId());
-            if (ch != null) {
-                ch.writeAndFlush(new Message.Result(computation, value, summary.tasks(), summary.executions(),
-                        summary.t1Nanos(), summary.wallNanos()));
-            }
+            toConsumer(consumer, new Message.Result(computation, value, summary.tasks(), summary.executions(),
+                    summary.t1Nanos(), summary.wallNanos()));
         }
 
         @Override
         public void failed(ConsumerHandle consumer, long computation, String taskId, String reason) {
-            Channel ch = channels.get(consumer.peerId());
-            if (ch != null) {
-                ch.writeAndFlush(new Message.Failed(computation, taskId, reason));
-            }
+            toConsumer(consumer, new Message.Failed(computation, taskId, reason));
+        }
+
+        @Override
+        public void accepted(ConsumerHandle consumer, long requestId, long computation) {
+            toConsumer(consumer, new Message.Accepted(requestId, computation));
+        }
+
+        /** What a consumer is told waits until the mirrors have the change it reports. */
+        private void toConsumer(ConsumerHandle consumer, Message message) {
+            network.afterCommit(() -> {
+                Channel ch = channels.get(consumer.peerId());
+                if (ch != null) {
+                    ch.writeAndFlush(message);
+                }
+            });
+        }
+
+        @Override
+        public void route(int server, RoutedPayload payload) {
+            network.route(server, payload);
         }
 
         @Override
@@ -350,6 +446,7 @@ public final class TaskServerNode implements AutoCloseable {
                         case TaskRunner.Outcome.Failed f ->
                                 scheduler.taskFailed(null, f.id(), f.reason(), System.nanoTime());
                     }
+                    network.flush();
                     flush();
                 });
             });

@@ -45,8 +45,19 @@ class SchedulerTest {
         }
 
         @Override
-        public void computationEnded(long computation) {
+        public void computationEnded(long computation, boolean atOrigin) {
             log.add("ended");
+        }
+
+        final List<String> routed = new ArrayList<>();
+
+        @Override
+        public void accepted(ConsumerHandle consumer, long requestId, long computation) {
+        }
+
+        @Override
+        public void route(int server, org.cx.wire.RoutedPayload payload) {
+            routed.add(server + " " + payload.getClass().getSimpleName());
         }
 
         @Override
@@ -136,6 +147,39 @@ class SchedulerTest {
         assertEquals(5, audit.executions());
         assertEquals(4, scheduler.summary(c).tasks());
         assertEquals(5, scheduler.summary(c).executions());
+    }
+
+    /** Diffusion takes only ready tasks no producer holds, best first; values for moved tasks' successors go home. */
+    @Test
+    void diffusionMovesOnlyFreshReadyTasks() {
+        ProducerState p = scheduler.addProducer(1, "p1", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        TaskId sum = root.child(0);
+        TaskId left = root.child(1);
+        TaskId right = root.child(2);
+        scheduler.completed(p, completion(root, List.of(
+                task(sum, Continuation.CONSUMER, 2, 0),
+                task(left, Continuation.to(sum, 0), 0, 1),
+                task(right, Continuation.to(sum, 1), 0, 2)), List.of()));
+        scheduler.request(p, 1, 0); // p downloads the best ready task (right) on prefetch credit
+        assertEquals(right, out.lastAssigned().task().id());
+        assertEquals(1, scheduler.freshCount());
+
+        List<org.cx.wire.RoutedPayload.Transfer> moved = scheduler.takeFresh(10);
+        assertEquals(1, moved.size());
+        assertEquals(List.of(left), List.of(moved.get(0).tasks()).stream().map(t -> t.task().id()).toList(),
+                "neither the unready sum nor the downloaded task moves");
+        assertEquals(1, moved.get(0).homes()[0], "the moved task's successor lives here (server 1)");
+        assertEquals(0, scheduler.freshCount());
+        assertEquals(2, scheduler.taskCount(), "the sum and the downloaded task stay");
+
+        // The moved task completes on the other server; its value is routed back here and completes the sum.
+        scheduler.routedValue(c, new ValueEnvelope(Continuation.to(sum, 0), new byte[] {1}));
+        scheduler.completed(p, completion(right, List.of(), List.of(new ValueEnvelope(Continuation.to(sum, 1), new byte[] {2}))));
+        scheduler.request(p, 1, 1);
+        assertEquals(sum, out.lastAssigned().task().id());
     }
 
     @Test

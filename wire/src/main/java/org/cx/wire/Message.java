@@ -9,8 +9,16 @@ public sealed interface Message {
     record Hello(int version, Role role, String name, int workers) implements Message {
     }
 
-    /** The server accepts the handshake; {@code peerId} names this connection in the server's logs and counters. */
-    record Welcome(int version, long peerId, String serverName) implements Message {
+    /**
+     * The server accepts the handshake; {@code peerId} names this connection in the server's logs and counters.
+     * {@code serverId} names the server in the production network; {@code mirrors} are the addresses
+     * ({@code host:port}) of its mirror group: where a client goes if this server fails.
+     */
+    record Welcome(int version, long peerId, String serverName, int serverId, String[] mirrors) implements Message {
+    }
+
+    /** Server: your server's mirror group changed; fail over to one of these ({@code host:port}). */
+    record Mirrors(String[] addresses) implements Message {
     }
 
     /** The peer refuses this connection, and closes it, for the reason given. */
@@ -81,5 +89,87 @@ public sealed interface Message {
 
     /** Server: {@code computation} is over; drop its tasks and classes. */
     record ComputationEnded(long computation) implements Message {
+    }
+
+    // ------------------------------------------------------------ between task servers (production network)
+
+    /** A new server asks to join the network. Sent to any member; members other than the root answer Redirect. */
+    record Join(String name, String address) implements Message {
+    }
+
+    /** Ask {@code address} instead: it is the primary root. */
+    record Redirect(String address) implements Message {
+    }
+
+    /**
+     * The network as the primary root sees it at {@code epoch}: members by tree position (0 primary root, 1 secondary
+     * root, then the B-ary tree in breadth-first order), and for each failed server the server that took over its
+     * tasks ({@code forwardFrom[i]} now lives at {@code forwardTo[i]}).
+     */
+    record Topology(long epoch, int branching, int yourId, Member[] members, int[] forwardFrom, int[] forwardTo)
+            implements Message {
+    }
+
+    /** One server of a {@link Topology}. */
+    record Member(int id, String name, String address) {
+    }
+
+    /**
+     * A member is alive (to the primary root every period; the primary root sends it to the secondary). Carries what
+     * {@code cx network status} prints and the ids of the servers whose complete mirror copy the sender holds.
+     */
+    record Heartbeat(int from, long epoch, int[] replicas, int ready, int fresh, int tasks, int producers,
+                     long completed) implements Message {
+    }
+
+    /** The root's answer to a {@link Heartbeat}: it is alive too, at {@code epoch}. */
+    record HeartbeatAck(long epoch) implements Message {
+    }
+
+    /**
+     * You were declared failed (you were silent or unreachable for longer than the failure timeout) and your tasks
+     * were taken over: stop, so that nothing is applied twice.
+     */
+    record Evicted(String reason) implements Message {
+    }
+
+    /**
+     * A batch of changes to server {@code from}'s task state, number {@code seq}, for its mirror group to apply in
+     * order. A snapshot replaces the copy wholesale.
+     */
+    record Mirror(int from, long seq, boolean snapshot, MirrorOp[] ops) implements Message {
+    }
+
+    /** The mirror copy of {@code from} now includes batch {@code seq}. */
+    record MirrorAck(int from, int by, long seq) implements Message {
+    }
+
+    /** {@code from}'s new mirror group has its copy: the receiver may drop the one it holds. */
+    record MirrorRelease(int from) implements Message {
+    }
+
+    /** Diffusion: {@code from} has {@code fresh} unassigned ready tasks and {@code idle} workers waiting. */
+    record Load(int from, int fresh, int idle) implements Message {
+    }
+
+    /** Exactly-once message {@code seq} on the channel from server {@code from} to server {@code to}. */
+    record Routed(int from, int to, long seq, RoutedPayload payload) implements Message {
+    }
+
+    /** The receiver of channel {@code from → to} has applied everything up to {@code seq}. */
+    record RoutedAck(int from, int to, long seq) implements Message {
+    }
+
+    /** Observer: describe the network. */
+    record NetworkQuery() implements Message {
+    }
+
+    /** The primary root's view of the network at {@code epoch}. */
+    record NetworkStatus(long epoch, int branching, ServerStatus[] servers) implements Message {
+    }
+
+    /** One server in a {@link NetworkStatus}. */
+    record ServerStatus(int id, String name, String address, int position, int[] mirrorGroup, int ready, int fresh,
+                        int tasks, int producers, long completed) {
     }
 }

@@ -38,7 +38,10 @@ public final class ProtocolCodec {
             out.writeVarInt(m.version(), true);
             out.writeVarLong(m.peerId(), true);
             out.writeString(m.serverName());
-        }, in -> new Message.Welcome(in.readVarInt(true), in.readVarLong(true), in.readString()));
+            out.writeVarInt(m.serverId(), true);
+            writeStrings(out, m.mirrors());
+        }, in -> new Message.Welcome(in.readVarInt(true), in.readVarLong(true), in.readString(), in.readVarInt(true),
+                readStrings(in)));
         register(kryo, Message.Refused.class, id++, (out, m) -> out.writeString(m.reason()),
                 in -> new Message.Refused(in.readString()));
         register(kryo, Message.Submit.class, id++, (out, m) -> {
@@ -141,7 +144,96 @@ public final class ProtocolCodec {
                 in -> new Message.Released(readTaskIds(in)));
         register(kryo, Message.ComputationEnded.class, id++, (out, m) -> out.writeLong(m.computation()),
                 in -> new Message.ComputationEnded(in.readLong()));
+        register(kryo, Message.Mirrors.class, id++, (out, m) -> writeStrings(out, m.addresses()),
+                in -> new Message.Mirrors(readStrings(in)));
+        registerPeerMessages(kryo, id);
         return kryo;
+    }
+
+    /**
+     * The messages between task servers: records written field by field by Kryo's record serializer, over the
+     * same hand-written serializers for ids, envelopes and values, with every array length bounded.
+     */
+    private static void registerPeerMessages(Kryo kryo, int firstId) {
+        int id = firstId;
+        register(kryo, TaskId.class, id++, ProtocolCodec::writeTaskId, ProtocolCodec::readTaskId);
+        register(kryo, TaskEnvelope.class, id++, ProtocolCodec::writeEnvelope, ProtocolCodec::readEnvelope);
+        register(kryo, ValueEnvelope.class, id++, (out, v) -> {
+            writeContinuation(out, v.to());
+            writeBytes(out, v.value());
+        }, in -> new ValueEnvelope(readContinuation(in), readBytes(in)));
+        register(kryo, byte[].class, id++, ProtocolCodec::writeBytes, ProtocolCodec::readBytes);
+        register(kryo, int[].class, id++, (out, a) -> {
+            out.writeVarInt(a.length, true);
+            out.writeInts(a, 0, a.length, false);
+        }, in -> in.readInts(readLength(in), false));
+        Class<?>[] records = {
+            ReadyTask.class, Message.Member.class, Message.ServerStatus.class,
+            MirrorOp.Put.class, MirrorOp.Input.class, MirrorOp.Remove.class, MirrorOp.Started.class,
+            MirrorOp.Finished.class, MirrorOp.Forget.class, MirrorOp.Send.class, MirrorOp.Acked.class,
+            MirrorOp.Received.class,
+            RoutedPayload.Transfer.class, RoutedPayload.Value.class, RoutedPayload.Failure.class,
+            Message.Join.class, Message.Redirect.class, Message.Topology.class, Message.Heartbeat.class,
+            Message.HeartbeatAck.class, Message.Evicted.class, Message.Mirror.class, Message.MirrorAck.class,
+            Message.MirrorRelease.class, Message.Load.class, Message.Routed.class, Message.RoutedAck.class,
+            Message.NetworkQuery.class, Message.NetworkStatus.class,
+        };
+        for (Class<?> type : records) {
+            kryo.register(type, id++);
+        }
+        Class<?>[] arrays = {
+            byte[][].class, ReadyTask[].class, Message.Member[].class, Message.ServerStatus[].class, MirrorOp[].class,
+        };
+        for (Class<?> type : arrays) {
+            kryo.register(type, new BoundedArraySerializer(type.getComponentType()), id++);
+        }
+    }
+
+    /** An array of objects (each may be null or a registered subtype), its length checked before allocation. */
+    private static final class BoundedArraySerializer extends Serializer<Object[]> {
+        private final Class<?> componentType;
+
+        BoundedArraySerializer(Class<?> componentType) {
+            super(false, true);
+            this.componentType = componentType;
+        }
+
+        @Override
+        public void write(Kryo kryo, Output output, Object[] array) {
+            output.writeVarInt(array.length, true);
+            for (Object element : array) {
+                kryo.writeClassAndObject(output, element);
+            }
+        }
+
+        @Override
+        public Object[] read(Kryo kryo, Input input, Class<? extends Object[]> type) {
+            Object[] array = (Object[]) java.lang.reflect.Array.newInstance(componentType, readLength(input));
+            for (int i = 0; i < array.length; i++) {
+                Object element = kryo.readClassAndObject(input);
+                if (element != null && !componentType.isInstance(element)) {
+                    throw new MalformedMessageException(element.getClass().getSimpleName() + " in an array of "
+                            + componentType.getSimpleName());
+                }
+                array[i] = element;
+            }
+            return array;
+        }
+    }
+
+    static void writeStrings(Output out, String[] strings) {
+        out.writeVarInt(strings.length, true);
+        for (String s : strings) {
+            out.writeString(s);
+        }
+    }
+
+    static String[] readStrings(Input in) {
+        String[] strings = new String[readLength(in)];
+        for (int i = 0; i < strings.length; i++) {
+            strings[i] = in.readString();
+        }
+        return strings;
     }
 
     private static <T> void register(Kryo kryo, Class<T> type, int id, BiConsumer<Output, T> writer,

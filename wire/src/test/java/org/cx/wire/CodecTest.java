@@ -29,7 +29,7 @@ class CodecTest {
         TaskEnvelope env = new TaskEnvelope(child, Continuation.to(parent.child(0), 1), 2, -3, true, new byte[] {1, 2, 3});
         return List.of(
                 new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, "p", 4),
-                new Message.Welcome(1, 99, "server"),
+                new Message.Welcome(1, 99, "server", 3, new String[] {"127.0.0.1:7071"}),
                 new Message.Refused("because"),
                 new Message.Submit(5, env),
                 new Message.Accepted(5, 42),
@@ -45,7 +45,24 @@ class CodecTest {
                 new Message.Drop(new TaskId[] {child, parent}),
                 new Message.Revoke(new TaskId[] {child}),
                 new Message.Released(new TaskId[] {}),
-                new Message.ComputationEnded(42));
+                new Message.ComputationEnded(42),
+                new Message.Mirrors(new String[] {"a:1", "b:2"}),
+                new Message.Join("s", "127.0.0.1:7072"),
+                new Message.Topology(7, 2, 3, new Message.Member[] {new Message.Member(1, "a", "a:1")},
+                        new int[] {2}, new int[] {1}),
+                new Message.Heartbeat(3, 7, new int[] {1, 2}, 4, 3, 9, 2, 100),
+                new Message.Mirror(3, 12, false, new MirrorOp[] {
+                    new MirrorOp.Put(env, 3, 1, new byte[][] {null, {5}}),
+                    new MirrorOp.Input(child, 1, new byte[] {6}),
+                    new MirrorOp.Remove(parent),
+                    new MirrorOp.Finished(42, null, "42:/1", "boom", 1, 2, 3, 4),
+                    new MirrorOp.Send(3, 1, 8, new RoutedPayload.Value(42,
+                            new ValueEnvelope(Continuation.to(parent, 0), new byte[] {1}))),
+                }),
+                new Message.Routed(3, 1, 9, new RoutedPayload.Transfer(42, 1,
+                        new ReadyTask[] {new ReadyTask(env, new byte[][] {{7}, {}})}, new int[] {3})),
+                new Message.NetworkStatus(7, 2, new Message.ServerStatus[] {
+                    new Message.ServerStatus(1, "a", "a:1", 0, new int[] {2}, 1, 2, 3, 4, 5)}));
     }
 
     private static ByteBuf encodeAll(List<Message> messages) {

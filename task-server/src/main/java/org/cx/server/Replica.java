@@ -1,0 +1,110 @@
+package org.cx.server;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.cx.api.TaskId;
+import org.cx.wire.MirrorOp;
+import org.cx.wire.RoutedPayload;
+
+/**
+ * This server's mirror copy of another server's replicated state, kept by applying that server's changes in order.
+ * If the other server fails and this one is chosen to take over, {@link Scheduler#adopt} and
+ * {@link ServerNetwork} turn the copy into live state.
+ */
+final class Replica {
+    /** A computation submitted at the mirrored server. */
+    record Computation(long id, long submittedNanos, MirrorOp.Finished finished) {
+    }
+
+    private final Map<Long, Computation> computations = new HashMap<>();
+    private final Map<TaskId, MirrorOp.Put> tasks = new LinkedHashMap<>();
+    /** Unacknowledged exactly-once messages by channel ({@link ServerNetwork#channel}), then sequence number. */
+    private final Map<Long, TreeMap<Long, RoutedPayload>> outgoing = new HashMap<>();
+    /** Highest sequence number received and applied, by channel. */
+    private final Map<Long, Long> received = new HashMap<>();
+    /** The copy started from a snapshot, so it is complete. */
+    private boolean complete;
+    private long lastSeq;
+
+    boolean complete() {
+        return complete;
+    }
+
+    long lastSeq() {
+        return lastSeq;
+    }
+
+    /** Applies batch {@code seq}; a snapshot replaces everything. */
+    void apply(long seq, boolean snapshot, MirrorOp[] ops) {
+        if (snapshot) {
+            computations.clear();
+            tasks.clear();
+            outgoing.clear();
+            received.clear();
+            complete = true;
+        }
+        lastSeq = seq;
+        for (MirrorOp op : ops) {
+            apply(op);
+        }
+    }
+
+    private void apply(MirrorOp op) {
+        switch (op) {
+            case MirrorOp.Put put -> tasks.put(put.task().id(), put);
+            case MirrorOp.Input in -> {
+                MirrorOp.Put put = tasks.get(in.id());
+                if (put != null && in.argNo() < put.inputs().length) {
+                    put.inputs()[in.argNo()] = in.value();
+                }
+            }
+            case MirrorOp.Remove r -> tasks.remove(r.id());
+            case MirrorOp.Started st -> computations.put(st.id(), new Computation(st.id(), st.submittedNanos(), null));
+            case MirrorOp.Finished f -> {
+                Computation c = computations.get(f.id());
+                if (c != null) {
+                    computations.put(f.id(), new Computation(c.id(), c.submittedNanos(), f));
+                }
+                tasks.keySet().removeIf(id -> id.computation() == f.id());
+            }
+            case MirrorOp.Forget f -> {
+                computations.remove(f.id());
+                tasks.keySet().removeIf(id -> id.computation() == f.id());
+            }
+            case MirrorOp.Send send -> outgoing.computeIfAbsent(ServerNetwork.channel(send.from(), send.to()),
+                    k -> new TreeMap<>()).put(send.seq(), send.payload());
+            case MirrorOp.Acked acked -> {
+                TreeMap<Long, RoutedPayload> pending = outgoing.get(ServerNetwork.channel(acked.from(), acked.to()));
+                if (pending != null) {
+                    pending.headMap(acked.seq(), true).clear();
+                }
+            }
+            case MirrorOp.Received r -> received.merge(ServerNetwork.channel(r.from(), r.to()), r.seq(), Math::max);
+        }
+    }
+
+    Collection<Computation> computations() {
+        return computations.values();
+    }
+
+    List<MirrorOp.Put> tasks() {
+        return new ArrayList<>(tasks.values());
+    }
+
+    Map<Long, TreeMap<Long, RoutedPayload>> outgoing() {
+        return outgoing;
+    }
+
+    Map<Long, Long> received() {
+        return received;
+    }
+
+    int taskCount() {
+        return tasks.size();
+    }
+}

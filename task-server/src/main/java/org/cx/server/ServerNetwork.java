@@ -1,0 +1,892 @@
+package org.cx.server;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.cx.wire.Message;
+import org.cx.wire.MirrorOp;
+import org.cx.wire.Role;
+import org.cx.wire.RoutedPayload;
+import org.cx.wire.WireClient;
+import org.cx.wire.WireConfig;
+import org.cx.wire.WirePipeline;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One task server's part in the production network (paper §4.2): membership and the fat tree, mirroring with
+ * output commit, failure detection and repair, diffusion, and exactly-once channels between servers. Everything
+ * runs on the server's event loop, beside the {@link Scheduler}; docs/architecture.md gives the protocols as steps.
+ *
+ * <h2>Mirroring</h2>
+ * The scheduler reports each change to its replicated state ({@link StateLog}); after each burst of messages the
+ * changes go to every mirror as one numbered batch. What the outside world must not see before the mirrors have a
+ * change (a result for a consumer, a message to another server) is held until every mirror has acknowledged the batch
+ * ({@link #afterCommit}). Assignments to producers are not held: a task handed out on a change that dies with this
+ * server just runs again elsewhere, and its late completion is discarded by id.
+ */
+final class ServerNetwork implements StateLog {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerNetwork.class);
+    /** Most tasks one diffusion answer moves. */
+    private static final int MAX_TRANSFER = 64;
+
+    /** What the network needs from the server it runs in. */
+    interface Host {
+        /** Tell producers and consumers where to go if this server fails. */
+        void mirrorsChanged(String[] addresses);
+
+        /** This server was declared failed: stop serving. */
+        void evicted(String reason);
+
+        /** Computation {@code id} ended at its origin: tell this server's producers. */
+        void computationEnded(long id);
+    }
+
+    private final NetworkConfig config;
+    private final String address;
+    private final String name;
+    private final EventLoopGroup loop;
+    private final Scheduler scheduler;
+    private final Host host;
+
+    // ---- membership, as of the latest topology
+    private int self;
+    private long epoch;
+    private FatTree tree;
+    private final Map<Integer, String> addresses = new HashMap<>();
+    private final Map<Integer, String> names = new HashMap<>();
+    /** A failed server → the server that took over its tasks. */
+    private final Map<Integer, Integer> forwards = new HashMap<>();
+
+    // ---- mirroring this server's state
+    private long journalSeq;
+    private List<MirrorOp> pending = new ArrayList<>();
+    /** Servers that must acknowledge a batch before it counts: the mirror group, plus old members until released. */
+    private final Map<Integer, Long> acked = new HashMap<>();
+    private final Set<Integer> toRelease = new HashSet<>();
+    private long snapshotSeq;
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
+
+    private record Held(long seq, Runnable output) {
+    }
+
+    // ---- mirror copies of other servers
+    private final Map<Integer, Replica> replicas = new HashMap<>();
+
+    // ---- exactly-once channels, keyed by channel(from, to)
+    private final Map<Long, TreeMap<Long, RoutedPayload>> outgoing = new HashMap<>();
+    private final Map<Long, Long> nextSeq = new HashMap<>();
+    private final Map<Long, Long> received = new HashMap<>();
+
+    // ---- links to other servers (this server's outbound connections)
+    private final Map<Integer, Link> links = new HashMap<>();
+
+    // ---- failure detection
+    private final Map<Integer, Long> lastHeard = new HashMap<>();
+    private final Map<Integer, Message.Heartbeat> lastBeat = new HashMap<>();
+    private long lastRootAck;
+    private long lastCheck;
+    private boolean evicted;
+
+    ServerNetwork(NetworkConfig config, String address, String name, EventLoopGroup loop, Scheduler scheduler,
+                  Host host) {
+        this.config = config;
+        this.address = address;
+        this.name = name;
+        this.loop = loop;
+        this.scheduler = scheduler;
+        this.host = host;
+    }
+
+    /** Channel key for the exactly-once channel from server {@code from} to server {@code to}. */
+    static long channel(int from, int to) {
+        return ((long) from << 32) | (to & 0xffffffffL);
+    }
+
+    private static int channelFrom(long channel) {
+        return (int) (channel >>> 32);
+    }
+
+    private static int channelTo(long channel) {
+        return (int) channel;
+    }
+
+    /** Starts as the founder of a new network, or asks {@code config.join()} to let it in. Event loop. */
+    void start() {
+        long now = System.nanoTime();
+        lastCheck = now;
+        lastRootAck = now;
+        if (config.join() == null) {
+            self = 1;
+            epoch = 1;
+            tree = new FatTree(config.branching());
+            tree.join(self);
+            addresses.put(self, address);
+            names.put(self, name);
+            scheduler.attach(self, this::resolve, this);
+        } else {
+            tree = new FatTree(config.branching());
+            sendJoin(config.join());
+        }
+        long beat = config.heartbeat().toNanos();
+        loop.scheduleAtFixedRate(this::beat, beat, beat, TimeUnit.NANOSECONDS);
+        long diffuse = config.diffusion().toNanos();
+        loop.scheduleAtFixedRate(this::diffuse, diffuse, diffuse, TimeUnit.NANOSECONDS);
+        loop.scheduleAtFixedRate(this::resendUnacknowledged, 1, 1, TimeUnit.SECONDS);
+    }
+
+    // ---------------------------------------------------------------- views
+
+    int self() {
+        return self;
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    boolean joined() {
+        return self != 0;
+    }
+
+    int size() {
+        return tree.size();
+    }
+
+    int position() {
+        return tree.contains(self) ? tree.position(self) : -1;
+    }
+
+    boolean isRoot() {
+        return position() == 0;
+    }
+
+    List<Integer> mirrorGroup() {
+        return tree.contains(self) ? tree.mirrorGroup(self) : List.of();
+    }
+
+    /** Addresses of this server's mirror group, for clients to fail over to. */
+    String[] mirrorAddresses() {
+        return mirrorGroup().stream().map(addresses::get).toArray(String[]::new);
+    }
+
+    Set<Integer> replicasHeld() {
+        return replicas.keySet();
+    }
+
+    /** Where server {@code id}'s tasks live now: follows the chain of take-overs. */
+    int resolve(int id) {
+        int at = id;
+        for (Integer next; (next = forwards.get(at)) != null; ) {
+            at = next;
+        }
+        return at;
+    }
+
+    // ---------------------------------------------------------------- StateLog: mirroring
+
+    @Override
+    public boolean active() {
+        return !acked.isEmpty();
+    }
+
+    @Override
+    public void record(MirrorOp op) {
+        pending.add(op);
+    }
+
+    /**
+     * Runs {@code output} once every change made so far is on every mirror: at once when nobody mirrors this server
+     * or nothing is unacknowledged.
+     */
+    void afterCommit(Runnable output) {
+        long seq = pending.isEmpty() ? journalSeq : journalSeq + 1;
+        if (seq <= committedSeq() && held.isEmpty()) {
+            output.run();
+        } else {
+            held.add(new Held(seq, output));
+        }
+    }
+
+    private long committedSeq() {
+        long committed = journalSeq;
+        for (long seq : acked.values()) {
+            committed = Math.min(committed, seq);
+        }
+        return committed;
+    }
+
+    /** Sends the changes of this burst to the mirrors as one batch (call after each burst of messages). */
+    void flush() {
+        if (!pending.isEmpty()) {
+            journalSeq++;
+            if (!acked.isEmpty()) {
+                Message.Mirror batch = new Message.Mirror(self, journalSeq, false, pending.toArray(MirrorOp[]::new));
+                for (int member : acked.keySet()) {
+                    send(member, batch);
+                }
+            }
+            pending = new ArrayList<>();
+        }
+        releaseCommitted();
+        for (Link link : links.values()) {
+            link.flush();
+        }
+    }
+
+    private void releaseCommitted() {
+        long committed = committedSeq();
+        while (!held.isEmpty() && held.peek().seq <= committed) {
+            held.poll().output.run();
+        }
+    }
+
+    /** Sends the whole replicated state to every mirror; they replace their copies. */
+    private void sendSnapshot() {
+        List<MirrorOp> ops = new ArrayList<>();
+        scheduler.snapshot(ops);
+        for (Map.Entry<Long, TreeMap<Long, RoutedPayload>> channel : outgoing.entrySet()) {
+            for (Map.Entry<Long, RoutedPayload> m : channel.getValue().entrySet()) {
+                ops.add(new MirrorOp.Send(channelFrom(channel.getKey()), channelTo(channel.getKey()), m.getKey(),
+                        m.getValue()));
+            }
+        }
+        for (Map.Entry<Long, Long> mark : received.entrySet()) {
+            ops.add(new MirrorOp.Received(channelFrom(mark.getKey()), channelTo(mark.getKey()), mark.getValue()));
+        }
+        pending = new ArrayList<>(); // already part of the state the snapshot was taken from
+        journalSeq++;
+        snapshotSeq = journalSeq;
+        Message.Mirror snapshot = new Message.Mirror(self, journalSeq, true, ops.toArray(MirrorOp[]::new));
+        for (int member : acked.keySet()) {
+            send(member, snapshot);
+        }
+        LOG.debug("server {} sent a snapshot of {} changes to {}", self, ops.size(), acked.keySet());
+    }
+
+    private void onMirror(Message.Mirror m, Channel from) {
+        if (forwards.containsKey(m.from())) {
+            from.writeAndFlush(new Message.Evicted("server " + m.from() + " was declared failed and its tasks were "
+                    + "taken over by server " + resolve(m.from())));
+            return;
+        }
+        Replica copy = replicas.computeIfAbsent(m.from(), k -> new Replica());
+        if (!m.snapshot() && (!copy.complete() || m.seq() <= copy.lastSeq())) {
+            return; // a batch before this copy's snapshot, or one already applied
+        }
+        copy.apply(m.seq(), m.snapshot(), m.ops());
+        from.writeAndFlush(new Message.MirrorAck(m.from(), self, m.seq()));
+    }
+
+    private void onMirrorAck(Message.MirrorAck ack) {
+        if (ack.from() != self || !acked.containsKey(ack.by())) {
+            return;
+        }
+        acked.merge(ack.by(), ack.seq(), Math::max);
+        if (!toRelease.isEmpty() && mirrorGroup().stream().allMatch(m -> acked.getOrDefault(m, 0L) >= snapshotSeq)) {
+            for (int old : toRelease) {
+                acked.remove(old);
+                send(old, new Message.MirrorRelease(self));
+            }
+            toRelease.clear();
+        }
+        releaseCommitted();
+    }
+
+    // ---------------------------------------------------------------- exactly-once channels
+
+    /** Sends {@code payload} to server {@code to}, exactly once: recorded, mirrored, then transmitted. */
+    void route(int to, RoutedPayload payload) {
+        long channel = channel(self, to);
+        long seq = nextSeq.merge(channel, 1L, Long::sum);
+        outgoing.computeIfAbsent(channel, k -> new TreeMap<>()).put(seq, payload);
+        if (active()) {
+            record(new MirrorOp.Send(self, to, seq, payload));
+        }
+        afterCommit(() -> send(resolve(to), new Message.Routed(self, to, seq, payload)));
+    }
+
+    private void onRouted(Message.Routed m) {
+        int at = resolve(m.to());
+        if (at != self) {
+            send(at, m); // this server's view was newer than the sender's: pass it on
+            return;
+        }
+        long channel = channel(m.from(), m.to());
+        long mark = received.getOrDefault(channel, 0L);
+        if (m.seq() == mark + 1) {
+            received.put(channel, m.seq());
+            if (active()) {
+                record(new MirrorOp.Received(m.from(), m.to(), m.seq()));
+            }
+            switch (m.payload()) {
+                case RoutedPayload.Transfer t -> scheduler.accept(t);
+                case RoutedPayload.Value v -> scheduler.routedValue(v.computation(), v.value());
+                case RoutedPayload.Failure f -> scheduler.routedFailure(f.computation(), f.taskId(), f.reason());
+            }
+        } else if (m.seq() > mark + 1) {
+            return; // an earlier one was lost on a broken link; the sender sends it again
+        }
+        long upTo = received.get(channel);
+        afterCommit(() -> send(resolve(m.from()), new Message.RoutedAck(m.from(), m.to(), upTo)));
+    }
+
+    private void onRoutedAck(Message.RoutedAck ack) {
+        if (resolve(ack.from()) != self) {
+            return;
+        }
+        TreeMap<Long, RoutedPayload> unacked = outgoing.get(channel(ack.from(), ack.to()));
+        if (unacked != null && !unacked.headMap(ack.seq(), true).isEmpty()) {
+            unacked.headMap(ack.seq(), true).clear();
+            if (active()) {
+                record(new MirrorOp.Acked(ack.from(), ack.to(), ack.seq()));
+            }
+        }
+    }
+
+    /** Sends every committed, unacknowledged message again (after repairs; and now and then). */
+    private void resendUnacknowledged() {
+        if (!joined()) {
+            return;
+        }
+        afterCommit(() -> {
+            for (Map.Entry<Long, TreeMap<Long, RoutedPayload>> channel : outgoing.entrySet()) {
+                int from = channelFrom(channel.getKey());
+                int to = channelTo(channel.getKey());
+                for (Map.Entry<Long, RoutedPayload> m : channel.getValue().entrySet()) {
+                    send(resolve(to), new Message.Routed(from, to, m.getKey(), m.getValue()));
+                }
+            }
+        });
+        flush();
+    }
+
+    // ---------------------------------------------------------------- diffusion
+
+    private void diffuse() {
+        if (!joined() || tree.size() < 2 || evicted) {
+            return;
+        }
+        Message.Load load = new Message.Load(self, scheduler.freshCount(), scheduler.idleWaiting());
+        for (int neighbour : tree.neighbours(self)) {
+            send(neighbour, load);
+        }
+        flush();
+    }
+
+    /**
+     * A neighbour's load (paper §4.2): if this server has clearly more unassigned ready tasks, beyond what its own
+     * idle workers need, it sends half the difference; if it has clearly fewer, it answers with its own load, a
+     * request the neighbour answers the same way.
+     */
+    private void onLoad(Message.Load theirs) {
+        if (!tree.contains(theirs.from())) {
+            return;
+        }
+        int mine = scheduler.freshCount() - scheduler.idleWaiting();
+        int other = theirs.fresh() - theirs.idle();
+        if (mine - other >= 2) {
+            int count = Math.min(MAX_TRANSFER, Math.min(scheduler.freshCount(), (mine - other) / 2));
+            for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
+                route(theirs.from(), t);
+            }
+        } else if (other - mine >= 2) {
+            send(theirs.from(), new Message.Load(self, scheduler.freshCount(), scheduler.idleWaiting()));
+        }
+    }
+
+    // ---------------------------------------------------------------- membership
+
+    private void sendJoin(String target) {
+        Link link = new Link(-1, target);
+        link.send(new Message.Join(name, address));
+        link.flush();
+    }
+
+    private void onJoin(Message.Join join, Channel from) {
+        if (!isRoot()) {
+            from.writeAndFlush(new Message.Redirect(addresses.get(tree.idAt(0))));
+            return;
+        }
+        int id = nextId();
+        tree.join(id);
+        addresses.put(id, join.address());
+        names.put(id, join.name());
+        lastHeard.put(id, System.nanoTime());
+        LOG.info("server {} ({}) joined at position {}", id, join.name(), tree.position(id));
+        publishTopology();
+    }
+
+    private int nextId() {
+        int max = 0;
+        for (int id : tree.ids()) {
+            max = Math.max(max, id);
+        }
+        for (Map.Entry<Integer, Integer> f : forwards.entrySet()) {
+            max = Math.max(max, Math.max(f.getKey(), f.getValue()));
+        }
+        return max + 1;
+    }
+
+    /** Root: a new epoch of the topology goes to every member, this one included. */
+    private void publishTopology() {
+        epoch++;
+        Message.Member[] members = tree.ids().stream()
+                .map(id -> new Message.Member(id, names.get(id), addresses.get(id)))
+                .toArray(Message.Member[]::new);
+        int[] from = forwards.keySet().stream().mapToInt(Integer::intValue).toArray();
+        int[] to = new int[from.length];
+        for (int i = 0; i < from.length; i++) {
+            to[i] = forwards.get(from[i]);
+        }
+        for (int id : tree.ids()) {
+            if (id != self) {
+                send(id, new Message.Topology(epoch, config.branching(), id, members, from, to));
+            }
+        }
+        applyTopology(new Message.Topology(epoch, config.branching(), self, members, from, to));
+        flush();
+    }
+
+    /** Takes a newer topology: positions, mirror groups, take-overs; then re-mirrors and repairs what it must. */
+    private void applyTopology(Message.Topology t) {
+        if (t.epoch() <= epoch && joined()) {
+            return;
+        }
+        boolean first = !joined();
+        epoch = t.epoch();
+        self = t.yourId();
+        List<Integer> oldGroup = first ? List.of() : mirrorGroup();
+        tree = new FatTree(t.branching());
+        for (Message.Member m : t.members()) {
+            tree.join(m.id());
+            addresses.put(m.id(), m.address());
+            names.put(m.id(), m.name());
+        }
+        for (int i = 0; i < t.forwardFrom().length; i++) {
+            forwards.put(t.forwardFrom()[i], t.forwardTo()[i]);
+        }
+        if (first) {
+            scheduler.attach(self, this::resolve, this);
+            LOG.info("server {} joined the network at position {}", self, tree.position(self));
+        }
+        long now = System.nanoTime();
+        lastRootAck = now;
+        // Take over every failed server whose tasks now live here.
+        boolean adopted = false;
+        for (int failed : new ArrayList<>(replicas.keySet())) {
+            if (!forwards.containsKey(failed)) {
+                continue;
+            }
+            Replica copy = replicas.remove(failed);
+            if (resolve(failed) == self && copy.complete()) {
+                adopt(failed, copy);
+                adopted = true;
+            }
+        }
+        // Mirror group: new members get a snapshot; old ones keep getting changes until the new ones have it.
+        List<Integer> group = mirrorGroup();
+        acked.keySet().removeIf(id -> !tree.contains(id));
+        toRelease.removeIf(id -> !tree.contains(id));
+        boolean changed = adopted || !group.equals(oldGroup);
+        for (int old : oldGroup) {
+            if (!group.contains(old) && tree.contains(old) && acked.containsKey(old)) {
+                toRelease.add(old);
+            }
+        }
+        for (int member : group) {
+            acked.putIfAbsent(member, 0L);
+        }
+        if (changed && !acked.isEmpty()) {
+            sendSnapshot();
+        }
+        if (isRoot()) {
+            for (int id : tree.ids()) {
+                lastHeard.putIfAbsent(id, now);
+            }
+            lastHeard.keySet().removeIf(id -> !tree.contains(id));
+        }
+        links.keySet().removeIf(id -> {
+            if (!tree.contains(id)) {
+                links.get(id).close();
+                return true;
+            }
+            return false;
+        });
+        host.mirrorsChanged(mirrorAddresses());
+        releaseCommitted();
+        resendUnacknowledged();
+    }
+
+    private void adopt(int failed, Replica copy) {
+        LOG.info("server {} takes over the {} tasks of failed server {}", self, copy.taskCount(), failed);
+        scheduler.adopt(copy);
+        for (Map.Entry<Long, TreeMap<Long, RoutedPayload>> channel : copy.outgoing().entrySet()) {
+            outgoing.computeIfAbsent(channel.getKey(), k -> new TreeMap<>()).putAll(channel.getValue());
+        }
+        for (Map.Entry<Long, Long> mark : copy.received().entrySet()) {
+            received.merge(mark.getKey(), mark.getValue(), Math::max);
+        }
+    }
+
+    /** Root only: {@code id} failed. Picks who takes over its tasks, moves the last leaf into the hole, publishes. */
+    private void declareFailed(int id, String why) {
+        if (!tree.contains(id) || id == self) {
+            return;
+        }
+        int heir = chooseHeir(id);
+        FatTree.Repair repair = tree.remove(id);
+        if (heir < 0) {
+            heir = repair.heir();
+        }
+        LOG.warn("server {} failed ({}); server {} takes over its tasks; moves {}", id, why, heir,
+                repair.moves().stream().map(m -> m[0] + ":" + m[1] + "->" + m[2]).toList());
+        if (heir >= 0) {
+            forwards.put(id, heir);
+        }
+        lastHeard.remove(id);
+        lastBeat.remove(id);
+        Link link = links.remove(id);
+        if (link != null) {
+            link.close();
+        }
+        publishTopology();
+    }
+
+    /** The live server with a complete copy of {@code failed}'s state, lowest position first; -1 if none is known. */
+    private int chooseHeir(int failed) {
+        int best = -1;
+        for (int id : tree.ids()) {
+            if (id == failed) {
+                continue;
+            }
+            boolean holds = id == self
+                    ? replicas.containsKey(failed) && replicas.get(failed).complete()
+                    : lastBeat.containsKey(id) && contains(lastBeat.get(id).replicas(), failed);
+            if (holds && (best < 0 || tree.position(id) < tree.position(best))) {
+                best = id;
+            }
+        }
+        return best;
+    }
+
+    private static boolean contains(int[] ids, int id) {
+        for (int i : ids) {
+            if (i == id) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Every heartbeat period: members tell the root they live; the root and the secondary root check on others. */
+    private void beat() {
+        if (!joined() || evicted) {
+            return;
+        }
+        long now = System.nanoTime();
+        boolean paused = now - lastCheck > config.failTimeout().toNanos() / 2;
+        lastCheck = now;
+        if (paused) {
+            // This process was not running (stopped, or starved): nobody else can be judged by our clock now.
+            lastHeard.replaceAll((id, t) -> now);
+            lastRootAck = now;
+        }
+        int position = position();
+        if (position != 0 && tree.size() > 1) {
+            send(tree.idAt(0), heartbeat());
+        } else if (position == 0 && tree.size() > 1) {
+            send(tree.idAt(1), heartbeat()); // so that a root that was frozen learns it was replaced
+        }
+        long timeout = config.failTimeout().toNanos();
+        if (position == 0) {
+            for (Map.Entry<Integer, Long> e : new ArrayList<>(lastHeard.entrySet())) {
+                if (e.getKey() != self && now - e.getValue() > timeout) {
+                    declareFailed(e.getKey(), "silent for " + (now - e.getValue()) / 1_000_000 + " ms");
+                }
+            }
+        } else if (position == 1 && now - lastRootAck > timeout) {
+            takeOverAsRoot("silent for " + (now - lastRootAck) / 1_000_000 + " ms");
+        }
+        flush();
+    }
+
+    /** The secondary root: the primary is gone; take its place and repair the tree from here. */
+    private void takeOverAsRoot(String why) {
+        int root = tree.idAt(0);
+        LOG.warn("primary root {} failed ({}); server {} takes over as primary root", root, why, self);
+        long now = System.nanoTime();
+        for (int id : tree.ids()) {
+            lastHeard.put(id, now);
+        }
+        int heir = replicas.containsKey(root) && replicas.get(root).complete() ? self : -1;
+        FatTree.Repair repair = tree.remove(root);
+        forwards.put(root, heir >= 0 ? heir : repair.heir());
+        Link link = links.remove(root);
+        if (link != null) {
+            link.close();
+        }
+        publishTopology();
+    }
+
+    private Message.Heartbeat heartbeat() {
+        int[] held = replicas.entrySet().stream().filter(e -> e.getValue().complete())
+                .mapToInt(Map.Entry::getKey).toArray();
+        return new Message.Heartbeat(self, epoch, held, scheduler.readyCount(), scheduler.freshCount(),
+                scheduler.taskCount(), scheduler.producerCount(), scheduler.counters().tasksCompleted());
+    }
+
+    private void onHeartbeat(Message.Heartbeat hb, Channel from) {
+        if (forwards.containsKey(hb.from())) {
+            from.writeAndFlush(new Message.Evicted("server " + hb.from() + " was declared failed; its tasks are on "
+                    + "server " + resolve(hb.from())));
+            return;
+        }
+        if (isRoot()) {
+            lastHeard.put(hb.from(), System.nanoTime());
+            lastBeat.put(hb.from(), hb);
+        }
+        from.write(new Message.HeartbeatAck(epoch));
+        if (hb.epoch() < epoch && isRoot() && tree.contains(hb.from())) {
+            from.write(topologyFor(hb.from()));
+        }
+        from.flush();
+    }
+
+    private Message.Topology topologyFor(int id) {
+        Message.Member[] members = tree.ids().stream()
+                .map(m -> new Message.Member(m, names.get(m), addresses.get(m)))
+                .toArray(Message.Member[]::new);
+        int[] from = forwards.keySet().stream().mapToInt(Integer::intValue).toArray();
+        int[] to = new int[from.length];
+        for (int i = 0; i < from.length; i++) {
+            to[i] = forwards.get(from[i]);
+        }
+        return new Message.Topology(epoch, config.branching(), id, members, from, to);
+    }
+
+    private void evict(String reason) {
+        if (evicted) {
+            return;
+        }
+        evicted = true;
+        LOG.error("server {} stops: {}", self, reason);
+        host.evicted(reason);
+    }
+
+    /** A link to another server closed: the root (or the secondary, for the root) treats that as a failure. */
+    private void linkLost(int id) {
+        links.remove(id);
+        if (evicted || !tree.contains(id)) {
+            return;
+        }
+        if (isRoot()) {
+            declareFailed(id, "connection lost");
+        } else if (position() == 1 && tree.idAt(0) == id) {
+            takeOverAsRoot("connection lost");
+        }
+    }
+
+    /** The answer to {@code cx network status}: the root's view; other servers point to the root. */
+    private Message networkStatus() {
+        if (!isRoot()) {
+            return new Message.Redirect(addresses.get(tree.idAt(0)));
+        }
+        List<Message.ServerStatus> rows = new ArrayList<>();
+        for (int id : tree.ids()) {
+            Message.Heartbeat hb = id == self ? heartbeat() : lastBeat.get(id);
+            int[] group = tree.mirrorGroup(id).stream().mapToInt(Integer::intValue).toArray();
+            rows.add(new Message.ServerStatus(id, names.get(id), addresses.get(id), tree.position(id), group,
+                    hb == null ? -1 : hb.ready(), hb == null ? -1 : hb.fresh(), hb == null ? -1 : hb.tasks(),
+                    hb == null ? -1 : hb.producers(), hb == null ? -1 : hb.completed()));
+        }
+        return new Message.NetworkStatus(epoch, config.branching(), rows.toArray(Message.ServerStatus[]::new));
+    }
+
+    // ---------------------------------------------------------------- messages
+
+    /** A message from another server or an observer, on either kind of connection. Event loop. */
+    void onMessage(Message msg, Channel from) {
+        if (evicted) {
+            return;
+        }
+        switch (msg) {
+            case Message.Mirror m -> onMirror(m, from);
+            case Message.MirrorAck a -> onMirrorAck(a);
+            case Message.MirrorRelease r -> replicas.remove(r.from());
+            case Message.Routed r -> onRouted(r);
+            case Message.RoutedAck a -> onRoutedAck(a);
+            case Message.Load l -> onLoad(l);
+            case Message.Heartbeat hb -> onHeartbeat(hb, from);
+            case Message.HeartbeatAck a -> lastRootAck = System.nanoTime();
+            case Message.Topology t -> applyTopology(t);
+            case Message.Join j -> onJoin(j, from);
+            case Message.Redirect r -> sendJoin(r.address());
+            case Message.Evicted e -> evict(e.reason());
+            case Message.ComputationEnded e -> {
+                scheduler.endedElsewhere(e.computation());
+                host.computationEnded(e.computation());
+            }
+            case Message.NetworkQuery q -> from.writeAndFlush(networkStatus());
+            default -> LOG.warn("server {} ignores {} from another server", self, msg.getClass().getSimpleName());
+        }
+    }
+
+    /** Computation {@code id} ended here, at its origin: every other server drops what is left of it. */
+    void computationEnded(long id) {
+        if (tree.size() < 2) {
+            return;
+        }
+        afterCommit(() -> {
+            for (int member : tree.ids()) {
+                if (member != self) {
+                    send(member, new Message.ComputationEnded(id));
+                }
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- links
+
+    private void send(int id, Message m) {
+        if (id == self || evicted) {
+            return;
+        }
+        Link link = links.get(id);
+        if (link == null) {
+            String to = addresses.get(id);
+            if (to == null) {
+                return;
+            }
+            link = new Link(id, to);
+            links.put(id, link);
+        }
+        link.send(m);
+    }
+
+    void close() {
+        for (Link link : links.values()) {
+            link.close();
+        }
+        links.clear();
+    }
+
+    /**
+     * This server's outbound connection to another server: messages queue while it connects and are written in
+     * order once the handshake is done. Replies (acks) come back on it.
+     */
+    private final class Link extends SimpleChannelInboundHandler<Message> {
+        private final int id;
+        private final String target;
+        private final List<Message> queued = new ArrayList<>();
+        private Channel channel;
+        private boolean ready;
+        private boolean closed;
+
+        Link(int id, String target) {
+            this.id = id;
+            this.target = target;
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(loop)
+                    .channel(NioSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.failTimeout().toMillis())
+                    .handler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            WirePipeline.install(ch.pipeline(), WireConfig.maxFrameBytes());
+                            ch.pipeline().addLast("link", Link.this);
+                        }
+                    });
+            bootstrap.connect(WireClient.parseAddress(target)).addListener(f -> {
+                if (!f.isSuccess()) {
+                    LOG.debug("server {} cannot reach server {} at {}: {}", self, id, target, f.cause().toString());
+                    lost();
+                }
+            });
+        }
+
+        void send(Message m) {
+            if (ready) {
+                channel.write(m);
+            } else {
+                queued.add(m);
+            }
+        }
+
+        void flush() {
+            if (ready) {
+                channel.flush();
+            }
+        }
+
+        void close() {
+            closed = true;
+            if (channel != null) {
+                channel.close();
+            }
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+            ctx.writeAndFlush(new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.SERVER, name, self));
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+            if (!ready && msg instanceof Message.Welcome) {
+                ready = true;
+                for (Message m : queued) {
+                    channel.write(m);
+                }
+                queued.clear();
+                channel.flush();
+                return;
+            }
+            if (msg instanceof Message.Refused r) {
+                LOG.warn("server {} refused server {}: {}", id, self, r.reason());
+                return;
+            }
+            onMessage(msg, ctx.channel());
+            flush();
+            ServerNetwork.this.flush();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            lost();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debug("link from server {} to {} failed: {}", self, id, cause.toString());
+            ctx.close();
+        }
+
+        private void lost() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (links.get(id) == this) {
+                linkLost(id);
+            }
+        }
+    }
+}

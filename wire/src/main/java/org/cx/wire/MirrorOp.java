@@ -1,0 +1,51 @@
+package org.cx.wire;
+
+import org.cx.api.TaskId;
+
+/**
+ * One change to a task server's replicated state, as its mirror group applies it. Only what a successor needs to
+ * carry on is replicated: tasks with their inputs, computations owned here, and the exactly-once channels to other
+ * servers. Who holds which copy (producers, revokes) is not: after a failure the producers come back and ask again.
+ */
+public sealed interface MirrorOp {
+
+    /** A task is stored here, with the inputs it has so far (null where missing). */
+    record Put(TaskEnvelope task, int home, int origin, byte[][] inputs) implements MirrorOp {
+    }
+
+    /** Input {@code argNo} of task {@code id} arrived. */
+    record Input(TaskId id, int argNo, byte[] value) implements MirrorOp {
+    }
+
+    /** Task {@code id} left: completed, or moved to another server. */
+    record Remove(TaskId id) implements MirrorOp {
+    }
+
+    /** Computation {@code id} was submitted here; this server delivers its result. */
+    record Started(long id, long submittedNanos) implements MirrorOp {
+    }
+
+    /**
+     * Computation {@code id} is over: {@code result} if it succeeded, otherwise {@code failedTask} and
+     * {@code failure}. Its remaining tasks are gone.
+     */
+    record Finished(long id, byte[] result, String failedTask, String failure, long tasks, long executions,
+                    long t1Nanos, long wallNanos) implements MirrorOp {
+    }
+
+    /** Computation {@code id}'s tasks here are gone (it ended elsewhere); or its result was collected or expired. */
+    record Forget(long id) implements MirrorOp {
+    }
+
+    /** Message {@code seq} on channel {@code from → to} is to be delivered (until acknowledged). */
+    record Send(int from, int to, long seq, RoutedPayload payload) implements MirrorOp {
+    }
+
+    /** Channel {@code from → to} is acknowledged up to {@code seq}. */
+    record Acked(int from, int to, long seq) implements MirrorOp {
+    }
+
+    /** Message {@code seq} on channel {@code from → to} was received and applied here. */
+    record Received(int from, int to, long seq) implements MirrorOp {
+    }
+}
