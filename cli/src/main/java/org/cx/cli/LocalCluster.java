@@ -13,28 +13,42 @@ import org.cx.server.TaskServerNode;
 import org.cx.wire.EventLoops;
 
 /**
- * A task server and P producers in one process, talking over loopback TCP: every producer has its own connection.
- * Used by {@code cx demo}, {@code cx bench} and the system tests.
+ * S task servers forming one production network, and P producers spread evenly over them, in one process and
+ * talking over loopback TCP: every server has its own socket and event loop thread, every producer its own
+ * connection. Used by {@code cx demo}, {@code cx bench} and the system tests.
  */
 public final class LocalCluster implements AutoCloseable {
-    private final TaskServerNode server;
+    private final List<TaskServerNode> servers = new ArrayList<>();
     private final EventLoopGroup producerLoops;
     private final List<Producer> producers = new ArrayList<>();
 
-    private LocalCluster(TaskServerNode server, EventLoopGroup producerLoops) {
-        this.server = server;
+    private LocalCluster(EventLoopGroup producerLoops) {
         this.producerLoops = producerLoops;
     }
 
-    /**
-     * Starts a server with {@code config} and {@code producers} producers of {@code workers} workers each.
-     * Producers share two I/O threads; each still has its own socket.
-     */
+    /** One server with {@code config} and {@code producers} producers of {@code workers} workers each. */
     public static LocalCluster start(ServerConfig config, int producers, int workers, boolean prefetch)
             throws IOException, InterruptedException {
-        TaskServerNode server = TaskServerNode.start(config);
-        LocalCluster cluster = new LocalCluster(server, EventLoops.create("cx-producers-io", 2));
+        return start(config, 1, producers, workers, prefetch);
+    }
+
+    /**
+     * Starts {@code servers} servers (the first founds the network, the others join it, named after
+     * {@code config.name()}) and waits until every one has its place in the tree; then attaches the producers,
+     * producer i to server i mod S. Producers share two I/O threads; each still has its own socket.
+     */
+    public static LocalCluster start(ServerConfig config, int servers, int producers, int workers, boolean prefetch)
+            throws IOException, InterruptedException {
+        LocalCluster cluster = new LocalCluster(EventLoops.create("cx-producers-io", 2));
         try {
+            TaskServerNode root = TaskServerNode.start(config);
+            cluster.servers.add(root);
+            String rootAddress = root.config().host() + ":" + root.port();
+            for (int i = 1; i < servers; i++) {
+                cluster.servers.add(TaskServerNode.start(config.withPort(0).withName(config.name() + "-" + i)
+                        .withNetwork(config.network().withJoin(rootAddress))));
+                cluster.awaitJoined(i + 1);
+            }
             for (int i = 0; i < producers; i++) {
                 cluster.addProducer(workers, prefetch);
             }
@@ -45,9 +59,21 @@ public final class LocalCluster implements AutoCloseable {
         return cluster;
     }
 
-    /** Attaches one more producer. */
+    private void awaitJoined(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!servers.stream().allMatch(s -> s.network().servers() == count && s.network().id() != 0)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the servers did not form a network of " + count + " within 30 s: "
+                        + servers.stream().map(TaskServerNode::network).toList());
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** Attaches one more producer, to the next server in turn. */
     public Producer addProducer(int workers, boolean prefetch) throws IOException {
-        ProducerConfig pc = ProducerConfig.of(server.address(), workers)
+        TaskServerNode to = servers.get(producers.size() % servers.size());
+        ProducerConfig pc = ProducerConfig.of(to.address(), workers)
                 .withName("producer-" + producers.size())
                 .withPrefetch(prefetch);
         Producer p = Producer.start(pc, producerLoops);
@@ -55,17 +81,34 @@ public final class LocalCluster implements AutoCloseable {
         return p;
     }
 
+    /** The server the network was founded on: the primary root, where consumers submit. */
     public TaskServerNode server() {
-        return server;
+        return servers.get(0);
+    }
+
+    public List<TaskServerNode> servers() {
+        return servers;
     }
 
     public List<Producer> producers() {
         return producers;
     }
 
-    /** A new consumer connection to the server. */
+    /** A new consumer connection to the primary root. */
     public Consumer consumer() throws IOException {
-        return Consumer.connect(server.address());
+        return Consumer.connect(server().address());
+    }
+
+    /** Tasks completed, completions received and execution time applied, summed over the servers. */
+    public long[] totals() {
+        long[] t = new long[3];
+        for (TaskServerNode s : servers) {
+            TaskServerNode.Status st = s.status();
+            t[0] += st.tasksCompleted();
+            t[1] += st.completionsReceived();
+            t[2] += st.execNanosApplied();
+        }
+        return t;
     }
 
     @Override
@@ -74,6 +117,8 @@ public final class LocalCluster implements AutoCloseable {
             p.close();
         }
         producerLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        server.close();
+        for (TaskServerNode s : servers) {
+            s.close();
+        }
     }
 }

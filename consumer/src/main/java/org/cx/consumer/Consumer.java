@@ -6,6 +6,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,7 +36,11 @@ public final class Consumer implements TaskServer {
     private static final Logger LOG = LoggerFactory.getLogger(Consumer.class);
 
     private final EventLoopGroup group;
-    private final Channel channel;
+    private volatile Channel channel;
+    private volatile boolean closing;
+    /** Where to go if the server fails: its mirror group, as it last told us, lowest tree position first. */
+    private volatile List<String> mirrors = List.of();
+    private final String name;
     private final BodyCodecs codecs;
     private final AtomicLong requestIds = new AtomicLong();
     private final Map<Long, Pending<?>> submitting = new ConcurrentHashMap<>();
@@ -43,15 +48,23 @@ public final class Consumer implements TaskServer {
 
     private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses) throws IOException {
         this.codecs = new BodyCodecs(applicationClasses);
+        this.name = name;
         this.group = EventLoops.create("cx-consumer-io", 1);
         try {
-            this.channel = WireClient.connect(group, server,
-                    new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.CONSUMER, name, 0),
-                    welcome -> new Connection(), 10_000);
+            this.channel = WireClient.connect(group, server, hello(), this::attached, 10_000);
         } catch (IOException | RuntimeException e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
         }
+    }
+
+    private Message.Hello hello() {
+        return new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.CONSUMER, name, 0);
+    }
+
+    private Connection attached(Message.Welcome welcome) {
+        mirrors = List.of(welcome.mirrors());
+        return new Connection();
     }
 
     /** Connects to the task server at {@code server}; application classes come from the caller's class loader. */
@@ -101,6 +114,7 @@ public final class Consumer implements TaskServer {
 
     @Override
     public void close() {
+        closing = true;
         channel.close().syncUninterruptibly();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
@@ -194,6 +208,9 @@ public final class Consumer implements TaskServer {
                     p.succeed(value, new Summary(r.tasks(), r.executions(), r.t1Nanos(), r.wallNanos()));
                 }
                 case Message.Failed f -> {
+                    if (f.taskId().isEmpty() && recollect(f.computation())) {
+                        return; // the server that takes over from a failed one may not have its copy yet
+                    }
                     Pending<?> p = running.remove(f.computation());
                     if (p != null) {
                         ctx.writeAndFlush(new Message.Collected(f.computation()));
@@ -201,6 +218,7 @@ public final class Consumer implements TaskServer {
                                 f.taskId().isEmpty() ? f.reason() : "task " + f.taskId() + " failed: " + f.reason()));
                     }
                 }
+                case Message.Mirrors m -> mirrors = List.of(m.addresses());
                 case Message.Refused r -> LOG.warn("server refused this consumer: {}", r.reason());
                 default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());
             }
@@ -208,12 +226,54 @@ public final class Consumer implements TaskServer {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            ComputationFailedException lost = new ComputationFailedException(0, null,
-                    "connection to the task server lost; collect the result later with its computation id");
-            submitting.values().forEach(p -> p.fail(lost));
+            // A submission without an answer may or may not have reached the mirrors: it cannot be recovered.
+            ComputationFailedException unsure = new ComputationFailedException(0, null,
+                    "connection to the task server lost before it accepted the computation; submit it again");
+            submitting.values().forEach(p -> p.fail(unsure));
             submitting.clear();
-            running.values().forEach(p -> p.fail(lost));
-            running.clear();
+            List<String> candidates = mirrors;
+            if (closing || candidates.isEmpty() || running.isEmpty()) {
+                failRunning();
+                return;
+            }
+            LOG.info("consumer lost its server {}; collecting {} computation(s) from {}", ctx.channel().remoteAddress(),
+                    running.size(), candidates);
+            failoverDeadline = System.nanoTime() + FAILOVER_NANOS;
+            Thread t = new Thread(() -> failOver(candidates), "cx-consumer-failover");
+            t.setDaemon(true);
+            t.start();
         }
+    }
+
+    private static final long FAILOVER_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private volatile long failoverDeadline;
+
+    private void failOver(List<String> candidates) {
+        try {
+            channel = WireClient.connectAny(group, candidates, hello(), this::attached, 30_000);
+            for (long id : running.keySet()) {
+                channel.write(new Message.Collect(id));
+            }
+            channel.flush();
+        } catch (IOException e) {
+            LOG.warn("consumer found no server to fail over to: {}", e.getMessage());
+            failRunning();
+        }
+    }
+
+    /** During a fail-over, asks again a little later for a computation the new server does not know yet. */
+    private boolean recollect(long computation) {
+        if (System.nanoTime() > failoverDeadline || !running.containsKey(computation)) {
+            return false;
+        }
+        group.schedule(() -> channel.writeAndFlush(new Message.Collect(computation)), 100, TimeUnit.MILLISECONDS);
+        return true;
+    }
+
+    private void failRunning() {
+        ComputationFailedException lost = new ComputationFailedException(0, null,
+                "connection to the task server lost; collect the result later with its computation id");
+        running.values().forEach(p -> p.fail(lost));
+        running.clear();
     }
 }

@@ -52,6 +52,14 @@ public final class Producer implements AutoCloseable {
     private final List<Thread> workers = new ArrayList<>();
     private volatile boolean closing;
     private volatile Channel channel;
+    /** Where to go if the server fails: its mirror group, as it last told us. */
+    private volatile List<String> mirrors = List.of();
+    /**
+     * Counts connections: a task taken under an older connection belongs to a server this producer has left, and
+     * its completion is discarded (the server that took over runs it again; its effects apply once either way).
+     */
+    private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicLong failovers = new AtomicLong();
     // Event-loop-only state.
     private int outstandingCredit;
     /**
@@ -93,9 +101,7 @@ public final class Producer implements AutoCloseable {
     }
 
     private void connect() throws IOException {
-        channel = WireClient.connect(group, config.server(),
-                new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, config.name(), config.workers()),
-                welcome -> new Connection(), 10_000);
+        channel = WireClient.connect(group, config.server(), hello(), this::attached, 10_000);
         for (int i = 0; i < config.workers(); i++) {
             Thread t = new Thread(this::work, config.name() + "-worker-" + i);
             t.setDaemon(true);
@@ -106,7 +112,21 @@ public final class Producer implements AutoCloseable {
         LOG.debug("producer {} attached to {} with {} workers", config.name(), config.server(), config.workers());
     }
 
-    /** Completes when the connection to the server is gone. */
+    private Message.Hello hello() {
+        return new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, config.name(), config.workers());
+    }
+
+    private Connection attached(Message.Welcome welcome) {
+        mirrors = List.of(welcome.mirrors());
+        return new Connection();
+    }
+
+    /** How many times this producer moved to another server after losing its own. */
+    public long failovers() {
+        return failovers.get();
+    }
+
+    /** Completes when the connection to the server is gone and no server of its mirror group took this producer. */
     public CompletableFuture<Void> disconnected() {
         return disconnected;
     }
@@ -148,14 +168,16 @@ public final class Producer implements AutoCloseable {
     private void work() {
         try {
             Task task = null;
+            int taken = 0;
             while (!closing) {
                 if (task == null) {
+                    taken = generation.get();
                     task = cache.take();
                     if (task == null) {
                         return;
                     }
                 }
-                task = runAndClaim(task);
+                task = runAndClaim(task, taken);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -166,7 +188,7 @@ public final class Producer implements AutoCloseable {
      * Runs {@code task}, hands its completion to the event loop, and returns the ready child this worker claims
      * to run next (work-first, as in Cilk: no round trip on the spawn path), or null.
      */
-    private Task runAndClaim(Task task) {
+    private Task runAndClaim(Task task, int taken) {
         BodyCodec codec = codecs.forComputation(task.id().computation());
         TaskRunner.Outcome outcome = TaskRunner.run(codec, task);
         Task next = null;
@@ -183,12 +205,17 @@ public final class Producer implements AutoCloseable {
                         next = null; // the server will hand it out; whoever runs it reports the problem
                     }
                 }
+                if (taken != generation.get()) {
+                    return null; // a task of a server this producer has left: the server that took over runs it
+                }
                 fromWorkers.add(new Message.Completed(new Completion[] {completion}));
             }
             case TaskRunner.Outcome.Failed f -> {
                 tasksFailed.incrementAndGet();
                 LOG.info("task {} failed: {}", f.id(), firstLine(f.reason()));
-                fromWorkers.add(new Message.TaskFailed(f.id(), f.reason()));
+                if (taken == generation.get()) {
+                    fromWorkers.add(new Message.TaskFailed(f.id(), f.reason()));
+                }
             }
         }
         if (next != null || cache.size() > 0) {
@@ -251,6 +278,22 @@ public final class Producer implements AutoCloseable {
         }
     }
 
+    private void failOver(List<String> candidates) {
+        try {
+            Channel next = WireClient.connectAny(group, candidates, hello(), this::attached, 30_000);
+            next.eventLoop().execute(() -> {
+                outstandingCredit = 0;
+                serverIdleEstimate = -1;
+                requestSentNanos = 0;
+                failovers.incrementAndGet();
+                drain();
+            });
+        } catch (IOException e) {
+            LOG.warn("producer {} found no server to fail over to: {}", config.name(), e.getMessage());
+            disconnected.complete(null);
+        }
+    }
+
     private static String firstLine(String s) {
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
@@ -277,6 +320,7 @@ public final class Producer implements AutoCloseable {
                     cache.dropComputation(e.computation());
                     codecs.remove(e.computation());
                 }
+                case Message.Mirrors m -> mirrors = List.of(m.addresses());
                 case Message.Refused r -> LOG.warn("server refused this producer: {}", r.reason());
                 default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());
             }
@@ -311,11 +355,25 @@ public final class Producer implements AutoCloseable {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            generation.incrementAndGet();
             cache.clear();
-            if (!closing) {
-                LOG.warn("producer {} lost its server {}", config.name(), config.server());
+            fromWorkers.clear();
+            if (closing) {
+                disconnected.complete(null);
+                return;
             }
-            disconnected.complete(null);
+            List<String> candidates = new ArrayList<>(mirrors);
+            if (candidates.isEmpty()) {
+                LOG.warn("producer {} lost its server {}", config.name(), ctx.channel().remoteAddress());
+                disconnected.complete(null);
+                return;
+            }
+            java.util.Collections.shuffle(candidates); // spread the failed server's producers over its group
+            LOG.info("producer {} lost its server {}; failing over to one of {}", config.name(),
+                    ctx.channel().remoteAddress(), candidates);
+            Thread t = new Thread(() -> failOver(candidates), config.name() + "-failover");
+            t.setDaemon(true);
+            t.start();
         }
 
         @Override

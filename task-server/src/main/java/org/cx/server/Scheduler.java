@@ -308,6 +308,7 @@ public final class Scheduler {
         c.tasksCompleted++;
         c.t1Nanos += completion.execNanos();
         counters.tasksCompleted++;
+        counters.execNanosApplied += completion.execNanos();
         TaskEnvelope[] spawned = completion.spawned();
         for (int i = 0; i < spawned.length; i++) {
             if (!spawned[i].id().isChildOf(completion.id())) {

@@ -19,6 +19,7 @@ public final class SchedulerCounters {
     long tasksDiffusedIn;
     long tasksDiffusedOut;
     long tasksAdopted;
+    long execNanosApplied;
 
     public long computationsSubmitted() { return computationsSubmitted; }
     public long computationsCompleted() { return computationsCompleted; }
@@ -37,4 +38,6 @@ public final class SchedulerCounters {
     public long tasksDiffusedIn() { return tasksDiffusedIn; }
     public long tasksDiffusedOut() { return tasksDiffusedOut; }
     public long tasksAdopted() { return tasksAdopted; }
+    /** Sum of the execution times of applied completions: T1 of what ran here. */
+    public long execNanosApplied() { return execNanosApplied; }
 }

@@ -382,11 +382,24 @@ final class ServerNetwork implements StateLog {
         if (!joined() || tree.size() < 2 || evicted) {
             return;
         }
+        lastLoadSent = System.nanoTime();
         Message.Load load = new Message.Load(self, scheduler.freshCount(), scheduler.idleWaiting());
         for (int neighbour : tree.neighbours(self)) {
             send(neighbour, load);
         }
         flush();
+    }
+
+    private long lastLoadSent;
+
+    /**
+     * Called after each burst of messages: when workers here wait and no fresh task is left, ask the neighbours
+     * now rather than at the next period (at most once a millisecond).
+     */
+    void hungry() {
+        if (scheduler.idleWaiting() > scheduler.freshCount() && System.nanoTime() - lastLoadSent > 1_000_000L) {
+            diffuse();
+        }
     }
 
     /**
@@ -400,8 +413,8 @@ final class ServerNetwork implements StateLog {
         }
         int mine = scheduler.freshCount() - scheduler.idleWaiting();
         int other = theirs.fresh() - theirs.idle();
-        if (mine - other >= 2) {
-            int count = Math.min(MAX_TRANSFER, Math.min(scheduler.freshCount(), (mine - other) / 2));
+        if (mine > 0 && mine - other >= 2) {
+            int count = Math.min(MAX_TRANSFER, Math.min(mine, (mine - other + 1) / 2));
             for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
                 route(theirs.from(), t);
             }

@@ -177,7 +177,8 @@ public final class TaskServerNode implements AutoCloseable {
             return new Status(config.name(), port(), scheduler.producerCount(), scheduler.computationsActive(),
                     scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(), c.completionsReceived(),
                     c.duplicatesDiscarded(), c.eagerReassignments(), c.revokesSent(), c.tasksReleased(),
-                    connectionsRefused.get(), c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted());
+                    connectionsRefused.get(), c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(),
+                    c.execNanosApplied());
         });
     }
 
@@ -185,7 +186,7 @@ public final class TaskServerNode implements AutoCloseable {
     public record Status(String name, int port, int producers, int computations, int ready, long tasksStored,
                          long tasksCompleted, long completionsReceived, long duplicatesDiscarded,
                          long eagerReassignments, long revokesSent, long tasksReleased, long connectionsRefused,
-                         long tasksDiffusedIn, long tasksDiffusedOut, long tasksAdopted) {
+                         long tasksDiffusedIn, long tasksDiffusedOut, long tasksAdopted, long execNanosApplied) {
     }
 
     @Override
@@ -301,6 +302,7 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
             ctx.flush();
+            network.hungry();
             network.flush();
             outbox.flush();
         }

@@ -12,6 +12,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +63,34 @@ public final class WireClient {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to " + address, e);
         }
+    }
+
+    /**
+     * Fails over: tries {@code addresses} in the given order, round after round, until one accepts or
+     * {@code deadlineMillis} pass (a server taking over from a failed one may need a moment). Blocking: call it off
+     * the event loop.
+     */
+    public static Channel connectAny(EventLoopGroup group, List<String> addresses, Message.Hello hello,
+                                     Function<Message.Welcome, ChannelHandler> handlerFactory, long deadlineMillis)
+            throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMillis);
+        IOException last = new IOException("no server to fail over to");
+        while (System.nanoTime() < deadline) {
+            for (String address : addresses) {
+                try {
+                    return connect(group, parseAddress(address), hello, handlerFactory, 2_000);
+                } catch (IOException | IllegalArgumentException e) {
+                    last = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+                }
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while failing over", e);
+            }
+        }
+        throw last;
     }
 
     private static final class Handshake extends SimpleChannelInboundHandler<Message> {
