@@ -13,9 +13,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import org.cx.api.ComputationFailedException;
 import org.cx.consumer.Consumer;
+import org.cx.consumer.NetworkProbe;
 import org.cx.examples.fib.Fib;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
+import org.cx.server.NetworkConfig;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.wire.WireClient;
@@ -36,6 +38,7 @@ import picocli.CommandLine.Spec;
             "  cx producer --server 127.0.0.1:7070 --workers 4",
             "  cx run fib --server 127.0.0.1:7070 --n 25"},
         subcommands = {Cx.Demo.class, Cx.Server.class, Cx.ProducerCommand.class, Cx.Run.class, Cx.Bench.class,
+                Cx.Network.class,
                 CommandLine.HelpCommand.class})
 public final class Cx implements Runnable {
 
@@ -80,6 +83,10 @@ public final class Cx implements Runnable {
 
         PrintWriter out() {
             return spec.commandLine().getOut();
+        }
+
+        PrintWriter err() {
+            return spec.commandLine().getErr();
         }
     }
 
@@ -128,7 +135,10 @@ public final class Cx implements Runnable {
     // ---------------------------------------------------------------- server
 
     @Command(name = "server", mixinStandardHelpOptions = true,
-            description = "Runs a task server until it is killed.")
+            description = {"Runs a task server until it is killed. Without --join it founds a production network",
+                "(a network of one until others join); with --join it becomes the new right-most leaf of the",
+                "network that HOST:PORT belongs to. Consumers submit to the primary root; producers may attach to",
+                "any server."})
     static final class Server extends Printing implements Callable<Integer> {
 
         @Option(names = "--port", defaultValue = "7070", description = "TCP port (0 = any free one). Default: ${DEFAULT-VALUE}.")
@@ -145,15 +155,65 @@ public final class Cx implements Runnable {
                 description = "How long a result waits to be collected (ISO-8601, e.g. PT10M). Default: ${DEFAULT-VALUE}.")
         Duration retention;
 
+        @Option(names = "--join", paramLabel = "HOST:PORT",
+                description = "Join the network of the server at HOST:PORT (any member; it forwards to the root).")
+        String join;
+
+        @Option(names = "--branching", defaultValue = "2", paramLabel = "B",
+                description = "Branching factor of the fat tree, for a founding server. Default: ${DEFAULT-VALUE}.")
+        int branching;
+
+        @Option(names = "--fail-timeout", defaultValue = "PT1S", paramLabel = "DURATION",
+                description = "Silence after which a server is declared failed (a broken connection counts at "
+                        + "once). Default: ${DEFAULT-VALUE}.")
+        Duration failTimeout;
+
+        @Option(names = "--commit-log", paramLabel = "FILE",
+                description = "Append the id of every task whose completion is committed (applied here and on "
+                        + "every mirror) to FILE: an audit trail.")
+        Path commitLog;
+
         @Override
         public Integer call() throws Exception {
-            ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
-                    .withResultRetention(retention);
-            try (TaskServerNode node = TaskServerNode.start(config)) {
-                out().println("task server " + name + " listening on " + host + ":" + node.port());
-                new CountDownLatch(1).await();
+            if (join != null) {
+                WireClient.parseAddress(join); // says what is wrong with it before anything starts
             }
-            return 0;
+            NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
+                    .withFailTimeout(failTimeout);
+            ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
+                    .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog);
+            try (TaskServerNode node = TaskServerNode.start(config)) {
+                out().println("task server " + name + " listening on " + host + ":" + node.port()
+                        + (join == null ? ", founding a network" : ", joining the network of " + join));
+                String reason = node.evicted().get();
+                err().println("task server " + name + " stops: " + reason);
+                err().println("Its tasks are safe on the server that took over. Start it again with --join to "
+                        + "add it as a new server.");
+                return 3;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- network
+
+    @Command(name = "network", mixinStandardHelpOptions = true, description = "Looks at a production network.",
+            subcommands = Network.Status.class)
+    static final class Network extends Group {
+
+        @Command(name = "status", mixinStandardHelpOptions = true,
+                description = {"Prints the tree as the primary root sees it: each server's position, mirror group,",
+                    "tasks and producers, and whether the network tolerates another failure."})
+        static final class Status extends Printing implements Callable<Integer> {
+            @Option(names = "--server", required = true, paramLabel = "HOST:PORT",
+                    description = "Any server of the network.")
+            String server;
+
+            @Override
+            public Integer call() throws Exception {
+                out().print(NetworkProbe.describe(NetworkProbe.status(server)));
+                out().flush();
+                return 0;
+            }
         }
     }
 

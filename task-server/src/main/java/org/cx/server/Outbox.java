@@ -30,6 +30,10 @@ public interface Outbox {
     /** Sends {@code payload} exactly once to server {@code server} (another server of the network). */
     void route(int server, RoutedPayload payload);
 
+    /** Task {@code id}'s completion was applied here (audit trails). */
+    default void applied(TaskId id) {
+    }
+
     /** Runs an {@code executeOnServer} task off the scheduler thread; its completion comes back as usual. */
     void runOnServer(ReadyTask task);
 }

@@ -284,6 +284,7 @@ public final class Scheduler {
         if (audit != null) {
             audit.applied(completion.id());
         }
+        outbox.applied(completion.id());
         c.tasks.remove(e.envelope.id());
         if (log.active()) {
             log.record(new MirrorOp.Remove(e.envelope.id()));

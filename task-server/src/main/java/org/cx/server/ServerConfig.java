@@ -13,9 +13,11 @@ import java.time.Duration;
  * @param auditEffects     count applied effects per task id (tests; costs memory per task)
  * @param seed             seeds computation ids
  * @param network          how it joins or founds a production network
+ * @param commitLog        if not null, a file to which the id of every task whose completion is committed (applied
+ *                         here and on every mirror) is appended with the time: an audit trail that survives kill -9
  */
 public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
-                           boolean auditEffects, long seed, NetworkConfig network) {
+                           boolean auditEffects, long seed, NetworkConfig network, java.nio.file.Path commitLog) {
 
     public ServerConfig {
         if (port < 0 || port > 65535) {
@@ -32,34 +34,38 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     /** Loopback, a free port, results kept for an hour. */
     public static ServerConfig defaults() {
         return new ServerConfig("127.0.0.1", 0, "server", Duration.ofHours(1),
-                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime(), NetworkConfig.defaults());
+                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime(), NetworkConfig.defaults(), null);
     }
 
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed, network);
+        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog);
     }
 
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network);
+        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog);
     }
 
     public ServerConfig withName(String newName) {
-        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed, network);
+        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog);
     }
 
     public ServerConfig withResultRetention(Duration retention) {
-        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed, network);
+        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed, network, commitLog);
     }
 
     public ServerConfig withMaxFrameBytes(int bytes) {
-        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed, network);
+        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed, network, commitLog);
     }
 
     public ServerConfig withAuditEffects(boolean audit) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed, network);
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed, network, commitLog);
     }
 
     public ServerConfig withNetwork(NetworkConfig newNetwork) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork);
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork, commitLog);
+    }
+
+    public ServerConfig withCommitLog(java.nio.file.Path file) {
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, file);
     }
 }

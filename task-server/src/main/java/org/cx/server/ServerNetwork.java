@@ -79,6 +79,8 @@ final class ServerNetwork implements StateLog {
     /** Servers that must acknowledge a batch before it counts: the mirror group, plus old members until released. */
     private final Map<Integer, Long> acked = new HashMap<>();
     private final Set<Integer> toRelease = new HashSet<>();
+    /** The mirror group as of the last topology applied (the root changes its tree before it applies one). */
+    private List<Integer> appliedGroup = List.of();
     private long snapshotSeq;
     private final ArrayDeque<Held> held = new ArrayDeque<>();
 
@@ -458,21 +460,13 @@ final class ServerNetwork implements StateLog {
 
     /** Root: a new epoch of the topology goes to every member, this one included. */
     private void publishTopology() {
-        epoch++;
-        Message.Member[] members = tree.ids().stream()
-                .map(id -> new Message.Member(id, names.get(id), addresses.get(id)))
-                .toArray(Message.Member[]::new);
-        int[] from = forwards.keySet().stream().mapToInt(Integer::intValue).toArray();
-        int[] to = new int[from.length];
-        for (int i = 0; i < from.length; i++) {
-            to[i] = forwards.get(from[i]);
-        }
+        long next = epoch + 1;
         for (int id : tree.ids()) {
             if (id != self) {
-                send(id, new Message.Topology(epoch, config.branching(), id, members, from, to));
+                send(id, topologyFor(id, next));
             }
         }
-        applyTopology(new Message.Topology(epoch, config.branching(), self, members, from, to));
+        applyTopology(topologyFor(self, next));
         flush();
     }
 
@@ -484,7 +478,7 @@ final class ServerNetwork implements StateLog {
         boolean first = !joined();
         epoch = t.epoch();
         self = t.yourId();
-        List<Integer> oldGroup = first ? List.of() : mirrorGroup();
+        List<Integer> oldGroup = appliedGroup;
         tree = new FatTree(t.branching());
         for (Message.Member m : t.members()) {
             tree.join(m.id());
@@ -514,6 +508,7 @@ final class ServerNetwork implements StateLog {
         }
         // Mirror group: new members get a snapshot; old ones keep getting changes until the new ones have it.
         List<Integer> group = mirrorGroup();
+        appliedGroup = group;
         acked.keySet().removeIf(id -> !tree.contains(id));
         toRelease.removeIf(id -> !tree.contains(id));
         boolean changed = adopted || !group.equals(oldGroup);
@@ -676,12 +671,12 @@ final class ServerNetwork implements StateLog {
         }
         from.write(new Message.HeartbeatAck(epoch));
         if (hb.epoch() < epoch && isRoot() && tree.contains(hb.from())) {
-            from.write(topologyFor(hb.from()));
+            from.write(topologyFor(hb.from(), epoch));
         }
         from.flush();
     }
 
-    private Message.Topology topologyFor(int id) {
+    private Message.Topology topologyFor(int id, long atEpoch) {
         Message.Member[] members = tree.ids().stream()
                 .map(m -> new Message.Member(m, names.get(m), addresses.get(m)))
                 .toArray(Message.Member[]::new);
@@ -690,7 +685,7 @@ final class ServerNetwork implements StateLog {
         for (int i = 0; i < from.length; i++) {
             to[i] = forwards.get(from[i]);
         }
-        return new Message.Topology(epoch, config.branching(), id, members, from, to);
+        return new Message.Topology(atEpoch, config.branching(), id, members, from, to);
     }
 
     private void evict(String reason) {
@@ -725,10 +720,29 @@ final class ServerNetwork implements StateLog {
             Message.Heartbeat hb = id == self ? heartbeat() : lastBeat.get(id);
             int[] group = tree.mirrorGroup(id).stream().mapToInt(Integer::intValue).toArray();
             rows.add(new Message.ServerStatus(id, names.get(id), addresses.get(id), tree.position(id), group,
-                    hb == null ? -1 : hb.ready(), hb == null ? -1 : hb.fresh(), hb == null ? -1 : hb.tasks(),
+                    hb == null ? new int[0] : hb.replicas(), hb == null ? -1 : hb.ready(), hb == null ? -1 : hb.fresh(), hb == null ? -1 : hb.tasks(),
                     hb == null ? -1 : hb.producers(), hb == null ? -1 : hb.completed()));
         }
-        return new Message.NetworkStatus(epoch, config.branching(), rows.toArray(Message.ServerStatus[]::new));
+        return new Message.NetworkStatus(epoch, config.branching(), tolerant(),
+                rows.toArray(Message.ServerStatus[]::new));
+    }
+
+    /**
+     * Root: whether every member's mirror group holds a complete copy of it (from the members' last heartbeats),
+     * and no member is still handing over to a new group. Then the network survives one more failure.
+     */
+    boolean tolerant() {
+        for (int id : tree.ids()) {
+            for (int member : tree.mirrorGroup(id)) {
+                boolean holds = member == self
+                        ? replicas.containsKey(id) && replicas.get(id).complete()
+                        : lastBeat.containsKey(member) && contains(lastBeat.get(member).replicas(), id);
+                if (!holds) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     // ---------------------------------------------------------------- messages

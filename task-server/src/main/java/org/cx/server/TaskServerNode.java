@@ -64,6 +64,7 @@ public final class TaskServerNode implements AutoCloseable {
     private final java.util.concurrent.CompletableFuture<String> evicted = new java.util.concurrent.CompletableFuture<>();
     private Channel serverChannel;
     private ServerNetwork network;
+    private final CommitLog commitLog;
 
     private TaskServerNode(ServerConfig config) {
         this.config = config;
@@ -74,6 +75,7 @@ public final class TaskServerNode implements AutoCloseable {
             return t;
         });
         this.audit = config.auditEffects() ? new EffectAudit() : null;
+        this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());
         this.scheduler = new Scheduler(outbox, config.resultRetention().toNanos(), config.seed(), audit);
     }
 
@@ -429,6 +431,14 @@ public final class TaskServerNode implements AutoCloseable {
                     ch.writeAndFlush(message);
                 }
             });
+        }
+
+        @Override
+        public void applied(TaskId id) {
+            if (commitLog != null) {
+                long appliedAt = System.nanoTime();
+                network.afterCommit(() -> commitLog.append(id + " " + appliedAt + " " + System.nanoTime() + "\n"));
+            }
         }
 
         @Override

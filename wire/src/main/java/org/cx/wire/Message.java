@@ -164,12 +164,15 @@ public sealed interface Message {
     record NetworkQuery() implements Message {
     }
 
-    /** The primary root's view of the network at {@code epoch}. */
-    record NetworkStatus(long epoch, int branching, ServerStatus[] servers) implements Message {
+    /**
+     * The primary root's view of the network at {@code epoch}. {@code tolerant}: every server's mirror group holds
+     * a complete copy of its state, as of the members' last heartbeats, so the network survives another failure.
+     */
+    record NetworkStatus(long epoch, int branching, boolean tolerant, ServerStatus[] servers) implements Message {
     }
 
     /** One server in a {@link NetworkStatus}. */
-    record ServerStatus(int id, String name, String address, int position, int[] mirrorGroup, int ready, int fresh,
-                        int tasks, int producers, long completed) {
+    record ServerStatus(int id, String name, String address, int position, int[] mirrorGroup, int[] copiesHeld,
+                        int ready, int fresh, int tasks, int producers, long completed) {
     }
 }

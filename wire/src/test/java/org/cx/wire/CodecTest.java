@@ -61,8 +61,8 @@ class CodecTest {
                 }),
                 new Message.Routed(3, 1, 9, new RoutedPayload.Transfer(42, 1,
                         new ReadyTask[] {new ReadyTask(env, new byte[][] {{7}, {}})}, new int[] {3})),
-                new Message.NetworkStatus(7, 2, new Message.ServerStatus[] {
-                    new Message.ServerStatus(1, "a", "a:1", 0, new int[] {2}, 1, 2, 3, 4, 5)}));
+                new Message.NetworkStatus(7, 2, true, new Message.ServerStatus[] {
+                    new Message.ServerStatus(1, "a", "a:1", 0, new int[] {2}, new int[] {2}, 1, 2, 3, 4, 5)}));
     }
 
     private static ByteBuf encodeAll(List<Message> messages) {
