@@ -1,5 +1,6 @@
 package org.cx.system;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -102,6 +103,61 @@ final class TestTasks {
                 total += v;
             }
             context.sendResult(total);
+        }
+    }
+
+    /** Every execution start of a {@link RecordedFib} task in this JVM: task id and {@code System.nanoTime()}. */
+    static final java.util.Queue<Map.Entry<String, Long>> EXECUTIONS = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /** F(n) like the example, with leaves that sleep, recording when each of its tasks starts to run. */
+    static final class RecordedFib extends Task {
+        private final int n;
+        private final int leafMillis;
+
+        RecordedFib(int n, int leafMillis) {
+            this.n = n;
+            this.leafMillis = leafMillis;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            EXECUTIONS.add(Map.entry(context.id().toString(), System.nanoTime()));
+            if (n < 2) {
+                try {
+                    Thread.sleep(leafMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                context.sendResult((long) n);
+                return;
+            }
+            TaskId sum = context.storeTask(new RecordedSum(), context.continuation());
+            context.storeTask(new RecordedFib(n - 1, leafMillis), Continuation.to(sum, 0));
+            context.storeTask(new RecordedFib(n - 2, leafMillis), Continuation.to(sum, 1));
+        }
+
+        @Override
+        public long priority() {
+            return n;
+        }
+    }
+
+    static final class RecordedSum extends Task {
+        RecordedSum() {
+            super(2);
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            EXECUTIONS.add(Map.entry(context.id().toString(), System.nanoTime()));
+            long a = input(0);
+            long b = input(1);
+            context.sendResult(a + b);
+        }
+
+        @Override
+        public long priority() {
+            return Long.MAX_VALUE;
         }
     }
 }

@@ -88,6 +88,31 @@ public final class ChildProcess implements AutoCloseable {
         process.waitFor();
     }
 
+    /** SIGSTOP: the process freezes, its sockets stay open (a hung machine, as the network sees it). */
+    public void freeze() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** SIGCONT: a frozen process runs on. */
+    public void thaw() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        int rc = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor();
+        if (rc != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " exited with " + rc);
+        }
+    }
+
+    /** Waits for the process to end; returns its exit code. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("process " + process.pid() + " still running after " + timeout);
+        }
+        return process.exitValue();
+    }
+
     @Override
     public void close() {
         if (process.isAlive()) {

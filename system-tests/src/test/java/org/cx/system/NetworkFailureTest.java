@@ -1,0 +1,110 @@
+package org.cx.system;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.testing.Await;
+import org.cx.testing.Seeds;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Paper §4.2 with real processes: servers are {@code cx server} processes, killed with SIGKILL or frozen with
+ * SIGSTOP while F(n) runs; producers and the consumer are in this JVM. After every failure the result is right, no
+ * completion is committed twice, and no committed task runs again.
+ */
+class NetworkFailureTest {
+    /** A Drop may still be on its way to a producer holding an early copy when a completion commits. */
+    private static final Duration DROP_MARGIN = Duration.ofMillis(500);
+
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void clearRecord() {
+        TestTasks.EXECUTIONS.clear();
+    }
+
+    @Test
+    void sevenServersLoseOneAfterAnotherDownToOne() throws Exception {
+        long seed = Seeds.seed("NetworkFailureTest.sevenServers");
+        Random random = new Random(seed);
+        int n = 15;
+        try (ServerProcesses network = ServerProcesses.start(7, dir)) {
+            network.attachProducers(2);
+            try (Consumer consumer = Consumer.connect(network.address(network.atPosition(0)))) {
+                Consumer.Pending<Long> run = consumer.submit(new TestTasks.RecordedFib(n, 250));
+                List<Integer> order = new ArrayList<>(List.of(0, 1, 2, 3, 4, 5, 6));
+                Collections.shuffle(order, random);
+                for (int k = 0; k < 6; k++) {
+                    int victim = order.get(k);
+                    int before = network.committedCount();
+                    Await.until("progress before the next failure", ServerProcesses.WAIT,
+                            () -> network.committedCount() >= before + 50 || run.result().isDone());
+                    System.out.println("killing server process s" + victim + " (kill " + (k + 1) + " of 6)");
+                    network.kill(victim);
+                    network.awaitTolerant(6 - k);
+                }
+                assertFalse(run.result().isDone(), "the computation should outlast the failures; make it longer");
+                assertEquals(Fib.value(n), run.result().get(120, TimeUnit.SECONDS));
+            }
+            network.assertExactlyOnce(DROP_MARGIN);
+            assertEquals(Fib.taskCount(n), network.commits().size(), "every task of the DAG committed exactly once");
+        }
+    }
+
+    /** The failures the paper's repair must survive besides a plain one. */
+    enum Failure {
+        PRIMARY_ROOT, SECONDARY_ROOT, LEAF_WITH_PRODUCERS, MOVING_LEAF_DURING_REPAIR, FROZEN_SERVER
+    }
+
+    @ParameterizedTest
+    @EnumSource(Failure.class)
+    void survives(Failure failure) throws Exception {
+        int n = 14;
+        try (ServerProcesses network = ServerProcesses.start(6, dir)) {
+            network.attachProducers(2);
+            try (Consumer consumer = Consumer.connect(network.address(network.atPosition(0)))) {
+                Consumer.Pending<Long> run = consumer.submit(new TestTasks.RecordedFib(n, 150));
+                Await.until("a third of the work committed", ServerProcesses.WAIT,
+                        () -> network.committedCount() >= Fib.taskCount(n) / 3);
+                switch (failure) {
+                    case PRIMARY_ROOT -> network.kill(network.atPosition(0));
+                    case SECONDARY_ROOT -> network.kill(network.atPosition(1));
+                    case LEAF_WITH_PRODUCERS -> network.kill(network.atPosition(5));
+                    case MOVING_LEAF_DURING_REPAIR -> {
+                        // Position 3's hole is filled by the last leaf (position 5); kill that one as it moves.
+                        int moving = network.atPosition(5);
+                        network.kill(network.atPosition(3));
+                        Await.until("the last leaf moved", ServerProcesses.WAIT,
+                                () -> network.atPosition(3) == moving);
+                        network.kill(moving);
+                    }
+                    case FROZEN_SERVER -> {
+                        int frozen = network.atPosition(2);
+                        network.freeze(frozen);
+                        network.awaitTolerant(5);
+                        network.process(frozen).thaw();
+                        assertEquals(3, network.process(frozen).awaitExit(ServerProcesses.WAIT),
+                                "a server declared failed stops when it wakes");
+                    }
+                }
+                assertEquals(Fib.value(n), run.result().get(120, TimeUnit.SECONDS));
+            }
+            network.assertExactlyOnce(DROP_MARGIN);
+            assertEquals(Fib.taskCount(n), network.commits().size(), "every task of the DAG committed exactly once");
+        }
+    }
+}

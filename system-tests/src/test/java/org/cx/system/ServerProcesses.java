@@ -1,0 +1,212 @@
+package org.cx.system;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.cx.consumer.NetworkProbe;
+import org.cx.producer.Producer;
+import org.cx.producer.ProducerConfig;
+import org.cx.testing.Await;
+import org.cx.testing.ChildProcess;
+import org.cx.wire.EventLoops;
+import org.cx.wire.Message;
+import org.cx.wire.WireClient;
+
+/**
+ * A production network of task servers, each its own process started with {@code cx server} (so that it can be
+ * killed with SIGKILL or frozen with SIGSTOP), each writing a commit log; and producers in this JVM spread over
+ * them. The audit helpers check the guarantees of paper §4.2 from the commit logs and the recorded executions.
+ */
+final class ServerProcesses implements AutoCloseable {
+    static final Duration FAIL_TIMEOUT = Duration.ofSeconds(1);
+    static final Duration WAIT = Duration.ofSeconds(60);
+
+    private final List<ChildProcess> processes = new ArrayList<>();
+    private final List<Integer> ports = new ArrayList<>();
+    private final List<Path> commitLogs = new ArrayList<>();
+    private final List<Producer> producers = new ArrayList<>();
+    private final EventLoopGroup producerLoops = EventLoops.create("test-producers", 2);
+    /** When each server process was killed or frozen, by index. */
+    final Map<Integer, Long> failedAt = new HashMap<>();
+
+    /** Starts {@code count} servers (the first founds the network) and waits until it tolerates a failure. */
+    static ServerProcesses start(int count, Path dir) throws IOException {
+        ServerProcesses network = new ServerProcesses();
+        for (int i = 0; i < count; i++) {
+            network.ports.add(freePort());
+            network.commitLogs.add(dir.resolve("commits-" + i + ".log"));
+        }
+        network.launch(0, null);
+        network.processes.get(0).awaitLine("listening", WAIT);
+        for (int i = 1; i < count; i++) {
+            network.launch(i, "127.0.0.1:" + network.ports.get(0));
+        }
+        network.awaitTolerant(count);
+        return network;
+    }
+
+    private void launch(int i, String join) throws IOException {
+        List<String> args = new ArrayList<>(List.of("server", "--port", ports.get(i).toString(), "--name", "s" + i,
+                "--fail-timeout", FAIL_TIMEOUT.toString(), "--commit-log", commitLogs.get(i).toString()));
+        if (join != null) {
+            args.add("--join");
+            args.add(join);
+        }
+        processes.add(ChildProcess.start("s" + i, "org.cx.cli.Cx", args.toArray(String[]::new)));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    String address(int i) {
+        return "127.0.0.1:" + ports.get(i);
+    }
+
+    int size() {
+        return processes.size();
+    }
+
+    ChildProcess process(int i) {
+        return processes.get(i);
+    }
+
+    /** Index of the server process at tree position {@code position} now. */
+    int atPosition(int position) {
+        for (Message.ServerStatus s : status().servers()) {
+            if (s.position() == position) {
+                return indexOf(s.address());
+            }
+        }
+        throw new AssertionError("no server at position " + position);
+    }
+
+    private int indexOf(String address) {
+        return ports.indexOf(WireClient.parseAddress(address).getPort());
+    }
+
+    /** The network as the primary root sees it, asked of any live server. */
+    Message.NetworkStatus status() {
+        IOException last = null;
+        for (int i = 0; i < processes.size(); i++) {
+            if (!failedAt.containsKey(i)) {
+                try {
+                    return NetworkProbe.status(address(i));
+                } catch (IOException e) {
+                    last = e;
+                }
+            }
+        }
+        throw new UncheckedIOException("no live server answered", last);
+    }
+
+    /** Waits until the network has {@code servers} members and every one is mirrored again. */
+    void awaitTolerant(int servers) {
+        Await.until(servers + " servers, tolerant of another failure", WAIT, () -> {
+            try {
+                Message.NetworkStatus s = status();
+                return s.servers().length == servers && s.tolerant();
+            } catch (UncheckedIOException e) {
+                return false;
+            }
+        });
+    }
+
+    /** Attaches {@code perServer} one-worker producers to every live server. */
+    void attachProducers(int perServer) throws IOException {
+        for (int i = 0; i < processes.size(); i++) {
+            for (int k = 0; k < perServer; k++) {
+                ProducerConfig pc = ProducerConfig.of(WireClient.parseAddress(address(i)), 1)
+                        .withName("p" + i + "-" + k);
+                producers.add(Producer.start(pc, producerLoops));
+            }
+        }
+    }
+
+    void kill(int i) throws InterruptedException {
+        failedAt.put(i, System.nanoTime());
+        processes.get(i).kill();
+    }
+
+    void freeze(int i) throws IOException, InterruptedException {
+        failedAt.put(i, System.nanoTime());
+        processes.get(i).freeze();
+    }
+
+    /** Committed task ids, over all servers' commit logs, each with its commit times. */
+    Map<String, List<Long>> commits() throws IOException {
+        Map<String, List<Long>> commits = new HashMap<>();
+        for (Path log : commitLogs) {
+            if (!Files.exists(log)) {
+                continue;
+            }
+            for (String line : Files.readAllLines(log)) {
+                String[] f = line.split(" ");
+                if (f.length == 3) { // a line cut short by SIGKILL has fewer fields
+                    commits.computeIfAbsent(f[0], k -> new ArrayList<>()).add(Long.parseLong(f[2]));
+                }
+            }
+        }
+        return commits;
+    }
+
+    int committedCount() {
+        try {
+            return commits().size();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The guarantees, from the commit logs and the executions recorded in this JVM: no task's completion was
+     * committed twice (on two servers, or twice on one), and no task ran again after its completion was committed,
+     * beyond {@code margin} (the time a Drop may take to reach a producer that was handed a copy before the commit).
+     */
+    void assertExactlyOnce(Duration margin) throws IOException {
+        Map<String, List<Long>> commits = commits();
+        List<String> twice = commits.entrySet().stream().filter(e -> e.getValue().size() > 1)
+                .map(Map.Entry::getKey).toList();
+        assertEquals(List.of(), twice, "tasks whose effects were applied twice");
+        List<String> rerun = new ArrayList<>();
+        for (Map.Entry<String, Long> run : TestTasks.EXECUTIONS) {
+            List<Long> committed = commits.get(run.getKey());
+            if (committed != null && run.getValue() > committed.get(0) + margin.toNanos()) {
+                rerun.add(run.getKey() + " ran " + (run.getValue() - committed.get(0)) / 1_000_000
+                        + " ms after its completion was committed");
+            }
+        }
+        assertEquals(List.of(), rerun, "completed tasks that ran again");
+        assertTrue(!commits.isEmpty(), "the commit logs are empty: was anything audited?");
+    }
+
+    @Override
+    public void close() {
+        for (Producer p : producers) {
+            p.close();
+        }
+        producerLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        for (ChildProcess p : processes) {
+            try {
+                p.thaw();
+            } catch (IOException | InterruptedException ignored) {
+                // already gone
+            }
+            p.close();
+        }
+    }
+}
