@@ -183,8 +183,8 @@ public final class Cx implements Runnable {
             ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
                     .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog);
             try (TaskServerNode node = TaskServerNode.start(config)) {
-                out().println("task server " + name + " listening on " + host + ":" + node.port()
-                        + (join == null ? ", founding a network" : ", joining the network of " + join));
+                out().println("task server " + name + (join == null ? " (founding a network)"
+                        : " (joining the network of " + join + ")") + " listening on " + host + ":" + node.port());
                 String reason = node.evicted().get();
                 err().println("task server " + name + " stops: " + reason);
                 err().println("Its tasks are safe on the server that took over. Start it again with --join to "
@@ -297,8 +297,43 @@ public final class Cx implements Runnable {
     // ---------------------------------------------------------------- bench
 
     @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks.",
-            subcommands = Bench.BenchFib.class)
+            subcommands = {Bench.BenchFib.class, Bench.BenchRecovery.class})
     static final class Bench extends Group {
+
+        @Command(name = "recovery", mixinStandardHelpOptions = true,
+                description = {"Starts S server processes and producers spread over them, keeps computations",
+                    "running, and kills servers with SIGKILL one after another. For each failure: the time until",
+                    "every producer of the killed server is served again, and until the network tolerates another",
+                    "failure."})
+        static final class BenchRecovery extends Printing implements Callable<Integer> {
+            @Option(names = "--servers", defaultValue = "7", description = "Server processes. Default: ${DEFAULT-VALUE}.")
+            int servers;
+
+            @Option(names = "--producers-per-server", defaultValue = "4", paramLabel = "P",
+                    description = "One-worker producers attached to each server. Default: ${DEFAULT-VALUE}.")
+            int perServer;
+
+            @Option(names = "--kills", defaultValue = "5", description = "Failures, one after another. Default: ${DEFAULT-VALUE}.")
+            int kills;
+
+            @Option(names = "--seed", description = "Seed for choosing the victims (printed when not given).")
+            Long seed;
+
+            @Override
+            public Integer call() throws Exception {
+                long s = seed != null ? seed : System.nanoTime();
+                err().println("seed " + s);
+                err().flush();
+                List<RecoveryBench.Sample> samples = RecoveryBench.run(servers, perServer, kills, s, System.err);
+                double served = RecoveryBench.median(samples.stream().map(RecoveryBench.Sample::servedMs).toList());
+                double tolerant = RecoveryBench.median(
+                        samples.stream().map(RecoveryBench.Sample::tolerantMs).toList());
+                out().printf("median of %d failures: producers served again after %.0f ms; network tolerant of "
+                        + "another failure after %.0f ms%n", samples.size(), served, tolerant);
+                out().flush();
+                return 0;
+            }
+        }
 
         @Command(name = "fib", mixinStandardHelpOptions = true,
                 description = {"Runs the Fibonacci DAG with P producers (each with its own TCP connection) and",

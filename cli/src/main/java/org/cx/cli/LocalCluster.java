@@ -72,7 +72,12 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Attaches one more producer, to the next server in turn. */
     public Producer addProducer(int workers, boolean prefetch) throws IOException {
-        TaskServerNode to = servers.get(producers.size() % servers.size());
+        return addProducer(producers.size() % servers.size(), workers, prefetch);
+    }
+
+    /** Attaches one more producer to server {@code server} (in start order). */
+    public Producer addProducer(int server, int workers, boolean prefetch) throws IOException {
+        TaskServerNode to = servers.get(server);
         ProducerConfig pc = ProducerConfig.of(to.address(), workers)
                 .withName("producer-" + producers.size())
                 .withPrefetch(prefetch);

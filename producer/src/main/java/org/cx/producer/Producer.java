@@ -121,6 +121,19 @@ public final class Producer implements AutoCloseable {
         return new Connection();
     }
 
+    /** The address of the server this producer is attached to now. */
+    public String serverAddress() {
+        Channel ch = channel;
+        return ch == null ? "" : String.valueOf(ch.remoteAddress());
+    }
+
+    /** {@code System.nanoTime()} when tasks last arrived from the server. */
+    public long lastAssignNanos() {
+        return lastAssignNanos;
+    }
+
+    private volatile long lastAssignNanos;
+
     /** How many times this producer moved to another server after losing its own. */
     public long failovers() {
         return failovers.get();
@@ -327,6 +340,7 @@ public final class Producer implements AutoCloseable {
         }
 
         private void onAssign(ReadyTask[] tasks) {
+            lastAssignNanos = System.nanoTime();
             outstandingCredit = Math.max(0, outstandingCredit - tasks.length);
             serverIdleEstimate = Math.max(0, serverIdleEstimate - tasks.length);
             if (requestSentNanos != 0) {

@@ -77,7 +77,7 @@ class NetworkFailureTest {
         try (ServerProcesses network = ServerProcesses.start(6, dir)) {
             network.attachProducers(2);
             try (Consumer consumer = Consumer.connect(network.address(network.atPosition(0)))) {
-                Consumer.Pending<Long> run = consumer.submit(new TestTasks.RecordedFib(n, 150));
+                Consumer.Pending<Long> run = consumer.submit(new TestTasks.RecordedFib(n, 100));
                 Await.until("a third of the work committed", ServerProcesses.WAIT,
                         () -> network.committedCount() >= Fib.taskCount(n) / 3);
                 switch (failure) {

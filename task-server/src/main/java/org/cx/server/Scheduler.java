@@ -39,6 +39,10 @@ public final class Scheduler {
     private final LinkedHashSet<ProducerState> hungryIdle = new LinkedHashSet<>();
     /** Sum over producers of min(idle workers, credit): workers waiting for a task right now. */
     private int idleWaiting;
+    /** Sum of the producers' credit: tasks they asked for and have not been given (idle workers and prefetch). */
+    private int demand;
+    /** Sum of the producers' workers. */
+    private int workers;
     private final EffectAudit audit;
     private long seq;
     private int revokesOutstanding;
@@ -161,12 +165,14 @@ public final class Scheduler {
     public ProducerState addProducer(long peerId, String name, int workers) {
         ProducerState p = new ProducerState(peerId, name, workers);
         producers.put(peerId, p);
+        this.workers += workers;
         return p;
     }
 
     /** A producer left (crash, disconnect): what it held becomes fresh for the others. */
     public void removeProducer(ProducerState p) {
         producers.remove(p.peerId);
+        workers -= p.workers;
         setDemand(p, 0, 0);
         // Revokes it will never answer: those tasks may be asked of their other holders again.
         for (TaskId[] asked : p.pendingRevokes) {
@@ -217,6 +223,7 @@ public final class Scheduler {
     /** Changes a producer's credit and idle count, keeping the hungry sets and the idle total in step. O(1). */
     private void setDemand(ProducerState p, int credit, int idleWorkers) {
         idleWaiting -= Math.min(p.credit, p.idleWorkers);
+        demand += credit - p.credit;
         p.credit = credit;
         p.idleWorkers = idleWorkers;
         idleWaiting += Math.min(p.credit, p.idleWorkers);
@@ -733,6 +740,16 @@ public final class Scheduler {
     /** Unassigned ready tasks: what diffusion may move. */
     public int freshCount() {
         return ready.freshCount();
+    }
+
+    /** Tasks the producers asked for and were not given yet (idle workers and prefetch credit). */
+    public int demand() {
+        return demand;
+    }
+
+    /** Worker threads over all producers attached here. */
+    public int workers() {
+        return workers;
     }
 
     /** Workers waiting for a task right now, over all producers. */

@@ -385,7 +385,7 @@ final class ServerNetwork implements StateLog {
             return;
         }
         lastLoadSent = System.nanoTime();
-        Message.Load load = new Message.Load(self, scheduler.freshCount(), scheduler.idleWaiting());
+        Message.Load load = load();
         for (int neighbour : tree.neighbours(self)) {
             send(neighbour, load);
         }
@@ -393,6 +393,10 @@ final class ServerNetwork implements StateLog {
     }
 
     private long lastLoadSent;
+
+    private Message.Load load() {
+        return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), scheduler.workers());
+    }
 
     /**
      * Called after each burst of messages: when workers here wait and no fresh task is left, ask the neighbours
@@ -405,23 +409,24 @@ final class ServerNetwork implements StateLog {
     }
 
     /**
-     * A neighbour's load (paper §4.2): if this server has clearly more unassigned ready tasks, beyond what its own
-     * idle workers need, it sends half the difference; if it has clearly fewer, it answers with its own load, a
-     * request the neighbour answers the same way.
+     * A neighbour's load (paper §4.2). Surplus is fresh tasks less what the producers asked for. If this server's
+     * surplus is clearly larger, it sends half the difference (never more than its surplus, never to a server
+     * without workers: tasks there would only wait); if clearly smaller, it answers with its own load, a request the
+     * neighbour answers the same way.
      */
     private void onLoad(Message.Load theirs) {
         if (!tree.contains(theirs.from())) {
             return;
         }
-        int mine = scheduler.freshCount() - scheduler.idleWaiting();
-        int other = theirs.fresh() - theirs.idle();
-        if (mine > 0 && mine - other >= 2) {
+        int mine = scheduler.freshCount() - scheduler.demand();
+        int other = theirs.fresh() - theirs.demand();
+        if (mine > 0 && theirs.workers() > 0 && mine - other >= 2) {
             int count = Math.min(MAX_TRANSFER, Math.min(mine, (mine - other + 1) / 2));
             for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
                 route(theirs.from(), t);
             }
-        } else if (other - mine >= 2) {
-            send(theirs.from(), new Message.Load(self, scheduler.freshCount(), scheduler.idleWaiting()));
+        } else if (other - mine >= 2 && scheduler.workers() > 0) {
+            send(theirs.from(), load());
         }
     }
 

@@ -148,8 +148,11 @@ public sealed interface Message {
     record MirrorRelease(int from) implements Message {
     }
 
-    /** Diffusion: {@code from} has {@code fresh} unassigned ready tasks and {@code idle} workers waiting. */
-    record Load(int from, int fresh, int idle) implements Message {
+    /**
+     * Diffusion: {@code from} has {@code fresh} unassigned ready tasks, its producers asked for {@code demand} more
+     * (idle workers and prefetch), and they have {@code workers} workers in all.
+     */
+    record Load(int from, int fresh, int demand, int workers) implements Message {
     }
 
     /** Exactly-once message {@code seq} on the channel from server {@code from} to server {@code to}. */
