@@ -101,6 +101,7 @@ final class RecoveryBench {
                             served, tolerant);
                     samples.add(s);
                 }
+                load.interrupt();
             }
             return samples;
         } finally {
@@ -122,7 +123,11 @@ final class RecoveryBench {
                 consumer.submit(new Fib(22, load)).result().get(10, TimeUnit.MINUTES);
             } catch (InterruptedException e) {
                 return;
-            } catch (Exception e) {
+            } catch (RuntimeException | java.util.concurrent.ExecutionException
+                     | java.util.concurrent.TimeoutException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return;
+                }
                 // a computation interrupted by a failure of its consumer's server: start another
             }
         }

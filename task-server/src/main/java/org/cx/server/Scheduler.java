@@ -43,6 +43,8 @@ public final class Scheduler {
     private int demand;
     /** Sum of the producers' workers. */
     private int workers;
+    /** Idle workers at neighbouring servers with no task to give them: fresh tasks here are kept for diffusion. */
+    private int remoteIdle;
     private final EffectAudit audit;
     private long seq;
     private int revokesOutstanding;
@@ -549,7 +551,9 @@ public final class Scheduler {
         }
         giveFresh(hungryIdle, false);
         if (idleWaiting == 0) {
-            giveFresh(hungry, true); // prefetch only once no worker is waiting
+            if (remoteIdle == 0) {
+                giveFresh(hungry, true); // prefetch only once no worker here or next door is waiting
+            }
             return;
         }
         if (!ready.isEmpty()) {
@@ -745,6 +749,15 @@ public final class Scheduler {
     /** Tasks the producers asked for and were not given yet (idle workers and prefetch credit). */
     public int demand() {
         return demand;
+    }
+
+    /** Neighbouring servers report this many idle workers they have no task for (see {@link #dispatch}). */
+    void setRemoteIdle(int idle) {
+        boolean released = idle == 0 && remoteIdle > 0;
+        remoteIdle = idle;
+        if (released) {
+            dispatch();
+        }
     }
 
     /** Worker threads over all producers attached here. */

@@ -395,17 +395,62 @@ final class ServerNetwork implements StateLog {
     private long lastLoadSent;
 
     private Message.Load load() {
-        return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), scheduler.workers());
+        return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), scheduler.idleWaiting(),
+                scheduler.workers());
     }
+
+    /** Per neighbour: idle workers it reported beyond its own fresh tasks, less what was sent to it since. */
+    private final Map<Integer, Integer> neighbourNeed = new HashMap<>();
 
     /**
      * Called after each burst of messages: when workers here wait and no fresh task is left, ask the neighbours
      * now rather than at the next period (at most once a millisecond).
      */
-    void hungry() {
+    void afterBurst() {
+        if (!joined() || tree.size() < 2) {
+            return;
+        }
         if (scheduler.idleWaiting() > scheduler.freshCount() && System.nanoTime() - lastLoadSent > 1_000_000L) {
             diffuse();
         }
+        feedIdleNeighbours();
+    }
+
+    /**
+     * Fresh tasks this server's own idle workers do not need go at once to neighbours whose workers are idle (the
+     * scheduler holds back prefetch while any are), so that a computation's first tasks spread over the network as
+     * fast as they appear.
+     */
+    private void feedIdleNeighbours() {
+        int spare = scheduler.freshCount() - scheduler.idleWaiting();
+        if (spare <= 0 || neighbourNeed.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<Integer, Integer> need : neighbourNeed.entrySet()) {
+            int count = Math.min(Math.min(spare, need.getValue()), MAX_TRANSFER);
+            if (count <= 0) {
+                continue;
+            }
+            int sent = 0;
+            for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
+                route(need.getKey(), t);
+                sent += t.tasks().length;
+            }
+            need.setValue(need.getValue() - sent);
+            spare -= sent;
+            if (spare <= 0) {
+                break;
+            }
+        }
+        updateRemoteIdle();
+    }
+
+    private void updateRemoteIdle() {
+        int idle = 0;
+        for (int need : neighbourNeed.values()) {
+            idle += Math.max(0, need);
+        }
+        scheduler.setRemoteIdle(idle);
     }
 
     /**
@@ -418,6 +463,9 @@ final class ServerNetwork implements StateLog {
         if (!tree.contains(theirs.from())) {
             return;
         }
+        neighbourNeed.put(theirs.from(), Math.max(0, theirs.idle() - theirs.fresh()));
+        updateRemoteIdle();
+        feedIdleNeighbours();
         int mine = scheduler.freshCount() - scheduler.demand();
         int other = theirs.fresh() - theirs.demand();
         if (mine > 0 && theirs.workers() > 0 && mine - other >= 2) {
@@ -534,6 +582,8 @@ final class ServerNetwork implements StateLog {
             }
             lastHeard.keySet().removeIf(id -> !tree.contains(id));
         }
+        neighbourNeed.keySet().removeIf(id -> !tree.neighbours(self).contains(id));
+        updateRemoteIdle();
         links.keySet().removeIf(id -> {
             if (!tree.contains(id)) {
                 links.get(id).close();

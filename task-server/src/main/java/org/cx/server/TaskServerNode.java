@@ -109,6 +109,7 @@ public final class TaskServerNode implements AutoCloseable {
         loop.scheduleAtFixedRate(() -> {
             scheduler.tick(System.nanoTime());
             scheduler.dispatchWithEagerCopies();
+            network.afterBurst();
             network.flush();
             outbox.flush();
         }, EAGER_CHECK_MILLIS, EAGER_CHECK_MILLIS, TimeUnit.MILLISECONDS);
@@ -304,7 +305,7 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
             ctx.flush();
-            network.hungry();
+            network.afterBurst();
             network.flush();
             outbox.flush();
         }

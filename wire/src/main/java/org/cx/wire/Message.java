@@ -150,9 +150,10 @@ public sealed interface Message {
 
     /**
      * Diffusion: {@code from} has {@code fresh} unassigned ready tasks, its producers asked for {@code demand} more
-     * (idle workers and prefetch), and they have {@code workers} workers in all.
+     * (idle workers and prefetch), {@code idle} of their workers wait for a task now, and they have {@code workers}
+     * workers in all.
      */
-    record Load(int from, int fresh, int demand, int workers) implements Message {
+    record Load(int from, int fresh, int demand, int idle, int workers) implements Message {
     }
 
     /** Exactly-once message {@code seq} on the channel from server {@code from} to server {@code to}. */
