@@ -592,6 +592,9 @@ final class ServerNetwork implements StateLog {
             return false;
         });
         host.mirrorsChanged(mirrorAddresses());
+        if (!isRoot()) {
+            send(tree.idAt(0), heartbeat()); // the root, perhaps a new one, hears from every member at once
+        }
         releaseCommitted();
         resendUnacknowledged();
     }
@@ -693,9 +696,10 @@ final class ServerNetwork implements StateLog {
     private void takeOverAsRoot(String why) {
         int root = tree.idAt(0);
         LOG.warn("primary root {} failed ({}); server {} takes over as primary root", root, why, self);
-        long now = System.nanoTime();
+        // Members still heartbeat the old root until the new topology reaches them: one timeout of grace.
+        long graceUntil = System.nanoTime() + config.failTimeout().toNanos();
         for (int id : tree.ids()) {
-            lastHeard.put(id, now);
+            lastHeard.put(id, graceUntil);
         }
         int heir = replicas.containsKey(root) && replicas.get(root).complete() ? self : -1;
         FatTree.Repair repair = tree.remove(root);
