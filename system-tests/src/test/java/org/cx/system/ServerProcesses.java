@@ -194,6 +194,17 @@ final class ServerProcesses implements AutoCloseable {
         assertTrue(!commits.isEmpty(), "the commit logs are empty: was anything audited?");
     }
 
+    /**
+     * The commit logs name at most {@code tasks} distinct tasks (the DAG's), and most of them. Not all: a line is
+     * written when the server that applied a change learns that all its mirrors have it, so a change that reached
+     * the mirrors just before its server was killed is applied (the heir has it) but its line died with the server.
+     */
+    void assertCommittedWithin(long tasks) throws IOException {
+        int committed = commits().size();
+        assertTrue(committed <= tasks, committed + " tasks committed, but the DAG has " + tasks);
+        assertTrue(committed >= tasks * 9 / 10, "only " + committed + " of " + tasks + " tasks in the commit logs");
+    }
+
     @Override
     public void close() {
         for (Producer p : producers) {

@@ -99,7 +99,7 @@ public final class TaskServerNode implements AutoCloseable {
                     }
                 });
         serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
-        network = new ServerNetwork(config.network(), config.host() + ":" + port(), config.name(), loop, scheduler,
+        network = new ServerNetwork(config.network(), advertisedAddress(), config.name(), loop, scheduler,
                 new NetworkHost());
         loop.submit(network::start).sync();
         long retentionCheckNanos = Math.min(TimeUnit.SECONDS.toNanos(1), config.resultRetention().toNanos());
@@ -114,6 +114,23 @@ public final class TaskServerNode implements AutoCloseable {
             outbox.flush();
         }, EAGER_CHECK_MILLIS, EAGER_CHECK_MILLIS, TimeUnit.MILLISECONDS);
         LOG.info("task server {} listening on {}", config.name(), address());
+    }
+
+    /**
+     * The address other servers and clients are told to use: the bound one, or this host's address when bound to
+     * every interface ({@code --host 0.0.0.0}).
+     */
+    private String advertisedAddress() {
+        String host = config.host();
+        if (host.equals("0.0.0.0") || host.equals("::")) {
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostAddress();
+            } catch (java.net.UnknownHostException e) {
+                LOG.warn("cannot find this host's address ({}); other servers are told 127.0.0.1", e.getMessage());
+                host = "127.0.0.1";
+            }
+        }
+        return host + ":" + port();
     }
 
     public InetSocketAddress address() {
