@@ -300,14 +300,33 @@ final class ServerNetwork implements StateLog {
             return;
         }
         acked.merge(ack.by(), ack.seq(), Math::max);
-        if (!toRelease.isEmpty() && mirrorGroup().stream().allMatch(m -> acked.getOrDefault(m, 0L) >= snapshotSeq)) {
-            for (int old : toRelease) {
-                acked.remove(old);
-                send(old, new Message.MirrorRelease(self));
-            }
-            toRelease.clear();
+        if (!toRelease.isEmpty() && !releaseScheduled && newGroupHasSnapshot()) {
+            // Release the former members only once the root has heard (in heartbeats) that the new ones hold the
+            // copy, so that it never picks a former member whose copy is gone as the heir.
+            releaseScheduled = true;
+            loop.schedule(this::releaseFormerMembers, 3 * config.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
         }
         releaseCommitted();
+    }
+
+    private boolean releaseScheduled;
+
+    private boolean newGroupHasSnapshot() {
+        return mirrorGroup().stream().allMatch(m -> acked.getOrDefault(m, 0L) >= snapshotSeq);
+    }
+
+    private void releaseFormerMembers() {
+        releaseScheduled = false;
+        if (evicted || !newGroupHasSnapshot()) {
+            return; // the group changed again meanwhile; a later ack schedules the release
+        }
+        for (int old : toRelease) {
+            acked.remove(old);
+            send(old, new Message.MirrorRelease(self));
+        }
+        toRelease.clear();
+        releaseCommitted();
+        flush();
     }
 
     // ---------------------------------------------------------------- exactly-once channels
@@ -634,21 +653,46 @@ final class ServerNetwork implements StateLog {
         publishTopology();
     }
 
-    /** The live server with a complete copy of {@code failed}'s state, lowest position first; -1 if none is known. */
+    /**
+     * Who takes over {@code failed}: a member of its mirror group that holds a complete copy (the most recent one,
+     * then the lowest position); if none does yet (a new group still waiting for its snapshot), a former member
+     * that still holds the copy it is being kept up to date on until then. -1 if nobody is known to. Every committed
+     * change is in such a copy: committing needs the ack of every server the changes are sent to.
+     */
     private int chooseHeir(int failed) {
+        int heir = bestHolder(tree.mirrorGroup(failed), failed);
+        return heir >= 0 ? heir : bestHolder(tree.ids(), failed);
+    }
+
+    private int bestHolder(List<Integer> candidates, int failed) {
         int best = -1;
-        for (int id : tree.ids()) {
-            if (id == failed) {
-                continue;
-            }
-            boolean holds = id == self
-                    ? replicas.containsKey(failed) && replicas.get(failed).complete()
-                    : lastBeat.containsKey(id) && contains(lastBeat.get(id).replicas(), failed);
-            if (holds && (best < 0 || tree.position(id) < tree.position(best))) {
+        long bestSeq = -1;
+        for (int id : candidates) {
+            long seq = id == failed ? -1 : copySeq(id, failed);
+            if (seq > bestSeq || seq >= 0 && seq == bestSeq && tree.position(id) < tree.position(best)) {
                 best = id;
+                bestSeq = seq;
             }
         }
         return best;
+    }
+
+    /** The last batch of {@code failed} applied to {@code holder}'s complete copy of it, or -1 if it has none. */
+    private long copySeq(int holder, int failed) {
+        if (holder == self) {
+            Replica copy = replicas.get(failed);
+            return copy != null && copy.complete() ? copy.lastSeq() : -1;
+        }
+        Message.Heartbeat hb = lastBeat.get(holder);
+        if (hb == null) {
+            return -1;
+        }
+        for (int i = 0; i < hb.replicas().length; i++) {
+            if (hb.replicas()[i] == failed) {
+                return hb.replicaSeqs()[i];
+            }
+        }
+        return -1;
     }
 
     private static boolean contains(int[] ids, int id) {
@@ -712,9 +756,11 @@ final class ServerNetwork implements StateLog {
     }
 
     private Message.Heartbeat heartbeat() {
-        int[] held = replicas.entrySet().stream().filter(e -> e.getValue().complete())
-                .mapToInt(Map.Entry::getKey).toArray();
-        return new Message.Heartbeat(self, epoch, held, scheduler.readyCount(), scheduler.freshCount(),
+        List<Map.Entry<Integer, Replica>> complete = replicas.entrySet().stream()
+                .filter(e -> e.getValue().complete()).toList();
+        int[] held = complete.stream().mapToInt(Map.Entry::getKey).toArray();
+        long[] seqs = complete.stream().mapToLong(e -> e.getValue().lastSeq()).toArray();
+        return new Message.Heartbeat(self, epoch, held, seqs, scheduler.readyCount(), scheduler.freshCount(),
                 scheduler.taskCount(), scheduler.producerCount(), scheduler.counters().tasksCompleted());
     }
 

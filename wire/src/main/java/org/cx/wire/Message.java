@@ -116,10 +116,11 @@ public sealed interface Message {
 
     /**
      * A member is alive (to the primary root every period; the primary root sends it to the secondary). Carries what
-     * {@code cx network status} prints and the ids of the servers whose complete mirror copy the sender holds.
+     * {@code cx network status} prints, the ids of the servers whose complete mirror copy the sender holds, and the
+     * last batch applied to each of those copies.
      */
-    record Heartbeat(int from, long epoch, int[] replicas, int ready, int fresh, int tasks, int producers,
-                     long completed) implements Message {
+    record Heartbeat(int from, long epoch, int[] replicas, long[] replicaSeqs, int ready, int fresh, int tasks,
+                     int producers, long completed) implements Message {
     }
 
     /** The root's answer to a {@link Heartbeat}: it is alive too, at {@code epoch}. */

@@ -167,6 +167,10 @@ public final class ProtocolCodec {
             out.writeVarInt(a.length, true);
             out.writeInts(a, 0, a.length, false);
         }, in -> in.readInts(readLength(in), false));
+        register(kryo, long[].class, id++, (out, a) -> {
+            out.writeVarInt(a.length, true);
+            out.writeLongs(a, 0, a.length, false);
+        }, in -> in.readLongs(readLength(in), false));
         Class<?>[] records = {
             ReadyTask.class, Message.Member.class, Message.ServerStatus.class,
             MirrorOp.Put.class, MirrorOp.Input.class, MirrorOp.Remove.class, MirrorOp.Started.class,
