@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
@@ -58,7 +59,7 @@ public final class Producer implements AutoCloseable {
      * Counts connections: a task taken under an older connection belongs to a server this producer has left, and
      * its completion is discarded (the server that took over runs it again; its effects apply once either way).
      */
-    private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger generation = new AtomicInteger();
     private final AtomicLong failovers = new AtomicLong();
     // Event-loop-only state.
     private int outstandingCredit;

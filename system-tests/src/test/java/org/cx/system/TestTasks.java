@@ -1,14 +1,17 @@
 package org.cx.system;
 
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.Continuation;
 import org.cx.api.Task;
 import org.cx.api.TaskContext;
 import org.cx.api.TaskId;
+import org.cx.examples.fib.Load;
 
 /** Application tasks used by the system tests. They live in test-classes, which child producers can be denied. */
 final class TestTasks {
@@ -107,27 +110,28 @@ final class TestTasks {
     }
 
     /** Every execution start of a {@link RecordedFib} task in this JVM: task id and {@code System.nanoTime()}. */
-    static final java.util.Queue<Map.Entry<String, Long>> EXECUTIONS = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    static final Queue<Map.Entry<String, Long>> EXECUTIONS = new ConcurrentLinkedQueue<>();
 
-    /** F(n) like the example, with leaves that sleep, recording when each of its tasks starts to run. */
+    /**
+     * F(n) like the example, with the example's sleep load on its leaves (emulated work of a remote producer),
+     * recording when each of its tasks starts to run.
+     */
     static final class RecordedFib extends Task {
         private final int n;
         private final int leafMillis;
+        private final Load load;
 
         RecordedFib(int n, int leafMillis) {
             this.n = n;
             this.leafMillis = leafMillis;
+            this.load = Load.ofMillis(Load.Kind.SLEEP, 0, leafMillis, 0);
         }
 
         @Override
         public void execute(TaskContext context) {
             EXECUTIONS.add(Map.entry(context.id().toString(), System.nanoTime()));
             if (n < 2) {
-                try {
-                    Thread.sleep(leafMillis);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                load.leaf();
                 context.sendResult((long) n);
                 return;
             }

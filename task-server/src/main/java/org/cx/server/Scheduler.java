@@ -833,14 +833,8 @@ public final class Scheduler {
             }
         }
         for (MirrorOp.Put put : copy.tasks()) {
-            long id = put.task().id().computation();
-            ComputationState c = computations.get(id);
-            if (c == null) {
-                c = new ComputationState(id, now, null);
-                c.origin = resolve.applyAsInt(put.origin());
-                computations.put(id, c);
-            }
-            if (c.phase == ComputationState.Phase.RUNNING) {
+            ComputationState c = branch(put.task().id().computation(), put.origin());
+            if (c != null) {
                 store(c, put.task(), put.home(), put.inputs());
             }
         }

@@ -1,5 +1,6 @@
 package org.cx.server;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -17,7 +18,7 @@ import java.time.Duration;
  *                         here and on every mirror) is appended with the time: an audit trail that survives kill -9
  */
 public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
-                           boolean auditEffects, long seed, NetworkConfig network, java.nio.file.Path commitLog) {
+                           boolean auditEffects, long seed, NetworkConfig network, Path commitLog) {
 
     public ServerConfig {
         if (port < 0 || port > 65535) {
@@ -65,7 +66,7 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork, commitLog);
     }
 
-    public ServerConfig withCommitLog(java.nio.file.Path file) {
+    public ServerConfig withCommitLog(Path file) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, file);
     }
 }

@@ -70,6 +70,8 @@ final class ServerNetwork implements StateLog {
     private FatTree tree;
     private final Map<Integer, String> addresses = new HashMap<>();
     private final Map<Integer, String> names = new HashMap<>();
+    /** This server's neighbours in the tree, as of the latest topology. */
+    private List<Integer> neighbours = List.of();
     /** A failed server → the server that took over its tasks. */
     private final Map<Integer, Integer> forwards = new HashMap<>();
 
@@ -405,7 +407,7 @@ final class ServerNetwork implements StateLog {
         }
         lastLoadSent = System.nanoTime();
         Message.Load load = load();
-        for (int neighbour : tree.neighbours(self)) {
+        for (int neighbour : neighbours) {
             send(neighbour, load);
         }
         flush();
@@ -601,7 +603,8 @@ final class ServerNetwork implements StateLog {
             }
             lastHeard.keySet().removeIf(id -> !tree.contains(id));
         }
-        neighbourNeed.keySet().removeIf(id -> !tree.neighbours(self).contains(id));
+        neighbours = tree.contains(self) ? tree.neighbours(self) : List.of();
+        neighbourNeed.keySet().removeIf(id -> !neighbours.contains(id));
         updateRemoteIdle();
         links.keySet().removeIf(id -> {
             if (!tree.contains(id)) {

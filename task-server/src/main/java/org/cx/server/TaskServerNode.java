@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -61,7 +62,7 @@ public final class TaskServerNode implements AutoCloseable {
     private final AtomicLong peerIds = new AtomicLong();
     private final AtomicLong connectionsRefused = new AtomicLong();
     private final Map<Long, Channel> channels = new HashMap<>();
-    private final java.util.concurrent.CompletableFuture<String> evicted = new java.util.concurrent.CompletableFuture<>();
+    private final CompletableFuture<String> evicted = new CompletableFuture<>();
     private Channel serverChannel;
     private ServerNetwork network;
     private final CommitLog commitLog;
@@ -154,7 +155,7 @@ public final class TaskServerNode implements AutoCloseable {
      * Completes, with the reason, if the network declared this server failed (it was unreachable or frozen for
      * longer than the failure timeout) and it stopped serving; {@code cx server} exits then.
      */
-    public java.util.concurrent.CompletableFuture<String> evicted() {
+    public CompletableFuture<String> evicted() {
         return evicted;
     }
 
