@@ -2,6 +2,8 @@ package org.cx.system;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,7 +11,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.testing.Await;
@@ -69,10 +73,19 @@ class NetworkFailureTest {
                     network.awaitTolerant(6 - k);
                 }
                 assertFalse(run.result().isDone(), "the computation should outlast the failures; make it longer");
-                assertEquals(Fib.value(n), run.result().get(120, TimeUnit.SECONDS));
+                assertEquals(Fib.value(n), resultOf(run, network));
             }
             network.assertExactlyOnce(DROP_MARGIN);
             network.assertCommittedWithin(Fib.taskCount(n));
+        }
+    }
+
+    /** The result, or on timeout a failure that shows where the network's tasks are. */
+    private static long resultOf(Consumer.Pending<Long> run, ServerProcesses network) throws Exception {
+        try {
+            return run.result().get(120, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("no result after 120 s; the network now:\n" + network.describe(), e);
         }
     }
 
@@ -101,22 +114,23 @@ class NetworkFailureTest {
 
     private void run(Failure failure) throws Exception {
         int n = 14;
-        try (ServerProcesses network = ServerProcesses.start(6, dir)) {
+        // Seven servers for the moving leaf: its mirror (position 5) outlives the hole it fills (position 4).
+        int servers = failure == Failure.MOVING_LEAF_DURING_REPAIR ? 7 : 6;
+        try (ServerProcesses network = ServerProcesses.start(servers, dir)) {
             network.attachProducers(2);
             try (Consumer consumer = Consumer.connect(network.address(network.atPosition(0)))) {
                 Consumer.Pending<Long> run = consumer.submit(new TestTasks.RecordedFib(n, 100));
-                Await.until("a third of the work committed", ServerProcesses.WAIT,
-                        () -> network.committedCount() >= Fib.taskCount(n) / 3);
+                awaitThirdCommitted(network, n);
                 switch (failure) {
                     case PRIMARY_ROOT -> network.kill(network.atPosition(0));
                     case SECONDARY_ROOT -> network.kill(network.atPosition(1));
                     case LEAF_WITH_PRODUCERS -> network.kill(network.atPosition(5));
                     case MOVING_LEAF_DURING_REPAIR -> {
-                        // Position 3's hole is filled by the last leaf (position 5); kill that one as it moves.
-                        int moving = network.atPosition(5);
-                        network.kill(network.atPosition(3));
+                        // Position 4's hole is filled by the last leaf (position 6); kill that one as it moves.
+                        int moving = network.atPosition(6);
+                        network.kill(network.atPosition(4));
                         Await.until("the last leaf moved", ServerProcesses.WAIT,
-                                () -> network.atPosition(3) == moving);
+                                () -> network.atPosition(4) == moving);
                         network.kill(moving);
                     }
                     case FROZEN_SERVER -> {
@@ -128,10 +142,49 @@ class NetworkFailureTest {
                                 "a server declared failed stops when it wakes");
                     }
                 }
-                assertEquals(Fib.value(n), run.result().get(120, TimeUnit.SECONDS));
+                assertEquals(Fib.value(n), resultOf(run, network));
             }
             network.assertExactlyOnce(DROP_MARGIN);
             network.assertCommittedWithin(Fib.taskCount(n));
         }
+    }
+
+    /** The result, or on timeout a failure that shows where the network's tasks are. */
+    private static long resultOf(Consumer.Pending<Long> run, ServerProcesses network) throws Exception {
+        try {
+            return run.result().get(120, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("no result after 120 s; the network now:\n" + network.describe(), e);
+        }
+    }
+
+    /**
+     * With seven servers, position 6 is the lone child of position 3 and mirrored there only: killing both at once
+     * destroys every copy of position 6's tasks. The computation cannot finish; it must fail with a reason instead of hanging, and
+     * nothing may be applied twice on the way.
+     */
+    @Test
+    void aServerAndItsWholeMirrorGroupFailingFailsTheComputationWithAReason() throws Exception {
+        int n = 14;
+        try (ServerProcesses network = ServerProcesses.start(7, dir)) {
+            network.attachProducers(2);
+            try (Consumer consumer = Consumer.connect(network.address(network.atPosition(0)))) {
+                Consumer.Pending<Long> run = consumer.submit(new TestTasks.RecordedFib(n, 100));
+                awaitThirdCommitted(network, n);
+                int child = network.atPosition(6);
+                network.kill(network.atPosition(3));
+                network.kill(child);
+                ExecutionException failed = assertThrows(ExecutionException.class,
+                        () -> run.result().get(120, TimeUnit.SECONDS));
+                assertTrue(failed.getCause().getMessage().contains("every copy of its tasks"),
+                        failed.getCause().getMessage());
+            }
+            network.assertExactlyOnce(DROP_MARGIN);
+        }
+    }
+
+    private static void awaitThirdCommitted(ServerProcesses network, int n) {
+        Await.until("a third of the work committed", ServerProcesses.WAIT,
+                () -> network.committedCount() >= Fib.taskCount(n) / 3);
     }
 }

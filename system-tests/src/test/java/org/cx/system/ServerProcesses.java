@@ -40,10 +40,12 @@ final class ServerProcesses implements AutoCloseable {
     private final EventLoopGroup producerLoops = EventLoops.create("test-producers", 2);
     /** When each server process was killed or frozen, by index. */
     final Map<Integer, Long> failedAt = new HashMap<>();
+    private long startedNanos;
 
     /** Starts {@code count} servers (the first founds the network) and waits until it tolerates a failure. */
     static ServerProcesses start(int count, Path dir) throws IOException {
         ServerProcesses network = new ServerProcesses();
+        network.startedNanos = System.nanoTime();
         for (int i = 0; i < count; i++) {
             network.ports.add(freePort());
             network.commitLogs.add(dir.resolve("commits-" + i + ".log"));
@@ -164,6 +166,32 @@ final class ServerProcesses implements AutoCloseable {
         return commits;
     }
 
+    /** Which servers' logs commit {@code taskId}, and when, in ms after the first server started. */
+    private String whereCommitted(String taskId) throws IOException {
+        List<String> where = new ArrayList<>();
+        for (int i = 0; i < commitLogs.size(); i++) {
+            if (Files.exists(commitLogs.get(i))) {
+                for (String line : Files.readAllLines(commitLogs.get(i))) {
+                    String[] f = line.split(" ");
+                    if (f.length == 3 && f[0].equals(taskId)) {
+                        where.add("s" + i + ": " + (Long.parseLong(f[2]) - startedNanos) / 1_000_000 + " ms");
+                    }
+                }
+            }
+        }
+        failedAt.forEach((i, t) -> where.add("(s" + i + " failed at " + (t - startedNanos) / 1_000_000 + " ms)"));
+        return where.toString();
+    }
+
+    /** What the network holds now, for a test that timed out. */
+    String describe() {
+        try {
+            return NetworkProbe.describe(status());
+        } catch (RuntimeException e) {
+            return "(no network status: " + e + ")";
+        }
+    }
+
     int committedCount() {
         try {
             return commits().size();
@@ -180,8 +208,8 @@ final class ServerProcesses implements AutoCloseable {
     void assertExactlyOnce(Duration margin) throws IOException {
         Map<String, List<Long>> commits = commits();
         List<String> twice = commits.entrySet().stream().filter(e -> e.getValue().size() > 1)
-                .map(Map.Entry::getKey).toList();
-        assertEquals(List.of(), twice, "tasks whose effects were applied twice");
+                .map(e -> e.getKey() + " " + whereCommitted(e.getKey())).toList();
+        assertEquals(List.of(), twice, "tasks whose effects were applied twice (server: commit time after start)");
         List<String> rerun = new ArrayList<>();
         for (Map.Entry<String, Long> run : TestTasks.EXECUTIONS) {
             List<Long> committed = commits.get(run.getKey());

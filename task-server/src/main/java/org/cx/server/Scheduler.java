@@ -681,6 +681,18 @@ public final class Scheduler {
         }
     }
 
+    /**
+     * Some tasks are gone for good (a server and every copy of its state failed): every computation running from
+     * here fails with {@code reason}, since any of them may have had tasks there.
+     */
+    public void failAllRunning(String reason) {
+        for (ComputationState c : new ArrayList<>(computations.values())) {
+            if (c.origin == self && c.phase == ComputationState.Phase.RUNNING) {
+                fail(c, "", reason, now); // no single task is to blame
+            }
+        }
+    }
+
     /** Ready tasks diffused here from a neighbour. */
     public void accept(RoutedPayload.Transfer transfer) {
         ComputationState c = branch(transfer.computation(), transfer.origin());

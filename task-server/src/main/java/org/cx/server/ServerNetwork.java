@@ -74,6 +74,8 @@ final class ServerNetwork implements StateLog {
     private List<Integer> neighbours = List.of();
     /** A failed server → the server that took over its tasks. */
     private final Map<Integer, Integer> forwards = new HashMap<>();
+    /** Failed servers whose take-over this server has already handled. */
+    private final Set<Integer> settled = new HashSet<>();
 
     // ---- mirroring this server's state
     private long journalSeq;
@@ -568,16 +570,21 @@ final class ServerNetwork implements StateLog {
         }
         long now = System.nanoTime();
         lastRootAck = now;
-        // Take over every failed server whose tasks now live here.
+        // Take over every newly failed server whose tasks now live here, from this server's copy of them.
         boolean adopted = false;
-        for (int failed : new ArrayList<>(replicas.keySet())) {
-            if (!forwards.containsKey(failed)) {
+        for (int failed : forwards.keySet()) {
+            if (!settled.add(failed) || first) {
                 continue;
             }
             Replica copy = replicas.remove(failed);
-            if (resolve(failed) == self && copy.complete()) {
+            if (resolve(failed) != self) {
+                continue;
+            }
+            if (copy != null && copy.complete()) {
                 adopt(failed, copy);
                 adopted = true;
+            } else {
+                stateLost(failed);
             }
         }
         // Mirror group: new members get a snapshot; old ones keep getting changes until the new ones have it.
@@ -619,6 +626,22 @@ final class ServerNetwork implements StateLog {
         }
         releaseCommitted();
         resendUnacknowledged();
+    }
+
+    /**
+     * This server was named heir of {@code failed} but holds no complete copy of it, so nobody alive does: the
+     * failed server's mirror group failed with it. Every computation may have had tasks there; they all fail, with
+     * a reason, rather than wait forever.
+     */
+    private void stateLost(int failed) {
+        String reason = "task server " + names.getOrDefault(failed, String.valueOf(failed)) + " failed together "
+                + "with every copy of its tasks (its whole mirror group failed before the network re-mirrored it); "
+                + "submit the computation again";
+        LOG.error("server {}: {}", self, reason);
+        for (int id : tree.ids()) {
+            send(id, new Message.StateLost(failed, reason));
+        }
+        scheduler.failAllRunning(reason);
     }
 
     private void adopt(int failed, Replica copy) {
@@ -864,6 +887,7 @@ final class ServerNetwork implements StateLog {
             case Message.Mirror m -> onMirror(m, from);
             case Message.MirrorAck a -> onMirrorAck(a);
             case Message.MirrorRelease r -> replicas.remove(r.from());
+            case Message.StateLost l -> scheduler.failAllRunning(l.reason());
             case Message.Routed r -> onRouted(r);
             case Message.RoutedAck a -> onRoutedAck(a);
             case Message.Load l -> onLoad(l);

@@ -145,6 +145,13 @@ public sealed interface Message {
     record MirrorAck(int from, int by, long seq) implements Message {
     }
 
+    /**
+     * Server {@code failed} failed with no complete copy of its tasks on any live server (it and its whole mirror
+     * group failed before the copy was re-made elsewhere): computations that originated at the receiver fail.
+     */
+    record StateLost(int failed, String reason) implements Message {
+    }
+
     /** {@code from}'s new mirror group has its copy: the receiver may drop the one it holds. */
     record MirrorRelease(int from) implements Message {
     }

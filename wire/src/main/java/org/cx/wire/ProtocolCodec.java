@@ -180,7 +180,7 @@ public final class ProtocolCodec {
             Message.Join.class, Message.Redirect.class, Message.Topology.class, Message.Heartbeat.class,
             Message.HeartbeatAck.class, Message.Evicted.class, Message.Mirror.class, Message.MirrorAck.class,
             Message.MirrorRelease.class, Message.Load.class, Message.Routed.class, Message.RoutedAck.class,
-            Message.NetworkQuery.class, Message.NetworkStatus.class,
+            Message.NetworkQuery.class, Message.NetworkStatus.class, Message.StateLost.class,
         };
         for (Class<?> type : records) {
             kryo.register(type, id++);

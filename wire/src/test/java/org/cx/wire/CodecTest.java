@@ -46,6 +46,7 @@ class CodecTest {
                 new Message.Revoke(new TaskId[] {child}),
                 new Message.Released(new TaskId[] {}),
                 new Message.ComputationEnded(42),
+                new Message.StateLost(3, "server 3 and its mirror group failed"),
                 new Message.Mirrors(new String[] {"a:1", "b:2"}),
                 new Message.Join("s", "127.0.0.1:7072"),
                 new Message.Topology(7, 2, 3, new Message.Member[] {new Message.Member(1, "a", "a:1")},
