@@ -149,19 +149,10 @@ class NetworkFailureTest {
         }
     }
 
-    /** The result, or on timeout a failure that shows where the network's tasks are. */
-    private static long resultOf(Consumer.Pending<Long> run, ServerProcesses network) throws Exception {
-        try {
-            return run.result().get(120, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            throw new AssertionError("no result after 120 s; the network now:\n" + network.describe(), e);
-        }
-    }
-
     /**
      * With seven servers, position 6 is the lone child of position 3 and mirrored there only: killing both at once
-     * destroys every copy of position 6's tasks. The computation cannot finish; it must fail with a reason instead of hanging, and
-     * nothing may be applied twice on the way.
+     * destroys every copy of position 6's tasks. The computation cannot finish; it must fail with a reason instead of
+     * hanging, and nothing may be applied twice on the way.
      */
     @Test
     void aServerAndItsWholeMirrorGroupFailingFailsTheComputationWithAReason() throws Exception {

@@ -207,8 +207,12 @@ final class ServerProcesses implements AutoCloseable {
      */
     void assertExactlyOnce(Duration margin) throws IOException {
         Map<String, List<Long>> commits = commits();
-        List<String> twice = commits.entrySet().stream().filter(e -> e.getValue().size() > 1)
-                .map(e -> e.getKey() + " " + whereCommitted(e.getKey())).toList();
+        List<String> twice = new ArrayList<>();
+        for (Map.Entry<String, List<Long>> e : commits.entrySet()) {
+            if (e.getValue().size() > 1) {
+                twice.add(e.getKey() + " " + whereCommitted(e.getKey()));
+            }
+        }
         assertEquals(List.of(), twice, "tasks whose effects were applied twice (server: commit time after start)");
         List<String> rerun = new ArrayList<>();
         for (Map.Entry<String, Long> run : TestTasks.EXECUTIONS) {
