@@ -21,6 +21,7 @@ import org.cx.api.TaskId;
 import org.cx.api.TaskServer;
 import org.cx.api.spi.TaskBinding;
 import org.cx.wire.BodyCodec;
+import org.cx.wire.CodeBundle;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
@@ -88,7 +89,7 @@ public final class Consumer implements TaskServer {
         TaskEnvelope envelope = new TaskEnvelope(TaskId.root(0), Continuation.CONSUMER, root.arity(), root.priority(),
                 root.executeOnServer(), codec.encode(root));
         submitting.put(requestId, pending);
-        channel.writeAndFlush(new Message.Submit(requestId, envelope)).addListener(f -> {
+        channel.writeAndFlush(new Message.Submit(requestId, envelope, CodeBundle.CLASS_PATH)).addListener(f -> {
             if (!f.isSuccess()) {
                 submitting.remove(requestId);
                 pending.fail(new ComputationFailedException(0, null, "could not submit: " + f.cause()));

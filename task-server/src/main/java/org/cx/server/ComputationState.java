@@ -12,6 +12,8 @@ final class ComputationState {
     final long submittedNanos;
     /** The server that delivers this computation's result: where it was submitted. */
     int origin;
+    /** The hash of the code bundle its tasks run from; {@code CodeBundle.CLASS_PATH} for none. */
+    String bundle = "";
     final Map<TaskId, TaskEntry> tasks = new HashMap<>();
     ConsumerHandle consumer;
     Phase phase = Phase.RUNNING;

@@ -34,6 +34,13 @@ public interface Outbox {
     default void applied(TaskId id) {
     }
 
+    /**
+     * Computation {@code computation}, new here, runs from code bundle {@code bundle}: fetch it if this server lacks
+     * it, so that producers can load it from here.
+     */
+    default void codeNeeded(long computation, String bundle) {
+    }
+
     /** Runs an {@code executeOnServer} task off the scheduler thread; its completion comes back as usual. */
     void runOnServer(ReadyTask task);
 }

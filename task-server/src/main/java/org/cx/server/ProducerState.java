@@ -14,6 +14,8 @@ public final class ProducerState {
     int credit;
     /** Workers the producer last said were idle with nothing cached; decremented as tasks are sent. */
     int idleWorkers;
+    /** Computations whose code bundle this producer has been told. */
+    final Set<Long> codeSent = new HashSet<>();
     /** Tasks this producer holds a copy of. */
     final Set<TaskEntry> held = new HashSet<>();
     /** Revokes sent and not yet answered, oldest first; each Released answers exactly one. */

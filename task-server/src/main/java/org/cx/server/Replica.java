@@ -27,6 +27,8 @@ final class Replica {
     private final Map<Long, TreeMap<Long, RoutedPayload>> outgoing = new HashMap<>();
     /** Highest sequence number received and applied, by channel. */
     private final Map<Long, Long> received = new HashMap<>();
+    /** Computation → code bundle hash, for computations that have one. */
+    private final Map<Long, String> bundles = new HashMap<>();
     /** The copy started from a snapshot, so it is complete. */
     private boolean complete;
     private long lastSeq;
@@ -46,6 +48,7 @@ final class Replica {
             tasks.clear();
             outgoing.clear();
             received.clear();
+            bundles.clear();
             complete = true;
         }
         lastSeq = seq;
@@ -74,6 +77,7 @@ final class Replica {
             }
             case MirrorOp.Forget f -> {
                 computations.remove(f.id());
+                bundles.remove(f.id());
                 tasks.keySet().removeIf(id -> id.computation() == f.id());
             }
             case MirrorOp.Send send -> outgoing.computeIfAbsent(ServerNetwork.channel(send.from(), send.to()),
@@ -85,7 +89,13 @@ final class Replica {
                 }
             }
             case MirrorOp.Received r -> received.merge(ServerNetwork.channel(r.from(), r.to()), r.seq(), Math::max);
+            case MirrorOp.Code code -> bundles.put(code.id(), code.bundle());
         }
+    }
+
+    /** The code bundle of computation {@code id} ({@code ""}: the class path). */
+    String bundleOf(long id) {
+        return bundles.getOrDefault(id, "");
     }
 
     Collection<Computation> computations() {

@@ -95,8 +95,13 @@ public final class Scheduler {
 
     // ---------------------------------------------------------------- consumers
 
-    /** Starts a computation with {@code root} as its root task; returns its id. */
+    /** Starts a computation with {@code root} as its root task, from the class path; returns its id. */
     public long submit(ConsumerHandle consumer, TaskEnvelope root, long nowNanos) {
+        return submit(consumer, root, "", nowNanos);
+    }
+
+    /** Starts a computation with {@code root} as its root task, from code bundle {@code bundle}; returns its id. */
+    public long submit(ConsumerHandle consumer, TaskEnvelope root, String bundle, long nowNanos) {
         long id;
         do {
             id = random.nextLong() & Long.MAX_VALUE;
@@ -107,6 +112,7 @@ public final class Scheduler {
         if (log.active()) {
             log.record(new MirrorOp.Started(id, nowNanos));
         }
+        setBundle(c, bundle);
         TaskEnvelope named = new TaskEnvelope(TaskId.root(id), Continuation.CONSUMER, root.arity(), root.priority(),
                 root.onServer(), root.body());
         store(c, named, self);
@@ -293,11 +299,11 @@ public final class Scheduler {
         if (audit != null) {
             audit.applied(completion.id());
         }
-        outbox.applied(completion.id());
         c.tasks.remove(e.envelope.id());
         if (log.active()) {
             log.record(new MirrorOp.Remove(e.envelope.id()));
         }
+        outbox.applied(completion.id()); // after the change is recorded: it commits with the batch that carries it
         ready.remove(e);
         revocable.remove(e);
         running.remove(e);
@@ -695,7 +701,7 @@ public final class Scheduler {
 
     /** Ready tasks diffused here from a neighbour. */
     public void accept(RoutedPayload.Transfer transfer) {
-        ComputationState c = branch(transfer.computation(), transfer.origin());
+        ComputationState c = branch(transfer.computation(), transfer.origin(), transfer.bundle());
         if (c == null) {
             return;
         }
@@ -708,14 +714,41 @@ public final class Scheduler {
     }
 
     /** This server's record of computation {@code id}, created for tasks that came from elsewhere; null if over. */
-    private ComputationState branch(long id, int origin) {
+    private ComputationState branch(long id, int origin, String bundle) {
         ComputationState c = computations.get(id);
         if (c == null) {
             c = new ComputationState(id, now, null);
             c.origin = resolve.applyAsInt(origin);
             computations.put(id, c);
+            setBundle(c, bundle);
         }
         return c.phase == ComputationState.Phase.RUNNING ? c : null;
+    }
+
+    private void setBundle(ComputationState c, String bundle) {
+        c.bundle = bundle;
+        if (!bundle.isEmpty()) {
+            if (log.active()) {
+                log.record(new MirrorOp.Code(c.id, bundle));
+            }
+            outbox.codeNeeded(c.id, bundle);
+        }
+    }
+
+    /** The code bundle computation {@code id} runs from ({@code ""}: the class path), or null if it is unknown. */
+    public String bundleOf(long id) {
+        ComputationState c = computations.get(id);
+        return c == null ? null : c.bundle;
+    }
+
+    /** Whether any computation known here runs from {@code bundle}. */
+    public boolean usesBundle(String bundle) {
+        for (ComputationState c : computations.values()) {
+            if (c.bundle.equals(bundle)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -746,8 +779,8 @@ public final class Scheduler {
                 tasks[i] = entries.get(i).toReadyTask();
                 homes[i] = entries.get(i).home;
             }
-            transfers.add(new RoutedPayload.Transfer(group.getKey(), computations.get(group.getKey()).origin, tasks,
-                    homes));
+            ComputationState c = computations.get(group.getKey());
+            transfers.add(new RoutedPayload.Transfer(c.id, c.origin, c.bundle, tasks, homes));
             counters.tasksDiffusedOut += tasks.length;
         }
         return transfers;
@@ -814,6 +847,9 @@ public final class Scheduler {
                             s.t1Nanos(), s.wallNanos()));
                 }
             }
+            if (!c.bundle.isEmpty()) {
+                ops.add(new MirrorOp.Code(c.id, c.bundle));
+            }
             for (TaskEntry e : c.tasks.values()) {
                 ops.add(new MirrorOp.Put(e.envelope, e.home, c.origin, e.inputs()));
             }
@@ -830,6 +866,7 @@ public final class Scheduler {
             if (c == null) {
                 c = new ComputationState(rc.id(), rc.submittedNanos(), null);
                 computations.put(rc.id(), c);
+                setBundle(c, copy.bundleOf(rc.id()));
             }
             c.origin = self;
             MirrorOp.Finished f = rc.finished();
@@ -845,7 +882,8 @@ public final class Scheduler {
             }
         }
         for (MirrorOp.Put put : copy.tasks()) {
-            ComputationState c = branch(put.task().id().computation(), put.origin());
+            long id = put.task().id().computation();
+            ComputationState c = branch(id, put.origin(), copy.bundleOf(id));
             if (c != null) {
                 store(c, put.task(), put.home(), put.inputs());
             }

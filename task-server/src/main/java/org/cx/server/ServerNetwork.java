@@ -55,6 +55,12 @@ final class ServerNetwork implements StateLog {
 
         /** Computation {@code id} ended at its origin: tell this server's producers. */
         void computationEnded(long id);
+
+        /** A bundle message from another server: FetchBundle (asked on {@code from}), BundleChunk or NoBundle. */
+        void bundleMessage(Message message, Channel from);
+
+        /** A server this one mirrors runs a computation from {@code bundle}: hold it too, for a take-over. */
+        void mirroredBundle(String bundle);
     }
 
     private final NetworkConfig config;
@@ -186,6 +192,24 @@ final class ServerNetwork implements StateLog {
         return tree.contains(self) ? tree.mirrorGroup(self) : List.of();
     }
 
+    /** The server this one fetches code bundles from: its parent; the primary root for the secondary; -1. */
+    int upstream() {
+        if (!tree.contains(self)) {
+            return -1;
+        }
+        int position = tree.position(self);
+        return position == 0 ? -1 : tree.idAt(position == 1 ? 0 : tree.parent(position));
+    }
+
+    /** Sends {@code message} to server {@code id} now. */
+    void sendNow(int id, Message message) {
+        send(id, message);
+        Link link = links.get(id);
+        if (link != null) {
+            link.flush();
+        }
+    }
+
     /** Addresses of this server's mirror group, for clients to fail over to. */
     String[] mirrorAddresses() {
         return mirrorGroup().stream().map(addresses::get).toArray(String[]::new);
@@ -296,6 +320,11 @@ final class ServerNetwork implements StateLog {
             return; // a batch before this copy's snapshot, or one already applied
         }
         copy.apply(m.seq(), m.snapshot(), m.ops());
+        for (MirrorOp op : m.ops()) {
+            if (op instanceof MirrorOp.Code code) {
+                host.mirroredBundle(code.bundle());
+            }
+        }
         from.writeAndFlush(new Message.MirrorAck(m.from(), self, m.seq()));
     }
 
@@ -902,6 +931,9 @@ final class ServerNetwork implements StateLog {
                 host.computationEnded(e.computation());
             }
             case Message.NetworkQuery q -> from.writeAndFlush(networkStatus());
+            case Message.FetchBundle f -> host.bundleMessage(f, from);
+            case Message.BundleChunk c -> host.bundleMessage(c, from);
+            case Message.NoBundle b -> host.bundleMessage(b, from);
             default -> LOG.warn("server {} ignores {} from another server", self, msg.getClass().getSimpleName());
         }
     }

@@ -59,6 +59,7 @@ public final class TaskServerNode implements AutoCloseable {
     private final BatchingOutbox outbox = new BatchingOutbox();
     private final EffectAudit audit;
     private final BodyCodecs codecs = new BodyCodecs(TaskServerNode.class.getClassLoader());
+    private final CodeService code;
     private final AtomicLong peerIds = new AtomicLong();
     private final AtomicLong connectionsRefused = new AtomicLong();
     private final Map<Long, Channel> channels = new HashMap<>();
@@ -78,6 +79,17 @@ public final class TaskServerNode implements AutoCloseable {
         this.audit = config.auditEffects() ? new EffectAudit() : null;
         this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());
         this.scheduler = new Scheduler(outbox, config.resultRetention().toNanos(), config.seed(), audit);
+        this.code = new CodeService(codecs, new CodeService.Upstream() {
+            @Override
+            public int upstream() {
+                return network == null ? -1 : network.upstream();
+            }
+
+            @Override
+            public void send(int server, Message message) {
+                network.sendNow(server, message);
+            }
+        }, config.name());
     }
 
     /** Binds and starts serving. */
@@ -263,11 +275,9 @@ public final class TaskServerNode implements AutoCloseable {
                 case Message.Released r when role == Role.PRODUCER -> scheduler.released(producer, r.ids());
                 case Message.TaskFailed f when role == Role.PRODUCER ->
                         scheduler.taskFailed(producer, f.id(), f.reason(), System.nanoTime());
-                case Message.Submit s when role == Role.CONSUMER -> {
-                    long id = scheduler.submit(this, s.root(), System.nanoTime());
-                    outbox.accepted(this, s.requestId(), id);
-                    LOG.debug("{} submitted computation {}", peerName, Long.toHexString(id));
-                }
+                case Message.Submit s when role == Role.CONSUMER -> submit(ctx, s);
+                case Message.BundleChunk c when role == Role.CONSUMER -> code.upload(c);
+                case Message.FetchBundle f when role == Role.PRODUCER -> code.fetch(f.bundle(), ctx.channel());
                 case Message.Collect c when role == Role.CONSUMER -> {
                     if (!scheduler.collect(this, c.computation())) {
                         ctx.write(new Message.Failed(c.computation(), "",
@@ -286,6 +296,19 @@ public final class TaskServerNode implements AutoCloseable {
                         + role.name().toLowerCase() + " may send");
                 }
             }
+        }
+
+        /** A submission runs once its code bundle is here; until then the consumer is asked to upload it. */
+        private void submit(ChannelHandlerContext ctx, Message.Submit s) {
+            if (!code.has(s.bundle())) {
+                String rejection = code.takeRejection(s.bundle());
+                ctx.write(rejection != null ? new Message.SubmitRefused(s.requestId(), rejection)
+                        : new Message.NeedBundle(s.requestId(), s.bundle()));
+                return;
+            }
+            long id = scheduler.submit(this, s.root(), s.bundle(), System.nanoTime());
+            outbox.accepted(this, s.requestId(), id);
+            LOG.debug("{} submitted computation {}", peerName, Long.toHexString(id));
         }
 
         private void handshake(ChannelHandlerContext ctx, Message msg) {
@@ -357,6 +380,7 @@ public final class TaskServerNode implements AutoCloseable {
     private final class NetworkHost implements ServerNetwork.Host {
         @Override
         public void mirrorsChanged(String[] addresses) {
+            code.upstreamChanged();
             for (Channel ch : channels.values()) {
                 Role r = ch.pipeline().get(Connection.class).role;
                 if (r == Role.PRODUCER || r == Role.CONSUMER) {
@@ -380,6 +404,21 @@ public final class TaskServerNode implements AutoCloseable {
         public void computationEnded(long id) {
             outbox.tellProducers(id);
             outbox.flush();
+        }
+
+        @Override
+        public void bundleMessage(Message message, Channel from) {
+            switch (message) {
+                case Message.FetchBundle f -> code.fetch(f.bundle(), from);
+                case Message.BundleChunk c -> code.fetched(c);
+                case Message.NoBundle b -> code.refused(b);
+                default -> throw new IllegalArgumentException(message.getClass().getSimpleName());
+            }
+        }
+
+        @Override
+        public void mirroredBundle(String bundle) {
+            code.hold(bundle);
         }
     }
 
@@ -418,12 +457,19 @@ public final class TaskServerNode implements AutoCloseable {
 
         void tellProducers(long computation) {
             for (Channel ch : channels.values()) {
-                if (ch.pipeline().get(Connection.class).role == Role.PRODUCER) {
+                Connection c = ch.pipeline().get(Connection.class);
+                if (c.role == Role.PRODUCER) {
                     ch.write(new Message.ComputationEnded(computation));
+                    c.producer.codeSent.remove(computation);
                     dirty.add(ch);
                 }
             }
-            codecs.remove(computation);
+            code.ended(computation);
+        }
+
+        @Override
+        public void codeNeeded(long computation, String bundle) {
+            code.need(computation, bundle);
         }
 
         @Override
@@ -467,6 +513,10 @@ public final class TaskServerNode implements AutoCloseable {
 
         @Override
         public void runOnServer(ReadyTask task) {
+            String bundle = scheduler.bundleOf(task.task().id().computation());
+            if (bundle != null && !code.has(bundle) && code.afterArrival(bundle, () -> runOnServer(task))) {
+                return; // runs once the bundle is here (or fails then, saying why it is not)
+            }
             serverTasks.execute(() -> {
                 TaskRunner.Outcome outcome =
                         TaskRunner.decodeAndRun(codecs.forComputation(task.task().id().computation()), task);
@@ -485,6 +535,7 @@ public final class TaskServerNode implements AutoCloseable {
 
         void flush() {
             for (var e : assigns.entrySet()) {
+                tellCode(e.getKey(), e.getValue());
                 send(e.getKey(), new Message.Assign(e.getValue().toArray(ReadyTask[]::new)));
             }
             for (var e : drops.entrySet()) {
@@ -500,6 +551,19 @@ public final class TaskServerNode implements AutoCloseable {
                 ch.flush();
             }
             dirty.clear();
+        }
+
+        /** Before a producer's first task of a computation with a bundle, which bundle that is. */
+        private void tellCode(ProducerState producer, List<ReadyTask> tasks) {
+            for (ReadyTask t : tasks) {
+                long computation = t.task().id().computation();
+                if (producer.codeSent.add(computation)) {
+                    String bundle = scheduler.bundleOf(computation);
+                    if (bundle != null && !bundle.isEmpty()) {
+                        send(producer, new Message.Code(computation, bundle));
+                    }
+                }
+            }
         }
 
         private void send(ProducerState producer, Message message) {

@@ -1,24 +1,100 @@
 package org.cx.wire;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 /**
- * The {@link BodyCodec} each computation uses. Today every computation runs from this process's class path, so
- * they share one codec; with code distribution the lookup becomes computation → bundle → codec, and a bundle's
- * codec goes when no computation uses it.
+ * The {@link BodyCodec} each computation uses: the class path's, or that of the computation's code bundle. Bundles
+ * are kept by hash, each with one class loader and codec however many computations use it, and dropped when the
+ * last of those computations is removed. Thread-safe; lookups by computation are lock-free.
  */
 public final class BodyCodecs {
     private final BodyCodec classPath;
+    private final Map<Long, String> bundleOf = new ConcurrentHashMap<>();
+    private final Map<String, Loaded> loaded = new ConcurrentHashMap<>();
 
-    /** @param applicationClasses where application classes come from in this process */
+    private static final class Loaded {
+        final CodeBundle bundle;
+        final BodyCodec codec;
+        int users;
+
+        Loaded(BundleClassLoader loader) {
+            this.bundle = loader.bundle();
+            this.codec = new BodyCodec(loader);
+        }
+    }
+
+    /** @param applicationClasses where classes of computations without a bundle come from in this process */
     public BodyCodecs(ClassLoader applicationClasses) {
         this.classPath = new BodyCodec(new ComputationClassLoader("the class path", applicationClasses));
     }
 
+    /** The codec of {@code computation}: its bundle's once {@linkplain #bind bound}, else the class path's. */
     public BodyCodec forComputation(long computation) {
-        return classPath;
+        String hash = bundleOf.get(computation);
+        Loaded l = hash == null ? null : loaded.get(hash);
+        return l == null ? classPath : l.codec;
     }
 
-    /** The computation is over; nothing to release while all computations share the class path. */
-    public void remove(long computation) {
-        // Bundles (code distribution) will be reference-counted here.
+    /** Whether {@code hash} is loaded here (or is the class path). */
+    public boolean has(String hash) {
+        return hash.equals(CodeBundle.CLASS_PATH) || loaded.containsKey(hash);
+    }
+
+    /** A loaded bundle, or null. */
+    public CodeBundle bundle(String hash) {
+        Loaded l = loaded.get(hash);
+        return l == null ? null : l.bundle;
+    }
+
+    /** Keeps {@code bundle} (until a computation that used it is removed and no other uses it). */
+    public synchronized void add(CodeBundle bundle) {
+        loaded.computeIfAbsent(bundle.hash(), h -> new Loaded(new BundleClassLoader(bundle)));
+    }
+
+    /** Runs {@code computation} from {@code bundle}, loading it unless it is loaded already. */
+    public synchronized void bind(long computation, CodeBundle bundle) {
+        bind(computation, bundle.hash(), () -> new BundleClassLoader(bundle));
+    }
+
+    /** Runs {@code computation} from the bundle {@code loader} loaded (a consumer's own application classes). */
+    public synchronized void bind(long computation, BundleClassLoader loader) {
+        bind(computation, loader.bundle().hash(), () -> loader);
+    }
+
+    /** Runs {@code computation} from bundle {@code hash}, which must be loaded. @return false if it is not */
+    public synchronized boolean bind(long computation, String hash) {
+        if (hash.equals(CodeBundle.CLASS_PATH)) {
+            return true;
+        }
+        if (!loaded.containsKey(hash)) {
+            return false;
+        }
+        bind(computation, hash, null);
+        return true;
+    }
+
+    private void bind(long computation, String hash, java.util.function.Supplier<BundleClassLoader> loader) {
+        if (hash.equals(bundleOf.get(computation))) {
+            return;
+        }
+        remove(computation);
+        Loaded l = loaded.computeIfAbsent(hash, h -> new Loaded(loader.get()));
+        l.users++;
+        bundleOf.put(computation, hash);
+    }
+
+    /** The computation is over here: its bundle goes when no other computation uses it. */
+    public synchronized void remove(long computation) {
+        String hash = bundleOf.remove(computation);
+        Loaded l = hash == null ? null : loaded.get(hash);
+        if (l != null && --l.users <= 0) {
+            loaded.remove(hash);
+        }
+    }
+
+    /** Bundles loaded now. */
+    public int bundleCount() {
+        return loaded.size();
     }
 }

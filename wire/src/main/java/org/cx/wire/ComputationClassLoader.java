@@ -7,11 +7,11 @@ import java.util.List;
  * from. It resolves the application's classes and the JDK, and refuses the CX runtime and its libraries, so bytes
  * from a peer can never instantiate a server, transport or codec class.
  *
- * <p>Today every computation's code source is the process's class path, so computations share one loader (and one
- * warmed-up codec: creating Kryo instances costs about a millisecond, which on every hop of a start-up is visible).
- * Code distribution gives each content-addressed bundle its own loader; the refusal rules stay.
+ * <p>Computations without a bundle share the process's class path through one such loader (and one warmed-up codec:
+ * creating Kryo instances costs about a millisecond, which on every hop of a start-up is visible). Each
+ * content-addressed bundle gets its own {@link BundleClassLoader}; the refusal rules are the same.
  */
-public final class ComputationClassLoader extends ClassLoader {
+public class ComputationClassLoader extends ClassLoader {
 
     /** Packages of the runtime and its libraries: never application classes. */
     private static final List<String> REFUSED_PREFIXES = List.of(
@@ -39,8 +39,16 @@ public final class ComputationClassLoader extends ClassLoader {
         try {
             return super.loadClass(name, resolve);
         } catch (ClassNotFoundException e) {
+            if (e.getMessage() != null && !e.getMessage().equals(name)) {
+                throw e; // already says what is wrong (a corrupt class in a bundle)
+            }
             throw new ClassNotFoundException("class " + name + " is not in this computation's code ("
-                    + codeSource + "): the consumer used a class this process does not have", e);
+                    + codeSource + "): " + missingAdvice(), e);
         }
+    }
+
+    /** What to do about a class that is not there. */
+    protected String missingAdvice() {
+        return "the consumer used a class this process does not have";
     }
 }

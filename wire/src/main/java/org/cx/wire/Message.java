@@ -25,8 +25,35 @@ public sealed interface Message {
     record Refused(String reason) implements Message {
     }
 
-    /** Consumer: start a computation with this root task (its id is assigned by the server). */
-    record Submit(long requestId, TaskEnvelope root) implements Message {
+    /**
+     * Consumer: start a computation with this root task (its id is assigned by the server), running from code bundle
+     * {@code bundle} ({@link CodeBundle#CLASS_PATH} for none: the processes' own class paths).
+     */
+    record Submit(long requestId, TaskEnvelope root, String bundle) implements Message {
+    }
+
+    /** Server: I do not have the bundle of submission {@code requestId}; upload it, then submit again. */
+    record NeedBundle(long requestId, String bundle) implements Message {
+    }
+
+    /** Server: submission {@code requestId} is refused, for the reason given; the connection stays open. */
+    record SubmitRefused(long requestId, String reason) implements Message {
+    }
+
+    /** Part of a code bundle's bytes: {@code data} goes at {@code offset} of {@code total} bytes. */
+    record BundleChunk(String bundle, int offset, int total, byte[] data) implements Message {
+    }
+
+    /** Producer or server: send me code bundle {@code bundle} (as {@link BundleChunk}s). */
+    record FetchBundle(String bundle) implements Message {
+    }
+
+    /** The answer to {@link FetchBundle} when the bundle cannot be had. */
+    record NoBundle(String bundle, String reason) implements Message {
+    }
+
+    /** Server to producer: tasks of {@code computation} run from code bundle {@code bundle}; sent before them. */
+    record Code(long computation, String bundle) implements Message {
     }
 
     /** Server: the submission {@code requestId} is computation {@code computation}. */

@@ -48,4 +48,8 @@ public sealed interface MirrorOp {
     /** Message {@code seq} on channel {@code from → to} was received and applied here. */
     record Received(int from, int to, long seq) implements MirrorOp {
     }
+
+    /** The server learned that computation {@code id} runs from code bundle {@code bundle}. */
+    record Code(long id, String bundle) implements MirrorOp {
+    }
 }

@@ -47,7 +47,8 @@ public final class ProtocolCodec {
         register(kryo, Message.Submit.class, id++, (out, m) -> {
             out.writeVarLong(m.requestId(), true);
             writeEnvelope(out, m.root());
-        }, in -> new Message.Submit(in.readVarLong(true), readEnvelope(in)));
+            out.writeString(m.bundle());
+        }, in -> new Message.Submit(in.readVarLong(true), readEnvelope(in), readHash(in)));
         register(kryo, Message.Accepted.class, id++, (out, m) -> {
             out.writeVarLong(m.requestId(), true);
             out.writeLong(m.computation());
@@ -146,6 +147,30 @@ public final class ProtocolCodec {
                 in -> new Message.ComputationEnded(in.readLong()));
         register(kryo, Message.Mirrors.class, id++, (out, m) -> writeStrings(out, m.addresses()),
                 in -> new Message.Mirrors(readStrings(in)));
+        register(kryo, Message.NeedBundle.class, id++, (out, m) -> {
+            out.writeVarLong(m.requestId(), true);
+            out.writeString(m.bundle());
+        }, in -> new Message.NeedBundle(in.readVarLong(true), readHash(in)));
+        register(kryo, Message.SubmitRefused.class, id++, (out, m) -> {
+            out.writeVarLong(m.requestId(), true);
+            out.writeString(m.reason());
+        }, in -> new Message.SubmitRefused(in.readVarLong(true), in.readString()));
+        register(kryo, Message.BundleChunk.class, id++, (out, m) -> {
+            out.writeString(m.bundle());
+            out.writeVarInt(m.offset(), true);
+            out.writeVarInt(m.total(), true);
+            writeBytes(out, m.data());
+        }, in -> readChunk(in));
+        register(kryo, Message.FetchBundle.class, id++, (out, m) -> out.writeString(m.bundle()),
+                in -> new Message.FetchBundle(readHash(in)));
+        register(kryo, Message.NoBundle.class, id++, (out, m) -> {
+            out.writeString(m.bundle());
+            out.writeString(m.reason());
+        }, in -> new Message.NoBundle(readHash(in), in.readString()));
+        register(kryo, Message.Code.class, id++, (out, m) -> {
+            out.writeLong(m.computation());
+            out.writeString(m.bundle());
+        }, in -> new Message.Code(in.readLong(), readHash(in)));
         registerPeerMessages(kryo, id);
         return kryo;
     }
@@ -175,7 +200,7 @@ public final class ProtocolCodec {
             ReadyTask.class, Message.Member.class, Message.ServerStatus.class,
             MirrorOp.Put.class, MirrorOp.Input.class, MirrorOp.Remove.class, MirrorOp.Started.class,
             MirrorOp.Finished.class, MirrorOp.Forget.class, MirrorOp.Send.class, MirrorOp.Acked.class,
-            MirrorOp.Received.class,
+            MirrorOp.Received.class, MirrorOp.Code.class,
             RoutedPayload.Transfer.class, RoutedPayload.Value.class, RoutedPayload.Failure.class,
             Message.Join.class, Message.Redirect.class, Message.Topology.class, Message.Heartbeat.class,
             Message.HeartbeatAck.class, Message.Evicted.class, Message.Mirror.class, Message.MirrorAck.class,
@@ -262,6 +287,28 @@ public final class ProtocolCodec {
             throw new MalformedMessageException("unknown role " + ordinal);
         }
         return roles[ordinal];
+    }
+
+    /** A bundle hash: 64 lowercase hex digits, or empty for the class path. */
+    static String readHash(Input in) {
+        String hash = in.readString();
+        if (hash == null || !(hash.isEmpty() || hash.length() == 64 && hash.chars().allMatch(
+                c -> c >= '0' && c <= '9' || c >= 'a' && c <= 'f'))) {
+            throw new MalformedMessageException("a bundle hash must be 64 hex digits or empty");
+        }
+        return hash;
+    }
+
+    private static Message.BundleChunk readChunk(Input in) {
+        String hash = readHash(in);
+        int offset = in.readVarInt(true);
+        int total = in.readVarInt(true);
+        byte[] data = readBytes(in);
+        if (offset < 0 || total < 0 || (long) offset + data.length > total) {
+            throw new MalformedMessageException("bundle chunk at " + offset + " of " + data.length
+                    + " bytes does not fit a bundle of " + total + " bytes");
+        }
+        return new Message.BundleChunk(hash, offset, total, data);
     }
 
     static int readLength(Input in) {

@@ -5,9 +5,11 @@ public sealed interface RoutedPayload {
 
     /**
      * Diffusion: ready tasks of computation {@code computation} (whose result is delivered by server
-     * {@code origin}) move to the receiver; {@code homes[i]} holds task i's successor.
+     * {@code origin}, from code bundle {@code bundle}) move to the receiver; {@code homes[i]} holds task i's
+     * successor.
      */
-    record Transfer(long computation, int origin, ReadyTask[] tasks, int[] homes) implements RoutedPayload {
+    record Transfer(long computation, int origin, String bundle, ReadyTask[] tasks, int[] homes)
+            implements RoutedPayload {
     }
 
     /** A value for a task that lives on the receiver (or for the consumer, when the receiver is the origin). */

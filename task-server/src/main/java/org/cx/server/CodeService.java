@@ -1,0 +1,228 @@
+package org.cx.server;
+
+import io.netty.channel.Channel;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntSupplier;
+import org.cx.wire.BodyCodecs;
+import org.cx.wire.BundleAssembly;
+import org.cx.wire.CodeBundle;
+import org.cx.wire.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Code bundles on a task server (paper §4.3): the consumer uploads a bundle to the server it submits to; every
+ * other server fetches a bundle it lacks from upstream (its parent; the two roots from each other), once, however
+ * many producers and children ask; producers fetch from their own server. Only servers running
+ * {@code executeOnServer} tasks ever load a class from a bundle. Event loop only.
+ */
+final class CodeService {
+    private static final Logger LOG = LoggerFactory.getLogger(CodeService.class);
+
+    /** How to reach the server this one fetches bundles from. */
+    interface Upstream {
+        /** The server id to fetch from (the parent; the primary root for the secondary), or -1 for the root. */
+        int upstream();
+
+        void send(int server, Message message);
+    }
+
+    private final BodyCodecs codecs;
+    private final Upstream upstream;
+    private final String name;
+    /** Bundles being received: uploads from consumers and answers from upstream, by hash. */
+    private final Map<String, BundleAssembly> incoming = new HashMap<>();
+    /** Connections (producers, child servers) waiting for a bundle, by hash. */
+    private final Map<String, List<Channel>> waiting = new HashMap<>();
+    /** Computations known here whose bundle has not arrived yet, by hash. */
+    private final Map<String, List<Long>> unbound = new HashMap<>();
+    /** Actions waiting for a bundle (executeOnServer tasks), by hash. */
+    private final Map<String, List<Runnable>> arrivals = new HashMap<>();
+    /** Fetches under way: hash → the server asked. */
+    private final Map<String, Integer> fetching = new HashMap<>();
+    /** Uploads that failed verification, by hash, with the reason; the next Submit naming it is refused. */
+    private final Map<String, String> rejected = new HashMap<>();
+
+    // ---- what crossed the wire (JMX, tests, benchmarks)
+    long uploadsReceived;
+    long fetchesSent;
+    long bundlesServed;
+    long bundleBytesIn;
+    long bundleBytesOut;
+
+    CodeService(BodyCodecs codecs, Upstream upstream, String name) {
+        this.codecs = codecs;
+        this.upstream = upstream;
+        this.name = name;
+    }
+
+    boolean has(String hash) {
+        return codecs.has(hash);
+    }
+
+    /** Why the upload of {@code hash} was refused, once; null if it was not. */
+    String takeRejection(String hash) {
+        return rejected.remove(hash);
+    }
+
+    /** A chunk uploaded by a consumer. */
+    void upload(Message.BundleChunk chunk) {
+        if (chunk.offset() == 0) {
+            uploadsReceived++;
+        }
+        receive(chunk, true);
+    }
+
+    /** A chunk from upstream, answering this server's fetch. */
+    void fetched(Message.BundleChunk chunk) {
+        receive(chunk, false);
+    }
+
+    private void receive(Message.BundleChunk chunk, boolean upload) {
+        String hash = chunk.bundle();
+        if (has(hash)) {
+            return;
+        }
+        bundleBytesIn += chunk.data().length;
+        try {
+            CodeBundle bundle = incoming.computeIfAbsent(hash, BundleAssembly::new).add(chunk);
+            if (bundle != null) {
+                incoming.remove(hash);
+                fetchDone(hash);
+                arrived(bundle);
+            }
+        } catch (CodeBundle.InvalidBundleException e) {
+            incoming.remove(hash);
+            fetchDone(hash);
+            LOG.warn("server {}: {}", name, e.getMessage());
+            if (upload) {
+                rejected.put(hash, e.getMessage());
+            } else {
+                unavailable(hash, e.getMessage());
+            }
+        }
+    }
+
+    private void arrived(CodeBundle bundle) {
+        codecs.add(bundle);
+        LOG.debug("server {} has {}", name, bundle);
+        for (long computation : take(unbound, bundle.hash())) {
+            codecs.bind(computation, bundle.hash());
+        }
+        for (Channel ch : take(waiting, bundle.hash())) {
+            serve(bundle, ch);
+        }
+        take(arrivals, bundle.hash()).forEach(Runnable::run);
+    }
+
+    /** Upstream could not provide {@code hash}: tell everyone waiting for it. */
+    void unavailable(String hash, String reason) {
+        take(unbound, hash);
+        for (Channel ch : take(waiting, hash)) {
+            ch.writeAndFlush(new Message.NoBundle(hash, reason));
+        }
+        take(arrivals, hash).forEach(Runnable::run);
+    }
+
+    private static <T> List<T> take(Map<String, List<T>> map, String hash) {
+        List<T> list = map.remove(hash);
+        return list == null ? List.of() : list;
+    }
+
+    /** A producer or a server downstream asks for {@code hash} on {@code from}. */
+    void fetch(String hash, Channel from) {
+        CodeBundle bundle = codecs.bundle(hash);
+        if (bundle != null) {
+            serve(bundle, from);
+            return;
+        }
+        waiting.computeIfAbsent(hash, h -> new ArrayList<>()).add(from);
+        requestFromUpstream(hash);
+    }
+
+    /** Computation {@code computation}, new here, runs from {@code hash}: bind it, fetching the bundle first. */
+    void need(long computation, String hash) {
+        if (codecs.bind(computation, hash)) {
+            return;
+        }
+        unbound.computeIfAbsent(hash, h -> new ArrayList<>()).add(computation);
+        requestFromUpstream(hash);
+    }
+
+    private void requestFromUpstream(String hash) {
+        if (incoming.containsKey(hash)) {
+            return; // on its way already
+        }
+        int from = upstream.upstream();
+        if (from < 0) {
+            unavailable(hash, "code bundle " + CodeBundle.shortHash(hash) + " is on no server (the consumer must "
+                    + "upload it with its submission)");
+            return;
+        }
+        fetchesSent++;
+        incoming.put(hash, new BundleAssembly(hash));
+        fetching.put(hash, from);
+        upstream.send(from, new Message.FetchBundle(hash));
+    }
+
+    /** The answer from upstream for {@code hash} is complete, or there will be none. */
+    private void fetchDone(String hash) {
+        fetching.remove(hash);
+    }
+
+    /** After a repair: fetches from a server that is no longer upstream start again from the new one. */
+    void upstreamChanged() {
+        int now = upstream.upstream();
+        for (Map.Entry<String, Integer> f : new ArrayList<>(fetching.entrySet())) {
+            if (f.getValue() != now) {
+                incoming.remove(f.getKey());
+                fetching.remove(f.getKey());
+                requestFromUpstream(f.getKey());
+            }
+        }
+    }
+
+    /** Upstream answered a fetch with NoBundle. */
+    void refused(Message.NoBundle no) {
+        incoming.remove(no.bundle());
+        fetchDone(no.bundle());
+        unavailable(no.bundle(), no.reason());
+    }
+
+    private void serve(CodeBundle bundle, Channel to) {
+        bundlesServed++;
+        for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
+            to.write(chunk);
+            bundleBytesOut += chunk.data().length;
+        }
+        to.flush();
+    }
+
+    /** A server this one mirrors uses {@code hash}: fetch it now, so a take-over finds it here. */
+    void hold(String hash) {
+        if (!has(hash)) {
+            requestFromUpstream(hash);
+        }
+    }
+
+    /**
+     * Runs {@code action} when {@code hash} arrives, or when it is known that it will not.
+     *
+     * @return false if nothing is under way that would ever run it (the caller should go ahead now)
+     */
+    boolean afterArrival(String hash, Runnable action) {
+        if (!incoming.containsKey(hash)) {
+            return false;
+        }
+        arrivals.computeIfAbsent(hash, h -> new ArrayList<>()).add(action);
+        return true;
+    }
+
+    /** A computation is over here: its bundle goes when no other computation uses it. */
+    void ended(long computation) {
+        codecs.remove(computation);
+    }
+}

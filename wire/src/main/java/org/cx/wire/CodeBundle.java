@@ -1,0 +1,126 @@
+package org.cx.wire;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+
+/**
+ * A computation's code: the bytes of an ordinary jar, named by their SHA-256 hash. Servers pass bundles on as
+ * bytes; producers, consumers and servers running {@code executeOnServer} tasks load classes from them through a
+ * {@link BundleClassLoader}.
+ */
+public final class CodeBundle {
+    /** The "hash" of no bundle: the computation runs from the process's own class path. */
+    public static final String CLASS_PATH = "";
+    /** Bytes per {@link Message.BundleChunk}, well under the frame limit. */
+    public static final int CHUNK_BYTES = 1 << 20;
+
+    private final String hash;
+    private final byte[] bytes;
+    private final Map<String, byte[]> entries;
+
+    private CodeBundle(String hash, byte[] bytes, Map<String, byte[]> entries) {
+        this.hash = hash;
+        this.bytes = bytes;
+        this.entries = entries;
+    }
+
+    /** Reads a jar's bytes. @throws InvalidBundleException if they are not a readable jar */
+    public static CodeBundle of(byte[] jar) {
+        return new CodeBundle(hashOf(jar), jar, unzip(jar));
+    }
+
+    /**
+     * Bytes that arrived from the wire claiming to be bundle {@code expectedHash}.
+     *
+     * @throws InvalidBundleException if their hash differs or they are not a readable jar
+     */
+    public static CodeBundle verified(String expectedHash, byte[] jar) {
+        String actual = hashOf(jar);
+        if (!actual.equals(expectedHash)) {
+            throw new InvalidBundleException("code bundle " + shortHash(expectedHash) + " arrived with hash "
+                    + shortHash(actual) + ": the bytes were corrupted or the sender named the wrong bundle");
+        }
+        return new CodeBundle(actual, jar, unzip(jar));
+    }
+
+    public static String hashOf(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
+    /** The first 12 hex digits, enough to tell bundles apart in messages. */
+    public static String shortHash(String hash) {
+        return hash.length() > 12 ? hash.substring(0, 12) : hash;
+    }
+
+    private static Map<String, byte[]> unzip(byte[] jar) {
+        Map<String, byte[]> entries = new HashMap<>();
+        try (ZipInputStream in = new ZipInputStream(new ByteArrayInputStream(jar))) {
+            for (ZipEntry e; (e = in.getNextEntry()) != null; ) {
+                if (!e.isDirectory()) {
+                    entries.put(e.getName(), in.readAllBytes());
+                }
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            throw new InvalidBundleException("the code bundle is not a readable jar: " + e.getMessage());
+        }
+        if (entries.isEmpty()) {
+            throw new InvalidBundleException("the code bundle is not a jar, or an empty one");
+        }
+        return entries;
+    }
+
+    public String hash() {
+        return hash;
+    }
+
+    public byte[] bytes() {
+        return bytes;
+    }
+
+    public int size() {
+        return bytes.length;
+    }
+
+    /** An entry's bytes ({@code org/example/App.class}), or null. */
+    byte[] entry(String name) {
+        return entries.get(name);
+    }
+
+    /** The jar manifest's main attributes of interest, or null when absent. */
+    public String manifestAttribute(String name) {
+        byte[] manifest = entries.get("META-INF/MANIFEST.MF");
+        if (manifest == null) {
+            return null;
+        }
+        try {
+            return new java.util.jar.Manifest(new ByteArrayInputStream(manifest)).getMainAttributes().getValue(name);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "bundle " + shortHash(hash) + " (" + bytes.length + " bytes)";
+    }
+
+    /** Bytes that cannot serve as a computation's code. */
+    public static final class InvalidBundleException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public InvalidBundleException(String message) {
+            super(message);
+        }
+    }
+}
