@@ -36,9 +36,10 @@ import picocli.CommandLine.Spec;
             "Start with 'cx demo'. Then run the parts as separate processes:",
             "  cx server --port 7070",
             "  cx producer --server 127.0.0.1:7070 --workers 4",
-            "  cx run fib --server 127.0.0.1:7070 --n 25"},
-        subcommands = {Cx.Demo.class, Cx.Server.class, Cx.ProducerCommand.class, Cx.Run.class, Cx.Bench.class,
-                Cx.Network.class,
+            "  cx run fib --server 127.0.0.1:7070 --n 25",
+            "  cx submit examples/target/examples-0.1.0-SNAPSHOT-fib-app.jar --server 127.0.0.1:7070 25"},
+        subcommands = {Cx.Demo.class, Cx.Server.class, Cx.ProducerCommand.class, Cx.Run.class, SubmitCommand.class,
+                Cx.Bench.class, Cx.Network.class,
                 CommandLine.HelpCommand.class})
 public final class Cx implements Runnable {
 

@@ -21,8 +21,10 @@ import org.cx.api.TaskId;
 import org.cx.api.TaskServer;
 import org.cx.api.spi.TaskBinding;
 import org.cx.wire.BodyCodec;
-import org.cx.wire.CodeBundle;
 import org.cx.wire.BodyCodecs;
+import org.cx.wire.BundleAssembly;
+import org.cx.wire.BundleClassLoader;
+import org.cx.wire.CodeBundle;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.Role;
@@ -46,6 +48,12 @@ public final class Consumer implements TaskServer {
     private final AtomicLong requestIds = new AtomicLong();
     private final Map<Long, Pending<?>> submitting = new ConcurrentHashMap<>();
     private final Map<Long, Pending<?>> running = new ConcurrentHashMap<>();
+    private final AtomicLong bundleUploads = new AtomicLong();
+    /** Orders submissions and uploads: an upload after a submission answers that submission's NeedBundle. */
+    private final AtomicLong sends = new AtomicLong();
+    /** Hash → when it was last uploaded, in {@link #sends} order. Event loop only. */
+    private final Map<String, Long> uploadedAt = new java.util.HashMap<>();
+    private final AtomicLong bundleBytesSent = new AtomicLong();
 
     private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses) throws IOException {
         this.codecs = new BodyCodecs(applicationClasses);
@@ -83,13 +91,21 @@ public final class Consumer implements TaskServer {
     public <R> Pending<R> submit(Task root, ResultListener<? super R> listener) {
         long requestId = requestIds.incrementAndGet();
         Pending<R> pending = new Pending<>(listener);
+        // Classes loaded from a code bundle travel as that bundle; anything else runs from the class path.
+        pending.loader = root.getClass().getClassLoader() instanceof BundleClassLoader bundle ? bundle : null;
         // The root's id is not known until the server names the computation; encode it under a placeholder.
-        BodyCodec codec = codec(0);
+        if (pending.loader != null) {
+            codecs.bind(-requestId, pending.loader);
+        }
+        BodyCodec codec = codec(-requestId);
         TaskBinding.bind(root, TaskId.root(0), Continuation.CONSUMER, null);
         TaskEnvelope envelope = new TaskEnvelope(TaskId.root(0), Continuation.CONSUMER, root.arity(), root.priority(),
                 root.executeOnServer(), codec.encode(root));
+        pending.submit = new Message.Submit(requestId, envelope,
+                pending.loader == null ? CodeBundle.CLASS_PATH : pending.loader.bundle().hash());
         submitting.put(requestId, pending);
-        channel.writeAndFlush(new Message.Submit(requestId, envelope, CodeBundle.CLASS_PATH)).addListener(f -> {
+        pending.sentAt = sends.incrementAndGet();
+        channel.writeAndFlush(pending.submit).addListener(f -> {
             if (!f.isSuccess()) {
                 submitting.remove(requestId);
                 pending.fail(new ComputationFailedException(0, null, "could not submit: " + f.cause()));
@@ -120,6 +136,16 @@ public final class Consumer implements TaskServer {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
+    /** Code bundles this consumer uploaded (a server asks only for a bundle it does not have). */
+    public long bundleUploads() {
+        return bundleUploads.get();
+    }
+
+    /** Bytes of code bundles this consumer sent. */
+    public long bundleBytesSent() {
+        return bundleBytesSent.get();
+    }
+
     private BodyCodec codec(long computation) {
         return codecs.forComputation(computation);
     }
@@ -134,6 +160,12 @@ public final class Consumer implements TaskServer {
         private final CompletableFuture<Long> id = new CompletableFuture<>();
         private final CompletableFuture<R> result = new CompletableFuture<>();
         private volatile Summary summary;
+        /** The submission, kept until accepted: sent again after its bundle was uploaded. */
+        private volatile Message.Submit submit;
+        /** When the submission was sent, in {@link #sends} order. */
+        private volatile long sentAt;
+        /** Where the root's classes came from, if from a code bundle. */
+        private volatile BundleClassLoader loader;
 
         Pending(ResultListener<? super R> listener) {
             this.listener = listener;
@@ -188,8 +220,21 @@ public final class Consumer implements TaskServer {
                 case Message.Accepted a -> {
                     Pending<?> p = submitting.remove(a.requestId());
                     if (p != null) {
+                        if (p.loader != null) {
+                            codecs.bind(a.computation(), p.loader);
+                            codecs.remove(-a.requestId());
+                        }
                         running.put(a.computation(), p);
                         p.id.complete(a.computation());
+                    }
+                }
+                case Message.NeedBundle n -> upload(ctx, n);
+                case Message.SubmitRefused r -> {
+                    Pending<?> p = submitting.remove(r.requestId());
+                    if (p != null) {
+                        codecs.remove(-r.requestId());
+                        p.fail(new ComputationFailedException(0, null, "the task server refused the computation: "
+                                + r.reason()));
                     }
                 }
                 case Message.Result r -> {
@@ -205,6 +250,7 @@ public final class Consumer implements TaskServer {
                                 "the result does not decode here: " + e.getMessage()));
                         return;
                     }
+                    codecs.remove(r.computation());
                     ctx.writeAndFlush(new Message.Collected(r.computation()));
                     p.succeed(value, new Summary(r.tasks(), r.executions(), r.t1Nanos(), r.wallNanos()));
                 }
@@ -214,6 +260,7 @@ public final class Consumer implements TaskServer {
                     }
                     Pending<?> p = running.remove(f.computation());
                     if (p != null) {
+                        codecs.remove(f.computation());
                         ctx.writeAndFlush(new Message.Collected(f.computation()));
                         p.fail(new ComputationFailedException(f.computation(), f.taskId().isEmpty() ? null : f.taskId(),
                                 f.taskId().isEmpty() ? f.reason() : "task " + f.taskId() + " failed: " + f.reason()));
@@ -225,8 +272,30 @@ public final class Consumer implements TaskServer {
             }
         }
 
+        /** The server lacks a submission's bundle: send it (once per server), then the submission again. */
+        private void upload(ChannelHandlerContext ctx, Message.NeedBundle need) {
+            Pending<?> p = submitting.get(need.requestId());
+            if (p == null || p.loader == null || !p.loader.bundle().hash().equals(need.bundle())) {
+                LOG.warn("the server asked for code bundle {} that no submission of this consumer uses",
+                        CodeBundle.shortHash(need.bundle()));
+                return;
+            }
+            // Submissions sent together each hear NeedBundle; one upload after them answers all.
+            Long lastUpload = uploadedAt.get(need.bundle());
+            if (lastUpload == null || lastUpload < p.sentAt) {
+                for (Message.BundleChunk chunk : BundleAssembly.chunks(p.loader.bundle())) {
+                    ctx.write(chunk);
+                    bundleBytesSent.addAndGet(chunk.data().length);
+                }
+                bundleUploads.incrementAndGet();
+                uploadedAt.put(need.bundle(), sends.incrementAndGet());
+            }
+            ctx.writeAndFlush(p.submit);
+        }
+
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            uploadedAt.clear(); // the next server has its own bundles
             // A submission without an answer may or may not have reached the mirrors: it cannot be recovered.
             ComputationFailedException unsure = new ComputationFailedException(0, null,
                     "connection to the task server lost before it accepted the computation; submit it again");

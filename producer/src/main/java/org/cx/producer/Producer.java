@@ -6,7 +6,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +19,8 @@ import org.cx.api.Task;
 import org.cx.api.TaskId;
 import org.cx.wire.BodyCodec;
 import org.cx.wire.BodyCodecs;
+import org.cx.wire.BundleAssembly;
+import org.cx.wire.CodeBundle;
 import org.cx.wire.Completion;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
@@ -61,6 +65,13 @@ public final class Producer implements AutoCloseable {
      */
     private final AtomicInteger generation = new AtomicInteger();
     private final AtomicLong failovers = new AtomicLong();
+    private final AtomicLong bundlesFetched = new AtomicLong();
+    // ---- code bundles on their way (event loop only)
+    /** Tasks of computations whose bundle is being fetched, by computation. */
+    private final Map<Long, List<ReadyTask>> parked = new HashMap<>();
+    /** Computations waiting for each bundle being fetched, by hash. */
+    private final Map<String, List<Long>> awaitingCode = new HashMap<>();
+    private final Map<String, BundleAssembly> assemblies = new HashMap<>();
     // Event-loop-only state.
     private int outstandingCredit;
     /**
@@ -138,6 +149,11 @@ public final class Producer implements AutoCloseable {
     /** How many times this producer moved to another server after losing its own. */
     public long failovers() {
         return failovers.get();
+    }
+
+    /** Code bundles this producer fetched from its server. */
+    public long bundlesFetched() {
+        return bundlesFetched.get();
     }
 
     /** Completes when the connection to the server is gone and no server of its mirror group took this producer. */
@@ -333,10 +349,69 @@ public final class Producer implements AutoCloseable {
                 case Message.ComputationEnded e -> {
                     cache.dropComputation(e.computation());
                     codecs.remove(e.computation());
+                    parked.remove(e.computation());
                 }
                 case Message.Mirrors m -> mirrors = List.of(m.addresses());
+                case Message.Code c -> onCode(c);
+                case Message.BundleChunk c -> onChunk(c);
+                case Message.NoBundle n -> noCode(n.bundle(), n.reason());
                 case Message.Refused r -> LOG.warn("server refused this producer: {}", r.reason());
                 default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());
+            }
+        }
+
+        /** Tasks of {@code c.computation()} run from bundle {@code c.bundle()}: bind it, or fetch it first. */
+        private void onCode(Message.Code c) {
+            if (codecs.bind(c.computation(), c.bundle())) {
+                return;
+            }
+            parked.putIfAbsent(c.computation(), new ArrayList<>());
+            List<Long> waiting = awaitingCode.computeIfAbsent(c.bundle(), h -> new ArrayList<>());
+            waiting.add(c.computation());
+            if (waiting.size() == 1) {
+                channel.write(new Message.FetchBundle(c.bundle()));
+                bundlesFetched.incrementAndGet();
+            }
+        }
+
+        private void onChunk(Message.BundleChunk chunk) {
+            if (!awaitingCode.containsKey(chunk.bundle())) {
+                return;
+            }
+            try {
+                CodeBundle bundle = assemblies.computeIfAbsent(chunk.bundle(), BundleAssembly::new).add(chunk);
+                if (bundle == null) {
+                    return;
+                }
+                assemblies.remove(chunk.bundle());
+                List<ReadyTask> ready = new ArrayList<>();
+                for (long computation : awaitingCode.remove(chunk.bundle())) {
+                    codecs.bind(computation, bundle);
+                    List<ReadyTask> tasks = parked.remove(computation);
+                    if (tasks != null) {
+                        ready.addAll(tasks);
+                    }
+                }
+                decodeIntoCache(ready.toArray(ReadyTask[]::new));
+            } catch (CodeBundle.InvalidBundleException e) {
+                assemblies.remove(chunk.bundle());
+                noCode(chunk.bundle(), e.getMessage());
+            }
+        }
+
+        /** Bundle {@code hash} cannot be had: every task waiting for it fails, saying why. */
+        private void noCode(String hash, String reason) {
+            List<Long> computations = awaitingCode.remove(hash);
+            if (computations == null) {
+                return;
+            }
+            for (long computation : computations) {
+                List<ReadyTask> tasks = parked.remove(computation);
+                for (ReadyTask t : tasks == null ? List.<ReadyTask>of() : tasks) {
+                    tasksFailed.incrementAndGet();
+                    channel.write(new Message.TaskFailed(t.task().id(), "producer " + config.name()
+                            + " cannot load the code of task " + t.task().id() + ": " + reason));
+                }
             }
         }
 
@@ -348,6 +423,19 @@ public final class Producer implements AutoCloseable {
                 policy.recordRoundTripNanos(System.nanoTime() - requestSentNanos);
                 requestSentNanos = 0;
             }
+            List<ReadyTask> runnable = new ArrayList<>(tasks.length);
+            for (ReadyTask ready : tasks) {
+                List<ReadyTask> waiting = parked.get(ready.task().id().computation());
+                if (waiting != null) {
+                    waiting.add(ready); // its code is on the way
+                } else {
+                    runnable.add(ready);
+                }
+            }
+            decodeIntoCache(runnable.toArray(ReadyTask[]::new));
+        }
+
+        private void decodeIntoCache(ReadyTask[] tasks) {
             List<Task> decoded = new ArrayList<>(tasks.length);
             for (ReadyTask ready : tasks) {
                 try {
@@ -372,6 +460,9 @@ public final class Producer implements AutoCloseable {
         public void channelInactive(ChannelHandlerContext ctx) {
             generation.incrementAndGet();
             cache.clear();
+            parked.clear(); // the next server says again which code its tasks need
+            awaitingCode.clear();
+            assemblies.clear();
             fromWorkers.clear();
             if (closing) {
                 disconnected.complete(null);

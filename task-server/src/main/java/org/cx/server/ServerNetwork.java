@@ -372,7 +372,40 @@ final class ServerNetwork implements StateLog {
         if (active()) {
             record(new MirrorOp.Send(self, to, seq, payload));
         }
-        afterCommit(() -> send(resolve(to), new Message.Routed(self, to, seq, payload)));
+        afterCommit(() -> deliver(new Message.Routed(self, to, seq, payload)));
+    }
+
+    /**
+     * Sends {@code m} to the server its destination's tasks live on now, which after a take-over may be this one:
+     * the heir of a failed server re-sends what that server had not had acknowledged, some of it to itself.
+     * Delivered here, it waits for the current command to finish.
+     */
+    private void deliver(Message.Routed m) {
+        int at = resolve(m.to());
+        if (at == self) {
+            loop.execute(() -> {
+                if (!evicted) {
+                    onRouted(m);
+                    flush();
+                }
+            });
+        } else {
+            send(at, m);
+        }
+    }
+
+    private void deliver(Message.RoutedAck ack) {
+        int at = resolve(ack.from());
+        if (at == self) {
+            loop.execute(() -> {
+                if (!evicted) {
+                    onRoutedAck(ack);
+                    flush();
+                }
+            });
+        } else {
+            send(at, ack);
+        }
     }
 
     private void onRouted(Message.Routed m) {
@@ -397,7 +430,7 @@ final class ServerNetwork implements StateLog {
             return; // an earlier one was lost on a broken link; the sender sends it again
         }
         long upTo = received.get(channel);
-        afterCommit(() -> send(resolve(m.from()), new Message.RoutedAck(m.from(), m.to(), upTo)));
+        afterCommit(() -> deliver(new Message.RoutedAck(m.from(), m.to(), upTo)));
     }
 
     private void onRoutedAck(Message.RoutedAck ack) {
@@ -423,7 +456,7 @@ final class ServerNetwork implements StateLog {
                 int from = channelFrom(channel.getKey());
                 int to = channelTo(channel.getKey());
                 for (Map.Entry<Long, RoutedPayload> m : channel.getValue().entrySet()) {
-                    send(resolve(to), new Message.Routed(from, to, m.getKey(), m.getValue()));
+                    deliver(new Message.Routed(from, to, m.getKey(), m.getValue()));
                 }
             }
         });

@@ -211,15 +211,20 @@ public final class TaskServerNode implements AutoCloseable {
                     scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(), c.completionsReceived(),
                     c.duplicatesDiscarded(), c.eagerReassignments(), c.revokesSent(), c.tasksReleased(),
                     connectionsRefused.get(), c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(),
-                    c.execNanosApplied());
+                    c.execNanosApplied(), code.uploadsReceived, code.fetchesSent, code.bundlesServed,
+                    codecs.bundleCount());
         });
     }
 
-    /** What {@link #status()} returns. */
+    /**
+     * What {@link #status()} returns. The bundle counts: uploads received from consumers, fetches this server sent
+     * upstream, bundles it served (to producers and servers downstream), bundles it holds now.
+     */
     public record Status(String name, int port, int producers, int computations, int ready, long tasksStored,
                          long tasksCompleted, long completionsReceived, long duplicatesDiscarded,
                          long eagerReassignments, long revokesSent, long tasksReleased, long connectionsRefused,
-                         long tasksDiffusedIn, long tasksDiffusedOut, long tasksAdopted, long execNanosApplied) {
+                         long tasksDiffusedIn, long tasksDiffusedOut, long tasksAdopted, long execNanosApplied,
+                         long bundleUploads, long bundleFetches, long bundlesServed, int bundlesHeld) {
     }
 
     @Override

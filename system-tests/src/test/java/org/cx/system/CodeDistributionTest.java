@@ -1,0 +1,152 @@
+package org.cx.system;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.cx.api.Task;
+import org.cx.cli.LocalCluster;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.producer.Producer;
+import org.cx.server.ServerConfig;
+import org.cx.server.TaskServerNode;
+import org.cx.wire.BundleClassLoader;
+import org.cx.wire.CodeBundle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Paper §4.3: a computation's classes travel as a content-addressed bundle, uploaded once by the consumer and
+ * fetched down the server tree; producers load them in a class loader of the computation's own.
+ */
+class CodeDistributionTest {
+    @TempDir
+    Path dir;
+
+    /** {@code app.Version}: a task that waits a little (so two run at once) and answers {@code version}. */
+    private static String versionSource(String version) {
+        return """
+                package app;
+                public class Version extends org.cx.api.Task {
+                    @Override
+                    public void execute(org.cx.api.TaskContext context) {
+                        try {
+                            Thread.sleep(300);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        context.sendResult("%s from " + getClass().getClassLoader().getName());
+                    }
+                }
+                """.formatted(version);
+    }
+
+    private static final String SPAWNER = """
+            package app;
+            public class Spawner extends org.cx.api.Task {
+                @Override
+                public void execute(org.cx.api.TaskContext context) {
+                    context.storeTask(new Leaf(), context.continuation());
+                }
+            }
+            """;
+    private static final String LEAF = """
+            package app;
+            public class Leaf extends org.cx.api.Task {
+                @Override
+                public void execute(org.cx.api.TaskContext context) {
+                    context.sendResult(1L);
+                }
+            }
+            """;
+
+    private static Task load(byte[] jar, String className, Object... args) throws Exception {
+        BundleClassLoader loader = new BundleClassLoader(CodeBundle.of(jar));
+        Class<?> type = loader.loadClass(className);
+        if (args.length == 0) {
+            return (Task) type.getConstructor().newInstance();
+        }
+        return (Task) type.getConstructor(int.class).newInstance(args);
+    }
+
+    @Test
+    void aBundleGoesToTheRootOnceAndDownTheTreeOncePerServer() throws Exception {
+        byte[] jar = Jars.jar(Jars.packageOf(Fib.class));
+        int n = 17;
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("code"), 7, 32, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            // Two computations from the same bundle at once: still one upload.
+            Consumer.Pending<Long> first = consumer.submit(load(jar, "org.cx.examples.fib.Fib", n));
+            Consumer.Pending<Long> second = consumer.submit(load(jar, "org.cx.examples.fib.Fib", n - 1));
+            assertEquals(Fib.value(n), first.result().get(120, TimeUnit.SECONDS));
+            assertEquals(Fib.value(n - 1), second.result().get(120, TimeUnit.SECONDS));
+
+            assertEquals(1, consumer.bundleUploads(), "the consumer uploads the bundle once");
+            assertEquals(jar.length, consumer.bundleBytesSent(), "one copy of the bundle's bytes");
+            TaskServerNode.Status root = cluster.server().status();
+            assertEquals(1, root.bundleUploads());
+            assertEquals(0, root.bundleFetches(), "the root has the bundle from the consumer");
+            long fetchedByServers = 0;
+            for (TaskServerNode server : cluster.servers()) {
+                TaskServerNode.Status s = server.status();
+                assertTrue(s.bundleFetches() <= 1, s.name() + " fetched the bundle " + s.bundleFetches() + " times");
+                fetchedByServers += s.bundleFetches();
+            }
+            long fetchedByProducers = 0;
+            for (Producer p : cluster.producers()) {
+                assertTrue(p.bundlesFetched() <= 1, "a producer fetched the bundle " + p.bundlesFetched() + " times");
+                fetchedByProducers += p.bundlesFetched();
+            }
+            System.out.printf("bundle of %d bytes: 1 upload; %d server fetches; %d producer fetches%n", jar.length,
+                    fetchedByServers, fetchedByProducers);
+            assertEquals(cluster.servers().size() - 1, fetchedByServers, "every other server fetched it once");
+            assertTrue(fetchedByProducers >= 16, "most producers ran tasks from the bundle: " + fetchedByProducers);
+        }
+    }
+
+    @Test
+    void twoVersionsOfAClassRunAtOnceEachInItsOwnLoader() throws Exception {
+        byte[] v1 = Jars.jar(Jars.compile(Map.of("app.Version", versionSource("v1")), dir.resolve("v1")));
+        byte[] v2 = Jars.jar(Jars.compile(Map.of("app.Version", versionSource("v2")), dir.resolve("v2")));
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("versions"), 3, 4, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            Consumer.Pending<String> one = consumer.submit(load(v1, "app.Version"));
+            Consumer.Pending<String> two = consumer.submit(load(v2, "app.Version"));
+            String a = one.result().get(60, TimeUnit.SECONDS);
+            String b = two.result().get(60, TimeUnit.SECONDS);
+            assertTrue(a.startsWith("v1 from cx-code-bundle-" + CodeBundle.shortHash(CodeBundle.hashOf(v1))), a);
+            assertTrue(b.startsWith("v2 from cx-code-bundle-" + CodeBundle.shortHash(CodeBundle.hashOf(v2))), b);
+        }
+    }
+
+    @Test
+    void aMissingOrCorruptClassFailsItsComputationWithAReasonAndOthersRun() throws Exception {
+        Map<String, byte[]> classes = Jars.compile(Map.of("app.Spawner", SPAWNER, "app.Leaf", LEAF), dir);
+        Map<String, byte[]> missing = new HashMap<>(classes);
+        missing.remove("app/Leaf.class");
+        Map<String, byte[]> corrupt = new HashMap<>(classes);
+        corrupt.put("app/Leaf.class", "not a class file".getBytes(StandardCharsets.US_ASCII));
+        byte[] good = Jars.jar(Jars.packageOf(Fib.class));
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("bad-code"), 3, 4, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            Consumer.Pending<Long> fine = consumer.submit(load(good, "org.cx.examples.fib.Fib", 15));
+            Consumer.Pending<Long> noLeaf = consumer.submit(load(Jars.jar(missing), "app.Spawner"));
+            Consumer.Pending<Long> badLeaf = consumer.submit(load(Jars.jar(corrupt), "app.Spawner"));
+
+            String why = assertThrows(ExecutionException.class, () -> noLeaf.result().get(60, TimeUnit.SECONDS))
+                    .getCause().getMessage();
+            assertTrue(why.contains("app.Leaf") || why.contains("app/Leaf"), why);
+            why = assertThrows(ExecutionException.class, () -> badLeaf.result().get(60, TimeUnit.SECONDS))
+                    .getCause().getMessage();
+            assertTrue(why.contains("Leaf") && why.contains("corrupt"), why);
+            assertEquals(Fib.value(15), fine.result().get(60, TimeUnit.SECONDS));
+        }
+    }
+}
