@@ -48,12 +48,19 @@ class CodeDistributionTest {
                 """.formatted(version);
     }
 
+    /** Stores an {@code app.Leaf}, loading it only when it runs (so the consumer can create a Spawner). */
     private static final String SPAWNER = """
             package app;
             public class Spawner extends org.cx.api.Task {
                 @Override
                 public void execute(org.cx.api.TaskContext context) {
-                    context.storeTask(new Leaf(), context.continuation());
+                    try {
+                        Class<?> leaf = Class.forName("app.Leaf", true, getClass().getClassLoader());
+                        context.storeTask((org.cx.api.Task) leaf.getConstructor().newInstance(),
+                                context.continuation());
+                    } catch (ReflectiveOperationException e) {
+                        throw new IllegalStateException(e);
+                    }
                 }
             }
             """;

@@ -24,6 +24,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
         Class<?> type = resolved.get(className);
         if (type == null) {
             try {
+                ComputationClassLoader.checkAllowed(className);
                 type = Class.forName(className, false, loader);
             } catch (ClassNotFoundException e) {
                 throw new KryoException(e.getMessage(), e);

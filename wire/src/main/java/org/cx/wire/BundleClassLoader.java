@@ -50,6 +50,11 @@ public final class BundleClassLoader extends ComputationClassLoader {
     }
 
     @Override
+    protected boolean checksLinkage() {
+        return false;
+    }
+
+    @Override
     protected String missingAdvice() {
         return "the application jar does not contain it; package every class the tasks use into the jar";
     }

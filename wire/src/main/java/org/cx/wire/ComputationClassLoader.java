@@ -27,14 +27,31 @@ public class ComputationClassLoader extends ClassLoader {
         this.codeSource = codeSource;
     }
 
-    @Override
-    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+    /** Refuses a class name from the wire that names the runtime, its libraries or JDK internals. */
+    public static void checkAllowed(String name) throws ClassNotFoundException {
         String plain = name.startsWith("[") ? name.replaceFirst("^\\[+L", "").replace(";", "") : name;
         for (String prefix : REFUSED_PREFIXES) {
             if (plain.startsWith(prefix)) {
                 throw new ClassNotFoundException("class " + name + " is outside the allow-list of application "
                         + "classes (CX runtime and library classes cannot come from the wire)");
             }
+        }
+    }
+
+    /**
+     * Whether every class this loader loads is checked, also when the JVM links application code. True for the
+     * class path; a bundle's loader sees only the JDK and the API anyway, and its classes must link against the
+     * JDK's internals (string concatenation, lambdas); names from the wire are checked by
+     * {@link AllowListClassResolver} either way.
+     */
+    protected boolean checksLinkage() {
+        return true;
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+        if (checksLinkage()) {
+            checkAllowed(name);
         }
         try {
             return super.loadClass(name, resolve);
