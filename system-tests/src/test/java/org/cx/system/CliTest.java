@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 import org.cx.cli.Cx;
+import org.cx.examples.fib.Fib;
 import org.cx.testing.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -84,5 +88,42 @@ class CliTest {
                 assertTrue(r.out().contains("F(20) = 6765"), r.out());
             }
         }
+    }
+
+    /** The server and the producer do not have the example on their class path: the code comes in the jar. */
+    @Test
+    void submitRunsAnApplicationJarThatNoProducerHasInstalled(@TempDir Path dir) throws Exception {
+        Map<String, byte[]> entries = new TreeMap<>(Jars.packageOf(Fib.class));
+        entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: org.cx.examples.fib.FibApp\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        Path app = Files.write(dir.resolve("fib-app.jar"), Jars.jar(entries));
+        try (ChildProcess server = ChildProcess.startWithout("examples", "server", Cx.class.getName(), "server",
+                "--port", "0")) {
+            String line = server.awaitLine("listening on", Duration.ofSeconds(30));
+            String address = line.substring(line.lastIndexOf(' ') + 1);
+            try (ChildProcess producer = ChildProcess.startWithout("examples", "producer", Cx.class.getName(),
+                    "producer", "--server", address, "--workers", "2")) {
+                producer.awaitLine("attached to", Duration.ofSeconds(30));
+                Run r = cx("submit", app.toString(), "--server", address, "20");
+                assertEquals(0, r.exit(), r.err());
+                assertTrue(r.err().contains("finished with status 0"), r.err());
+                assertTrue(r.err().contains("uploaded " + String.format("%,d", Files.size(app)) + " bytes"), r.err());
+            }
+        }
+    }
+
+    @Test
+    void submitSaysWhatIsWrongWithAJar(@TempDir Path dir) throws Exception {
+        Run r = cx("submit", dir.resolve("missing.jar").toString());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("is not a file"), r.err());
+        Path noEntry = Files.write(dir.resolve("plain.jar"), Jars.jar(Jars.packageOf(Fib.class)));
+        r = cx("submit", noEntry.toString());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("names no entry point"), r.err());
+        Path notAJar = Files.writeString(dir.resolve("text.jar"), "hello");
+        r = cx("submit", notAJar.toString());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("not a jar"), r.err());
     }
 }

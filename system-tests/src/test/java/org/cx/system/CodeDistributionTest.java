@@ -4,13 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.cx.api.Continuation;
 import org.cx.api.Task;
+import org.cx.api.TaskId;
 import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
@@ -19,6 +28,12 @@ import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.wire.BundleClassLoader;
 import org.cx.wire.CodeBundle;
+import org.cx.wire.EventLoops;
+import org.cx.wire.Message;
+import org.cx.wire.Role;
+import org.cx.wire.TaskEnvelope;
+import org.cx.wire.WireClient;
+import org.cx.wire.WireConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -154,6 +169,39 @@ class CodeDistributionTest {
                     .getCause().getMessage();
             assertTrue(why.contains("Leaf") && why.contains("corrupt"), why);
             assertEquals(Fib.value(15), fine.result().get(60, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void anUploadWhoseHashDoesNotMatchIsRefusedAndTheConnectionCarriesOn() throws Exception {
+        byte[] claimed = Jars.jar(Jars.packageOf(Fib.class));
+        byte[] sent = Jars.jar(Map.of("app/Other.class", new byte[] {1, 2, 3}));
+        String hash = CodeBundle.hashOf(claimed);
+        EventLoopGroup group = EventLoops.create("raw-consumer", 1);
+        BlockingQueue<Message> received = new LinkedBlockingQueue<>();
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("hash"), 1, 2, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            Channel raw = WireClient.connect(group, new InetSocketAddress("127.0.0.1", cluster.server().port()),
+                    new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.CONSUMER, "forger", 0),
+                    welcome -> new SimpleChannelInboundHandler<Message>() {
+                        @Override
+                        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+                            received.add(msg);
+                        }
+                    }, 10_000);
+            Message.Submit submit = new Message.Submit(1, new TaskEnvelope(TaskId.root(0), Continuation.CONSUMER, 0,
+                    0, false, new byte[] {1}), hash);
+            raw.writeAndFlush(submit);
+            assertEquals(new Message.NeedBundle(1, hash), received.poll(30, TimeUnit.SECONDS));
+            raw.write(new Message.BundleChunk(hash, 0, sent.length, sent));
+            raw.writeAndFlush(submit);
+            Message answer = received.poll(30, TimeUnit.SECONDS);
+            assertTrue(answer instanceof Message.SubmitRefused r && r.requestId() == 1
+                    && r.reason().contains("arrived with hash"), String.valueOf(answer));
+            assertTrue(raw.isActive(), "the connection stays open");
+            assertEquals(Fib.value(15), consumer.submit(new Fib(15)).result().get(60, TimeUnit.SECONDS));
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
     }
 }
