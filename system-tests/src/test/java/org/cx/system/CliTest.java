@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import org.cx.cli.AppJars;
 import org.cx.cli.Cx;
 import org.cx.examples.fib.Fib;
 import org.cx.testing.ChildProcess;
@@ -93,10 +94,10 @@ class CliTest {
     /** The server and the producer do not have the example on their class path: the code comes in the jar. */
     @Test
     void submitRunsAnApplicationJarThatNoProducerHasInstalled(@TempDir Path dir) throws Exception {
-        Map<String, byte[]> entries = new TreeMap<>(Jars.packageOf(Fib.class));
+        Map<String, byte[]> entries = new TreeMap<>(AppJars.packageOf(Fib.class));
         entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: org.cx.examples.fib.FibApp\n"
                 .getBytes(StandardCharsets.US_ASCII));
-        Path app = Files.write(dir.resolve("fib-app.jar"), Jars.jar(entries));
+        Path app = Files.write(dir.resolve("fib-app.jar"), AppJars.jar(entries));
         try (ChildProcess server = ChildProcess.startWithout("examples", "server", Cx.class.getName(), "server",
                 "--port", "0")) {
             String line = server.awaitLine("listening on", Duration.ofSeconds(30));
@@ -117,7 +118,7 @@ class CliTest {
         Run r = cx("submit", dir.resolve("missing.jar").toString());
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("is not a file"), r.err());
-        Path noEntry = Files.write(dir.resolve("plain.jar"), Jars.jar(Jars.packageOf(Fib.class)));
+        Path noEntry = Files.write(dir.resolve("plain.jar"), AppJars.jar(AppJars.packageOf(Fib.class)));
         r = cx("submit", noEntry.toString());
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("names no entry point"), r.err());

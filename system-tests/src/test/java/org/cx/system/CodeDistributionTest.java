@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.cx.api.Continuation;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
+import org.cx.cli.AppJars;
 import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
@@ -100,7 +101,7 @@ class CodeDistributionTest {
 
     @Test
     void aBundleGoesToTheRootOnceAndDownTheTreeOncePerServer() throws Exception {
-        byte[] jar = Jars.jar(Jars.packageOf(Fib.class));
+        byte[] jar = AppJars.jar(AppJars.packageOf(Fib.class));
         int n = 17;
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("code"), 7, 32, 1, true);
              Consumer consumer = cluster.consumer()) {
@@ -135,8 +136,8 @@ class CodeDistributionTest {
 
     @Test
     void twoVersionsOfAClassRunAtOnceEachInItsOwnLoader() throws Exception {
-        byte[] v1 = Jars.jar(Jars.compile(Map.of("app.Version", versionSource("v1")), dir.resolve("v1")));
-        byte[] v2 = Jars.jar(Jars.compile(Map.of("app.Version", versionSource("v2")), dir.resolve("v2")));
+        byte[] v1 = AppJars.jar(Jars.compile(Map.of("app.Version", versionSource("v1")), dir.resolve("v1")));
+        byte[] v2 = AppJars.jar(Jars.compile(Map.of("app.Version", versionSource("v2")), dir.resolve("v2")));
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("versions"), 3, 4, 1, true);
              Consumer consumer = cluster.consumer()) {
             Consumer.Pending<String> one = consumer.submit(load(v1, "app.Version"));
@@ -155,12 +156,12 @@ class CodeDistributionTest {
         missing.remove("app/Leaf.class");
         Map<String, byte[]> corrupt = new HashMap<>(classes);
         corrupt.put("app/Leaf.class", "not a class file".getBytes(StandardCharsets.US_ASCII));
-        byte[] good = Jars.jar(Jars.packageOf(Fib.class));
+        byte[] good = AppJars.jar(AppJars.packageOf(Fib.class));
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("bad-code"), 3, 4, 1, true);
              Consumer consumer = cluster.consumer()) {
             Consumer.Pending<Long> fine = consumer.submit(load(good, "org.cx.examples.fib.Fib", 15));
-            Consumer.Pending<Long> noLeaf = consumer.submit(load(Jars.jar(missing), "app.Spawner"));
-            Consumer.Pending<Long> badLeaf = consumer.submit(load(Jars.jar(corrupt), "app.Spawner"));
+            Consumer.Pending<Long> noLeaf = consumer.submit(load(AppJars.jar(missing), "app.Spawner"));
+            Consumer.Pending<Long> badLeaf = consumer.submit(load(AppJars.jar(corrupt), "app.Spawner"));
 
             String why = assertThrows(ExecutionException.class, () -> noLeaf.result().get(60, TimeUnit.SECONDS))
                     .getCause().getMessage();
@@ -174,8 +175,8 @@ class CodeDistributionTest {
 
     @Test
     void anUploadWhoseHashDoesNotMatchIsRefusedAndTheConnectionCarriesOn() throws Exception {
-        byte[] claimed = Jars.jar(Jars.packageOf(Fib.class));
-        byte[] sent = Jars.jar(Map.of("app/Other.class", new byte[] {1, 2, 3}));
+        byte[] claimed = AppJars.jar(AppJars.packageOf(Fib.class));
+        byte[] sent = AppJars.jar(Map.of("app/Other.class", new byte[] {1, 2, 3}));
         String hash = CodeBundle.hashOf(claimed);
         EventLoopGroup group = EventLoops.create("raw-consumer", 1);
         BlockingQueue<Message> received = new LinkedBlockingQueue<>();
