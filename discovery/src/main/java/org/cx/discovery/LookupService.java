@@ -1,0 +1,88 @@
+package org.cx.discovery;
+
+import com.sun.jini.reggie.TransientRegistrarImpl;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.rmi.RemoteException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * An embedded, transient Apache River lookup service on {@code host:port}: unicast discovery only (multicast off),
+ * its unicast listener and its remote calls bound to {@code host}, no SecurityManager. What {@code cx lookup} runs
+ * and {@code cx demo} embeds.
+ */
+public final class LookupService implements AutoCloseable {
+    private final Registrar registrar;
+    private final String host;
+
+    /** River's transient lookup service, constructed directly with configuration overrides. */
+    private static final class Registrar extends TransientRegistrarImpl {
+        Registrar(String[] configuration) throws Exception {
+            super(configuration, null);
+        }
+    }
+
+    private LookupService(Registrar registrar, String host) {
+        this.registrar = registrar;
+        this.host = host;
+    }
+
+    /** River logs through java.util.logging; its INFO chatter is not for users. Held so it is not collected. */
+    private static final Logger RIVER_LOG = Logger.getLogger("com.sun.jini");
+
+    /** Starts a lookup service; {@code port} 0 picks a free one. */
+    public static LookupService start(String host, int port) throws IOException {
+        RiverCompat.install();
+        RIVER_LOG.setLevel(Level.WARNING);
+        if (port == 0) {
+            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName(host))) {
+                port = probe.getLocalPort(); // River takes 0 to mean its default, 4160
+            }
+        }
+        String quoted = "\"" + host.replace("\"", "") + "\"";
+        String component = "com.sun.jini.reggie.";
+        String[] configuration = {
+            "-",
+            component + "initialMemberGroups=new String[] {\"cx\"}",
+            component + "initialLookupGroups=new String[] {}",
+            component + "multicastInterfaces=new java.net.NetworkInterface[] {}",
+            component + "unicastDiscoveryHost=" + quoted,
+            component + "initialUnicastDiscoveryPort=" + port,
+            component + "serverSocketFactory=new org.cx.discovery.BoundServerSocketFactory(" + quoted + ")",
+            component + "serverExporter=new net.jini.jeri.BasicJeriExporter("
+                    + "net.jini.jeri.tcp.TcpServerEndpoint.getInstance(" + quoted + ", 0), "
+                    + "new net.jini.jeri.BasicILFactory())",
+        };
+        try {
+            return new LookupService(new Registrar(configuration), host);
+        } catch (IOException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("cannot start a lookup service on " + host + ":" + port + ": " + e, e);
+        }
+    }
+
+    public int port() {
+        try {
+            return registrar.getLocator().getPort();
+        } catch (RemoteException e) {
+            throw new IllegalStateException("the lookup service has stopped", e);
+        }
+    }
+
+    /** {@code host:port}, what {@code --lookup} takes. */
+    public String address() {
+        return host + ":" + port();
+    }
+
+    @Override
+    public void close() {
+        try {
+            registrar.destroy();
+        } catch (RemoteException e) {
+            // already stopped
+        }
+    }
+}

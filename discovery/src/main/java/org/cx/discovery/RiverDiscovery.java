@@ -1,0 +1,149 @@
+package org.cx.discovery;
+
+import java.io.IOException;
+import java.net.MalformedURLException;
+import java.rmi.RemoteException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import net.jini.core.discovery.LookupLocator;
+import net.jini.core.entry.Entry;
+import net.jini.core.lookup.ServiceItem;
+import net.jini.core.lookup.ServiceMatches;
+import net.jini.core.lookup.ServiceRegistrar;
+import net.jini.core.lookup.ServiceRegistration;
+import net.jini.core.lookup.ServiceTemplate;
+import net.jini.lookup.entry.Name;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link Discovery} through one Apache River lookup service found by unicast discovery ({@code jini://host:port}).
+ * Registrations are leased for {@code lease} and renewed every third of it, so a process that dies leaves the
+ * lookup service within one lease.
+ */
+public final class RiverDiscovery implements Discovery {
+    private static final Logger LOG = LoggerFactory.getLogger(RiverDiscovery.class);
+    /** Default lease of a registration. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(10);
+
+    private final ServiceRegistrar registrar;
+    private final String lookupAddress;
+    private final Duration lease;
+    private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cx-lease-renewal");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private RiverDiscovery(ServiceRegistrar registrar, String lookupAddress, Duration lease) {
+        this.registrar = registrar;
+        this.lookupAddress = lookupAddress;
+        this.lease = lease;
+    }
+
+    /** Finds the lookup service at {@code host:port} (unicast), waiting up to {@code timeout}. */
+    public static RiverDiscovery connect(String hostPort, Duration lease, Duration timeout) throws IOException {
+        RiverCompat.install();
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0 || colon == hostPort.length() - 1) {
+            throw new IllegalArgumentException("--lookup takes HOST:PORT, got '" + hostPort + "'");
+        }
+        LookupLocator locator;
+        try {
+            locator = new LookupLocator("jini://" + hostPort);
+        } catch (MalformedURLException e) {
+            throw new IllegalArgumentException("--lookup takes HOST:PORT, got '" + hostPort + "': " + e.getMessage());
+        }
+        try {
+            return new RiverDiscovery(locator.getRegistrar((int) timeout.toMillis()), hostPort, lease);
+        } catch (IOException | ClassNotFoundException e) {
+            throw new IOException("no lookup service answers at " + hostPort + " (start one with 'cx lookup --port "
+                    + hostPort.substring(colon + 1) + "'): " + e.getMessage(), e);
+        }
+    }
+
+    public static RiverDiscovery connect(String hostPort) throws IOException {
+        return connect(hostPort, DEFAULT_LEASE, Duration.ofSeconds(10));
+    }
+
+    @Override
+    public Registration register(ServiceRecord service) throws IOException {
+        ServiceItem item = new ServiceItem(null, new CxService(service.kind(), service.address()), entries(service));
+        ServiceRegistration registration = registrar.register(item, lease.toMillis());
+        return new LeasedRegistration(registration);
+    }
+
+    private static Entry[] entries(ServiceRecord service) {
+        return new Entry[] {new CxServiceEntry(service), new Name(service.name())};
+    }
+
+    @Override
+    public List<ServiceRecord> lookup(String kind) throws IOException {
+        CxServiceEntry template = new CxServiceEntry();
+        template.kind = kind;
+        ServiceMatches matches = registrar.lookup(
+                new ServiceTemplate(null, new Class<?>[] {CxService.class}, new Entry[] {template}), 10_000);
+        List<ServiceRecord> found = new ArrayList<>();
+        for (ServiceItem item : matches.items) {
+            if (item.service == null) {
+                continue; // River could not unmarshal it: a different CX version; skip
+            }
+            for (Entry e : item.attributeSets) {
+                if (e instanceof CxServiceEntry cx) {
+                    found.add(cx.toRecord());
+                }
+            }
+        }
+        return found;
+    }
+
+    @Override
+    public void close() {
+        renewals.shutdownNow();
+    }
+
+    /** A registration whose lease is renewed every third of its duration until closed. */
+    private final class LeasedRegistration implements Registration {
+        private final ServiceRegistration registration;
+        private final ScheduledFuture<?> renewal;
+
+        LeasedRegistration(ServiceRegistration registration) {
+            this.registration = registration;
+            long period = Math.max(100, lease.toMillis() / 3);
+            this.renewal = renewals.scheduleWithFixedDelay(this::renew, period, period, TimeUnit.MILLISECONDS);
+        }
+
+        private void renew() {
+            try {
+                registration.getLease().renew(lease.toMillis());
+            } catch (Exception e) {
+                LOG.warn("cannot renew the registration with the lookup service at {}: {}", lookupAddress,
+                        e.toString());
+            }
+        }
+
+        @Override
+        public void update(ServiceRecord service) throws IOException {
+            try {
+                registration.setAttributes(entries(service));
+            } catch (net.jini.core.lease.UnknownLeaseException e) {
+                throw new IOException("the registration expired at " + lookupAddress, e);
+            }
+        }
+
+        @Override
+        public void close() {
+            renewal.cancel(false);
+            try {
+                registration.getLease().cancel();
+            } catch (RemoteException | net.jini.core.lease.UnknownLeaseException e) {
+                // gone already
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package org.cx.discovery;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.cx.testing.Await;
+import org.junit.jupiter.api.Test;
+
+/** A real River lookup service on loopback, on the JDK the build runs, without a SecurityManager. */
+class DiscoveryTest {
+
+    @Test
+    void registeredServicesAreFoundWithTheirAttributesAndLeaveWhenCancelled() throws Exception {
+        try (LookupService lookup = LookupService.start("127.0.0.1", 0);
+             RiverDiscovery discovery = RiverDiscovery.connect(lookup.address())) {
+            assertEquals(List.of(), discovery.lookup(Discovery.TASK_SERVER));
+            ServiceRecord server = new ServiceRecord(Discovery.TASK_SERVER, "s1", "127.0.0.1:7070", 0, 5, 2);
+            Discovery.Registration registration = discovery.register(server);
+            discovery.register(ServiceRecord.of(Discovery.NETWORK, "net", "127.0.0.1:7070"));
+            assertEquals(List.of(server), discovery.lookup(Discovery.TASK_SERVER));
+            assertEquals(1, discovery.lookup(Discovery.NETWORK).size());
+
+            ServiceRecord moved = new ServiceRecord(Discovery.TASK_SERVER, "s1", "127.0.0.1:7070", 2, 9, 3);
+            registration.update(moved);
+            assertEquals(List.of(moved), discovery.lookup(Discovery.TASK_SERVER));
+
+            registration.close();
+            assertEquals(List.of(), discovery.lookup(Discovery.TASK_SERVER));
+        }
+    }
+
+    @Test
+    void aServiceWhoseProcessStopsRenewingLeavesWithinItsLease() throws Exception {
+        Duration lease = Duration.ofSeconds(2);
+        try (LookupService lookup = LookupService.start("127.0.0.1", 0);
+             RiverDiscovery observer = RiverDiscovery.connect(lookup.address())) {
+            RiverDiscovery dying = RiverDiscovery.connect(lookup.address(), lease, Duration.ofSeconds(10));
+            dying.register(ServiceRecord.of(Discovery.TASK_SERVER, "doomed", "127.0.0.1:7071"));
+            assertEquals(1, observer.lookup(Discovery.TASK_SERVER).size());
+            Thread.sleep(lease.toMillis() * 2); // renewals keep it alive past its first lease
+            assertEquals(1, observer.lookup(Discovery.TASK_SERVER).size(), "renewed while alive");
+            long stopped = System.nanoTime();
+            dying.close(); // stops renewing, like a killed process
+            Await.until("the registration expired", Duration.ofSeconds(30), () -> {
+                try {
+                    return observer.lookup(Discovery.TASK_SERVER).isEmpty();
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            long goneMs = (System.nanoTime() - stopped) / 1_000_000;
+            System.out.println("registration gone " + goneMs + " ms after renewals stopped (lease " + lease + ")");
+            assertTrue(goneMs < lease.toMillis() * 2 + 1_000, "gone after " + goneMs + " ms");
+        }
+    }
+
+    @Test
+    void noLookupServiceIsAClearError() {
+        IOException e = assertThrows(IOException.class,
+                () -> RiverDiscovery.connect("127.0.0.1:1", RiverDiscovery.DEFAULT_LEASE, Duration.ofSeconds(2)));
+        assertTrue(e.getMessage().contains("no lookup service answers at 127.0.0.1:1"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> RiverDiscovery.connect("nonsense"));
+    }
+
+    @Test
+    void thePatchedRiverClassNoLongerNamesTheRemovedClass() throws Exception {
+        byte[] original;
+        try (InputStream in = DiscoveryTest.class.getClassLoader()
+                .getResourceAsStream(RiverCompat.UTIL.replace('.', '/') + ".class")) {
+            original = in.readAllBytes();
+        }
+        String activation = "java/rmi/activation/ActivationID";
+        assertTrue(new String(original, StandardCharsets.ISO_8859_1).contains(activation));
+        byte[] patched = RiverCompat.patch(original);
+        assertFalse(new String(patched, StandardCharsets.ISO_8859_1).contains(activation));
+        assertEquals(original.length - activation.length() + "java/lang/Object".length(), patched.length);
+    }
+}
