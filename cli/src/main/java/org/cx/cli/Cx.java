@@ -1,5 +1,6 @@
 package org.cx.cli;
 
+import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -12,15 +13,20 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.cx.api.ComputationFailedException;
 import org.cx.consumer.Consumer;
 import org.cx.consumer.NetworkProbe;
+import org.cx.discovery.LookupService;
+import org.cx.discovery.RiverDiscovery;
 import org.cx.examples.fib.Fib;
+import org.cx.examples.fib.Load;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
 import org.cx.server.NetworkConfig;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
+import org.cx.wire.EventLoops;
 import org.cx.wire.WireClient;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -39,7 +45,8 @@ import picocli.CommandLine.Spec;
             "  cx producer --server 127.0.0.1:7070 --workers 4",
             "  cx run fib --server 127.0.0.1:7070 --n 25",
             "  cx submit examples/target/examples-0.1.0-SNAPSHOT-fib-app.jar --server 127.0.0.1:7070 25"},
-        subcommands = {Cx.Demo.class, Cx.Server.class, Cx.ProducerCommand.class, Cx.Run.class, SubmitCommand.class,
+        subcommands = {Cx.Demo.class, Cx.Lookup.class, Cx.Server.class, Cx.ProducerCommand.class, Cx.Run.class,
+                SubmitCommand.class,
                 Cx.Bench.class, Cx.Network.class,
                 CommandLine.HelpCommand.class})
 public final class Cx implements Runnable {
@@ -107,8 +114,9 @@ public final class Cx implements Runnable {
     // ---------------------------------------------------------------- demo
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
-            description = {"Runs the main job on an embedded default: a task server and producers in this process,",
-                "talking over loopback TCP, computing F(20) with a small sleep load (2 ms per leaf, 0.1 ms per other task)."})
+            description = {"Runs the main job on an embedded default: a lookup service, a task server registered",
+                "there, and producers and a consumer that find it there, all in this process and talking over",
+                "loopback TCP, computing F(20) with a small sleep load (2 ms per leaf, 0.1 ms per other task)."})
     static final class Demo extends Printing implements Callable<Integer> {
 
         @Option(names = "--n", defaultValue = "20", description = "Which Fibonacci number. Default: ${DEFAULT-VALUE}.")
@@ -119,18 +127,74 @@ public final class Cx implements Runnable {
         int producers;
 
         @Override
+        @SuppressWarnings("try") // the announcer only needs closing
         public Integer call() throws Exception {
-            out().printf("Starting a task server and %d producers on loopback; computing F(%d) "
-                    + "(%d tasks; sleep load: 2 ms per leaf, 0.1 ms per other task) ...%n", producers, n, Fib.taskCount(n));
-            FibBench.Settings settings = new FibBench.Settings(n, 1, producers, 1,
-                    LoadOptions.of("sleep", 0.1, 2, 0.1), true, false, 0, 1);
-            FibBench.Outcome o = FibBench.run(settings, new java.io.PrintStream(java.io.OutputStream.nullOutputStream())).get(0);
-            out().printf("F(%d) = %d%n", o.n(), o.result());
-            out().printf("tasks: %d distinct, formula 3*F(n+1)-2 = %d: %s; %d executions%n", o.tasks(),
-                    o.expectedTasks(), o.tasks() == o.expectedTasks() ? "match" : "MISMATCH", o.executions());
-            out().printf("wall time: %.3f s; efficiency (T1/P)/Tp: %.3f (zero-overhead ceiling %.3f)%n",
-                    o.wallS(), o.efficiency(), o.ceiling());
-            return o.correct() ? 0 : 1;
+            if (n < 0 || n > 40 || producers < 1) {
+                throw new IllegalArgumentException("--n must be in 0..40 and --producers at least 1");
+            }
+            Load load = LoadOptions.of("sleep", 0.1, 2, 0.1).toLoad();
+            EventLoopGroup loops = EventLoops.create("demo-producers", 2);
+            List<Producer> started = new ArrayList<>();
+            try (LookupService lookup = LookupService.start("127.0.0.1", 0);
+                 RiverDiscovery discovery = RiverDiscovery.connect(lookup.address());
+                 TaskServerNode node = TaskServerNode.start(ServerConfig.defaults().withPort(0).withName("demo"));
+                 Announcer announcer = Announcer.start(discovery, node)) {
+                out().printf("lookup service on %s; task server %s registered there%n", lookup.address(),
+                        node.advertisedAddress());
+                for (int i = 0; i < producers; i++) {
+                    String server = Lookups.serverForProducer(discovery, lookup.address());
+                    started.add(Producer.start(ProducerConfig.of(WireClient.parseAddress(server), 1)
+                            .withName("demo-" + i), loops));
+                }
+                out().printf("%d producers found it there; computing F(%d) (%d tasks; sleep load: 2 ms per leaf, "
+                        + "0.1 ms per other task) ...%n", producers, n, Fib.taskCount(n));
+                out().flush();
+                try (Consumer consumer = Consumer.connect(Lookups.networkRoot(discovery, lookup.address()))) {
+                    long start = System.nanoTime();
+                    Consumer.Pending<Long> run = consumer.submit(new Fib(n, load));
+                    long value = run.result().get();
+                    double wall = (System.nanoTime() - start) / 1e9;
+                    Consumer.Summary s = run.summary();
+                    double efficiency = s.t1Nanos() / 1e9 / producers / wall;
+                    out().printf("F(%d) = %d%n", n, value);
+                    out().printf("tasks: %d distinct, formula 3*F(n+1)-2 = %d: %s; %d executions%n", s.tasks(),
+                            Fib.taskCount(n), s.tasks() == Fib.taskCount(n) ? "match" : "MISMATCH",
+                            s.executions());
+                    out().printf("wall time: %.3f s; efficiency (T1/P)/Tp: %.3f (zero-overhead ceiling %.3f)%n",
+                            wall, efficiency, FibBench.ceiling(n, producers, load));
+                    return value == Fib.value(n) && s.tasks() == Fib.taskCount(n) ? 0 : 1;
+                } finally {
+                    started.forEach(Producer::close); // before their server goes
+                }
+            } finally {
+                loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- lookup
+
+    @Command(name = "lookup", mixinStandardHelpOptions = true,
+            description = {"Runs an Apache River (Jini) lookup service until killed. Servers started with",
+                "--lookup HOST:PORT register there (with leases), and producers and consumers started with",
+                "--lookup find them there. Unicast only: multicast discovery is off."})
+    static final class Lookup extends Printing implements Callable<Integer> {
+
+        @Option(names = "--port", defaultValue = "4160", description = "TCP port (the Jini default). Default: ${DEFAULT-VALUE}.")
+        int port;
+
+        @Option(names = "--host", defaultValue = "127.0.0.1",
+                description = "Address to bind and to announce. Default: ${DEFAULT-VALUE}.")
+        String host;
+
+        @Override
+        public Integer call() throws Exception {
+            try (LookupService lookup = LookupService.start(host, port)) {
+                out().println("lookup service listening on " + lookup.address());
+                out().flush();
+                new CountDownLatch(1).await();
+            }
+            return 0;
         }
     }
 
@@ -175,7 +239,18 @@ public final class Cx implements Runnable {
                         + "every mirror) to FILE: an audit trail.")
         Path commitLog;
 
+        @Option(names = "--lookup", paramLabel = "HOST:PORT",
+                description = "Register with the lookup service at HOST:PORT (see 'cx lookup'), so that producers "
+                        + "and consumers started with --lookup find this server.")
+        String lookup;
+
+        @Option(names = "--lease", defaultValue = "PT10S", paramLabel = "DURATION",
+                description = "Lease of the registration: a dead server leaves the lookup service within it. "
+                        + "Default: ${DEFAULT-VALUE}.")
+        Duration lease;
+
         @Override
+        @SuppressWarnings("try") // the announcer only needs closing
         public Integer call() throws Exception {
             if (join != null) {
                 WireClient.parseAddress(join); // says what is wrong with it before anything starts
@@ -184,9 +259,14 @@ public final class Cx implements Runnable {
                     .withFailTimeout(failTimeout);
             ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
                     .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog);
-            try (TaskServerNode node = TaskServerNode.start(config)) {
+            try (TaskServerNode node = TaskServerNode.start(config);
+                 RiverDiscovery discovery = lookup == null ? null
+                         : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));
+                 Announcer announcer = discovery == null ? null : Announcer.start(discovery, node)) {
                 out().println("task server " + name + (join == null ? " (founding a network)"
-                        : " (joining the network of " + join + ")") + " listening on " + host + ":" + node.port());
+                        : " (joining the network of " + join + ")") + " listening on " + host + ":" + node.port()
+                        + (lookup == null ? "" : "; registered with the lookup service at " + lookup));
+                out().flush();
                 String reason = node.evicted().get();
                 err().println("task server " + name + " stops: " + reason);
                 err().println("Its tasks are safe on the server that took over. Start it again with --join to "
@@ -225,8 +305,13 @@ public final class Cx implements Runnable {
             description = "Runs a producer attached to a task server until the server goes away.")
     static final class ProducerCommand extends Printing implements Callable<Integer> {
 
-        @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The task server.")
+        @Option(names = "--server", paramLabel = "HOST:PORT", description = "The task server to attach to.")
         String server;
+
+        @Option(names = "--lookup", paramLabel = "HOST:PORT",
+                description = "Find a task server (the one with the fewest producers) at this lookup service "
+                        + "instead.")
+        String lookup;
 
         @Option(names = "--workers", defaultValue = "1", paramLabel = "W",
                 description = "Worker threads. Default: ${DEFAULT-VALUE}.")
@@ -240,10 +325,22 @@ public final class Cx implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            server = Lookups.serverOrLookup(server, lookup, true);
             InetSocketAddress address = WireClient.parseAddress(server);
             ProducerConfig config = ProducerConfig.of(address, workers).withName(name).withPrefetch(!noPrefetch);
             try (Producer p = Producer.start(config)) {
                 out().println("producer " + name + " attached to " + server + " with " + workers + " workers");
+                out().flush();
+                while (p.tasksRun() == 0 && !p.disconnected().isDone()) {
+                    Thread.sleep(5);
+                }
+                if (p.tasksRun() > 0) {
+                    long sinceStart = System.currentTimeMillis()
+                            - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+                    out().println("producer " + name + " ran its first task " + sinceStart + " ms after its JVM "
+                            + "started");
+                    out().flush();
+                }
                 p.disconnected().join();
                 out().println("producer " + name + ": the server at " + server + " went away after "
                         + p.tasksRun() + " tasks");

@@ -27,7 +27,8 @@ import picocli.CommandLine.Parameters;
         description = {"Runs a consumer application jar on a running network; nobody installs the jar on producers.",
             "The jar's entry point implements org.cx.api.Application and is named by the manifest attribute",
             "CX-Application (or Main-Class), or by --main-class. Example:",
-            "  cx submit examples/target/examples-0.1.0-SNAPSHOT-fib-app.jar --server 127.0.0.1:7070 30 1"},
+            "  cx submit examples/target/examples-0.1.0-SNAPSHOT-fib-app.jar --server 127.0.0.1:7070 30 1",
+            "  cx submit examples/target/examples-0.1.0-SNAPSHOT-fib-app.jar --lookup 127.0.0.1:4160 30 1"},
         footer = {"", "Exit status: the application's, or 2 when the jar or the network cannot be used."})
 final class SubmitCommand extends Cx.Printing implements Callable<Integer> {
 
@@ -37,9 +38,13 @@ final class SubmitCommand extends Cx.Printing implements Callable<Integer> {
     @Parameters(index = "1..*", paramLabel = "ARG", description = "Arguments for the application.")
     String[] args = new String[0];
 
-    @Option(names = "--server", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7070",
-            description = "The task server to submit to: the network's primary root (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--server", paramLabel = "HOST:PORT",
+            description = "The task server to submit to: the network's primary root.")
     String server;
+
+    @Option(names = "--lookup", paramLabel = "HOST:PORT",
+            description = "Find the network at this lookup service instead (see 'cx lookup').")
+    String lookup;
 
     @Option(names = "--main-class", paramLabel = "CLASS",
             description = "The Application class, if the jar's manifest does not name it.")
@@ -52,6 +57,7 @@ final class SubmitCommand extends Cx.Printing implements Callable<Integer> {
     public Integer call() throws Exception {
         CodeBundle bundle = readBundle();
         Application app = instantiate(bundle);
+        server = Lookups.serverOrLookup(server, lookup, false);
         err().printf("cx submit: %s as code bundle %s (%,d bytes)%n", jar.getFileName(),
                 CodeBundle.shortHash(bundle.hash()), bundle.size());
         err().flush();

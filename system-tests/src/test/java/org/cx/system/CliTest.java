@@ -91,21 +91,69 @@ class CliTest {
         }
     }
 
-    /** The server and the producer do not have the example on their class path: the code comes in the jar. */
+    /** 0 + 1 + … + (n−1) by halving: an application no process of the test has on its class path. */
+    private static final Map<String, String> RANGE_SUM_APP = Map.of(
+            "app.RangeSum", """
+                    package app;
+                    import org.cx.api.*;
+                    public class RangeSum extends Task {
+                        private final long lo;
+                        private final long hi;
+                        public RangeSum(long lo, long hi) { this.lo = lo; this.hi = hi; }
+                        @Override
+                        public void execute(TaskContext context) {
+                            if (hi - lo == 1) {
+                                context.sendResult(lo);
+                                return;
+                            }
+                            long mid = (lo + hi) / 2;
+                            TaskId add = context.storeTask(new Add(), context.continuation());
+                            context.storeTask(new RangeSum(lo, mid), Continuation.to(add, 0));
+                            context.storeTask(new RangeSum(mid, hi), Continuation.to(add, 1));
+                        }
+                    }
+                    """,
+            "app.Add", """
+                    package app;
+                    import org.cx.api.*;
+                    public class Add extends Task {
+                        public Add() { super(2); }
+                        @Override
+                        public void execute(TaskContext context) {
+                            long a = input(0);
+                            long b = input(1);
+                            context.sendResult(a + b);
+                        }
+                    }
+                    """,
+            "app.Main", """
+                    package app;
+                    import org.cx.api.*;
+                    public class Main implements Application {
+                        @Override
+                        public int run(TaskServer server, String[] args) throws Exception {
+                            long n = Long.parseLong(args[0]);
+                            long sum = server.<Long>submit(new RangeSum(0, n)).result().get();
+                            System.out.println("sum = " + sum);
+                            return sum == n * (n - 1) / 2 ? 0 : 1;
+                        }
+                    }
+                    """);
+
+    /** The application's classes are in the jar only: the server and the producer get them from the bundle. */
     @Test
     void submitRunsAnApplicationJarThatNoProducerHasInstalled(@TempDir Path dir) throws Exception {
-        Map<String, byte[]> entries = new TreeMap<>(AppJars.packageOf(Fib.class));
-        entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: org.cx.examples.fib.FibApp\n"
+        Map<String, byte[]> entries = new TreeMap<>(Jars.compile(RANGE_SUM_APP, dir.resolve("build")));
+        entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: app.Main\n"
                 .getBytes(StandardCharsets.US_ASCII));
-        Path app = Files.write(dir.resolve("fib-app.jar"), AppJars.jar(entries));
-        try (ChildProcess server = ChildProcess.startWithout("examples", "server", Cx.class.getName(), "server",
-                "--port", "0")) {
+        Path app = Files.write(dir.resolve("range-sum.jar"), AppJars.jar(entries));
+        try (ChildProcess server = ChildProcess.start("server", Cx.class.getName(), "server", "--port", "0")) {
             String line = server.awaitLine("listening on", Duration.ofSeconds(30));
             String address = line.substring(line.lastIndexOf(' ') + 1);
-            try (ChildProcess producer = ChildProcess.startWithout("examples", "producer", Cx.class.getName(),
-                    "producer", "--server", address, "--workers", "2")) {
+            try (ChildProcess producer = ChildProcess.start("producer", Cx.class.getName(), "producer", "--server",
+                    address, "--workers", "2")) {
                 producer.awaitLine("attached to", Duration.ofSeconds(30));
-                Run r = cx("submit", app.toString(), "--server", address, "20");
+                Run r = cx("submit", app.toString(), "--server", address, "1000");
                 assertEquals(0, r.exit(), r.err());
                 assertTrue(r.err().contains("finished with status 0"), r.err());
                 assertTrue(r.err().contains("uploaded " + String.format("%,d", Files.size(app)) + " bytes"), r.err());

@@ -133,7 +133,7 @@ public final class TaskServerNode implements AutoCloseable {
      * The address other servers and clients are told to use: the bound one, or this host's address when bound to
      * every interface ({@code --host 0.0.0.0}).
      */
-    private String advertisedAddress() {
+    public String advertisedAddress() {
         String host = config.host();
         if (host.equals("0.0.0.0") || host.equals("::")) {
             try {
