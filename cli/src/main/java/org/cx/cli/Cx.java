@@ -46,7 +46,7 @@ import picocli.CommandLine.Spec;
             "  cx run fib --server 127.0.0.1:7070 --n 25",
             "  cx submit examples/target/examples-0.1.0-SNAPSHOT-fib-app.jar --server 127.0.0.1:7070 25"},
         subcommands = {Cx.Demo.class, Cx.Lookup.class, Cx.Server.class, Cx.ProducerCommand.class, Cx.Run.class,
-                SubmitCommand.class,
+                SubmitCommand.class, StatusCommand.class,
                 Cx.Bench.class, Cx.Network.class,
                 CommandLine.HelpCommand.class})
 public final class Cx implements Runnable {
@@ -244,6 +244,14 @@ public final class Cx implements Runnable {
                         + "and consumers started with --lookup find this server.")
         String lookup;
 
+        @Option(names = "--jmx-port", defaultValue = "0", paramLabel = "PORT",
+                description = "Port of this process's JMX connector (for cx status and jconsole); 0 picks a free "
+                        + "one. Default: ${DEFAULT-VALUE}.")
+        int jmxPort;
+
+        @Option(names = "--no-jmx", description = "Start no JMX connector (cx status then shows less).")
+        boolean noJmx;
+
         @Option(names = "--lease", defaultValue = "PT10S", paramLabel = "DURATION",
                 description = "Lease of the registration: a dead server leaves the lookup service within it. "
                         + "Default: ${DEFAULT-VALUE}.")
@@ -257,8 +265,9 @@ public final class Cx implements Runnable {
             }
             NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
                     .withFailTimeout(failTimeout);
+            String jmx = noJmx ? "" : JmxAgent.start(host.equals("0.0.0.0") ? "127.0.0.1" : host, jmxPort);
             ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
-                    .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog);
+                    .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx);
             try (TaskServerNode node = TaskServerNode.start(config);
                  RiverDiscovery discovery = lookup == null ? null
                          : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));
@@ -266,6 +275,9 @@ public final class Cx implements Runnable {
                 out().println("task server " + name + (join == null ? " (founding a network)"
                         : " (joining the network of " + join + ")") + " listening on " + host + ":" + node.port()
                         + (lookup == null ? "" : "; registered with the lookup service at " + lookup));
+                if (!jmx.isEmpty()) {
+                    out().println("JMX: " + jmx);
+                }
                 out().flush();
                 String reason = node.evicted().get();
                 err().println("task server " + name + " stops: " + reason);
@@ -323,11 +335,21 @@ public final class Cx implements Runnable {
         @Option(names = "--name", defaultValue = "producer", description = "Name in the server's logs. Default: ${DEFAULT-VALUE}.")
         String name;
 
+        @Option(names = "--jmx-port", defaultValue = "0", paramLabel = "PORT",
+                description = "Port of this process's JMX connector (for cx status and jconsole); 0 picks a free "
+                        + "one. Default: ${DEFAULT-VALUE}.")
+        int jmxPort;
+
+        @Option(names = "--no-jmx", description = "Start no JMX connector.")
+        boolean noJmx;
+
         @Override
         public Integer call() throws Exception {
             server = Lookups.serverOrLookup(server, lookup, true);
             InetSocketAddress address = WireClient.parseAddress(server);
-            ProducerConfig config = ProducerConfig.of(address, workers).withName(name).withPrefetch(!noPrefetch);
+            String jmx = noJmx ? "" : JmxAgent.start("127.0.0.1", jmxPort);
+            ProducerConfig config = ProducerConfig.of(address, workers).withName(name).withPrefetch(!noPrefetch)
+                    .withJmx(jmx);
             try (Producer p = Producer.start(config)) {
                 out().println("producer " + name + " attached to " + server + " with " + workers + " workers");
                 out().flush();

@@ -23,6 +23,7 @@ import org.cx.wire.BundleAssembly;
 import org.cx.wire.CodeBundle;
 import org.cx.wire.Completion;
 import org.cx.wire.EventLoops;
+import org.cx.wire.Jmx;
 import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
@@ -66,6 +67,11 @@ public final class Producer implements AutoCloseable {
     private final AtomicInteger generation = new AtomicInteger();
     private final AtomicLong failovers = new AtomicLong();
     private final AtomicLong bundlesFetched = new AtomicLong();
+    /** Worker time spent waiting for a task, summed over workers. */
+    private final java.util.concurrent.atomic.LongAdder workerIdleNanos = new java.util.concurrent.atomic.LongAdder();
+    private final long startedNanos = System.nanoTime();
+    private volatile int awaitingCodeCount;
+    private javax.management.ObjectName mbeanName;
     // ---- code bundles on their way (event loop only)
     /** Tasks of computations whose bundle is being fetched, by computation. */
     private final Map<Long, List<ReadyTask>> parked = new HashMap<>();
@@ -103,6 +109,7 @@ public final class Producer implements AutoCloseable {
         Producer p = new Producer(config, group, ownsGroup, Thread.currentThread().getContextClassLoader());
         try {
             p.connect();
+            p.registerMBean();
         } catch (IOException | RuntimeException e) {
             if (ownsGroup) {
                 group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -125,7 +132,8 @@ public final class Producer implements AutoCloseable {
     }
 
     private Message.Hello hello() {
-        return new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, config.name(), config.workers());
+        return new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, config.name(), config.workers(),
+                config.jmx());
     }
 
     private Connection attached(Message.Welcome welcome) {
@@ -149,6 +157,69 @@ public final class Producer implements AutoCloseable {
     /** How many times this producer moved to another server after losing its own. */
     public long failovers() {
         return failovers.get();
+    }
+
+    private void registerMBean() {
+        mbeanName = Jmx.register("org.cx:type=Producer,name=" + javax.management.ObjectName.quote(config.name())
+                + ",id=" + INSTANCES.incrementAndGet(), new ProducerMXBean() {
+                    @Override
+                    public String getName() {
+                        return config.name();
+                    }
+
+                    @Override
+                    public String getServer() {
+                        return serverAddress();
+                    }
+
+                    @Override
+                    public int getWorkers() {
+                        return config.workers();
+                    }
+
+                    @Override
+                    public int getCachedTasks() {
+                        return cache.size();
+                    }
+
+                    @Override
+                    public int getTasksAwaitingCode() {
+                        return awaitingCodeCount;
+                    }
+
+                    @Override
+                    public long getTasksRun() {
+                        return tasksRun();
+                    }
+
+                    @Override
+                    public long getTasksFailed() {
+                        return tasksFailed.get();
+                    }
+
+                    @Override
+                    public double getIdleFraction() {
+                        return idleFraction();
+                    }
+
+                    @Override
+                    public long getFailovers() {
+                        return failovers();
+                    }
+
+                    @Override
+                    public long getBundlesFetched() {
+                        return bundlesFetched();
+                    }
+                });
+    }
+
+    private static final AtomicLong INSTANCES = new AtomicLong();
+
+    /** Share of worker time spent waiting for a task since start, 0..1. */
+    public double idleFraction() {
+        double total = (double) (System.nanoTime() - startedNanos) * config.workers();
+        return total <= 0 ? 0 : Math.min(1, workerIdleNanos.sum() / total);
     }
 
     /** Code bundles this producer fetched from its server. */
@@ -181,6 +252,7 @@ public final class Producer implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        Jmx.unregister(mbeanName);
         cache.close();
         for (Thread t : workers) {
             t.interrupt();
@@ -202,7 +274,9 @@ public final class Producer implements AutoCloseable {
             while (!closing) {
                 if (task == null) {
                     taken = generation.get();
+                    long waitFrom = System.nanoTime();
                     task = cache.take();
+                    workerIdleNanos.add(System.nanoTime() - waitFrom);
                     if (task == null) {
                         return;
                     }
@@ -392,6 +466,7 @@ public final class Producer implements AutoCloseable {
                         ready.addAll(tasks);
                     }
                 }
+                awaitingCodeCount = countParked();
                 decodeIntoCache(ready.toArray(ReadyTask[]::new));
             } catch (CodeBundle.InvalidBundleException e) {
                 assemblies.remove(chunk.bundle());
@@ -413,6 +488,15 @@ public final class Producer implements AutoCloseable {
                             + " cannot load the code of task " + t.task().id() + ": " + reason));
                 }
             }
+            awaitingCodeCount = countParked();
+        }
+
+        private int countParked() {
+            int n = 0;
+            for (List<ReadyTask> tasks : parked.values()) {
+                n += tasks.size();
+            }
+            return n;
         }
 
         private void onAssign(ReadyTask[] tasks) {
@@ -428,6 +512,7 @@ public final class Producer implements AutoCloseable {
                 List<ReadyTask> waiting = parked.get(ready.task().id().computation());
                 if (waiting != null) {
                     waiting.add(ready); // its code is on the way
+                    awaitingCodeCount++;
                 } else {
                     runnable.add(ready);
                 }
@@ -461,6 +546,7 @@ public final class Producer implements AutoCloseable {
             generation.incrementAndGet();
             cache.clear();
             parked.clear(); // the next server says again which code its tasks need
+            awaitingCodeCount = 0;
             awaitingCode.clear();
             assemblies.clear();
             fromWorkers.clear();

@@ -11,9 +11,11 @@ import java.net.InetSocketAddress;
  * @param prefetch   keep tasks cached beyond the running ones (off only for experiments)
  * @param maxCached  cap on cached tasks; 256 batches enough to hide a loopback round trip behind microsecond tasks
  * @param claim      a worker runs the best ready child of the task it just finished, without a round trip
+ * @param jmx        the JMX service URL of this producer's process, told to its server for {@code cx status};
+ *                   empty if none
  */
 public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached,
-                             boolean claim) {
+                             boolean claim, String jmx) {
 
     public ProducerConfig {
         if (workers < 1 || workers > 1024) {
@@ -25,18 +27,22 @@ public record ProducerConfig(InetSocketAddress server, String name, int workers,
     }
 
     public static ProducerConfig of(InetSocketAddress server, int workers) {
-        return new ProducerConfig(server, "producer", workers, true, 256, true);
+        return new ProducerConfig(server, "producer", workers, true, 256, true, "");
     }
 
     public ProducerConfig withName(String newName) {
-        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim);
+        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx);
     }
 
     public ProducerConfig withPrefetch(boolean on) {
-        return new ProducerConfig(server, name, workers, on, maxCached, claim);
+        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx);
     }
 
     public ProducerConfig withClaim(boolean on) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, on);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx);
+    }
+
+    public ProducerConfig withJmx(String url) {
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url);
     }
 }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +21,7 @@ import org.cx.examples.fib.Fib;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /**
  * Discovery with real processes: {@code cx lookup}, three {@code cx server --lookup} and a {@code cx producer
@@ -67,6 +70,22 @@ class LookupTest {
                 // The only producer in the network: the result proves it runs tasks.
                 assertEquals(Fib.value(15), consumer.submit(new Fib(15)).result().get(60, TimeUnit.SECONDS));
                 producer.awaitLine("ran its first task", WAIT);
+
+                // The console, from the MBeans of the three server processes and the producer process.
+                StringWriter out = new StringWriter();
+                CommandLine cx = Cx.commandLine();
+                cx.setOut(new PrintWriter(out));
+                assertEquals(0, cx.execute("status", "--lookup", lookup, "--once"));
+                String view = out.toString();
+                System.out.print(view);
+                assertTrue(view.contains("3 server(s), 1 producer(s)"), view);
+                for (ServiceRecord s : registered) {
+                    assertTrue(view.lines().anyMatch(l -> l.contains(s.name()) && l.contains(s.address())), view);
+                }
+                String producerRow = view.lines().filter(l -> l.startsWith("producer ") && !l.contains("workers"))
+                        .findFirst().orElseThrow();
+                long tasksRun = Long.parseLong(producerRow.trim().split("\\s+")[4]);
+                assertEquals(Fib.taskCount(15), tasksRun, "the only producer ran every task: " + producerRow);
             }
 
             ServiceRecord victim = registered.get(2);

@@ -19,22 +19,16 @@ import org.cx.examples.fib.Fib;
 import org.cx.testing.Await;
 import org.cx.testing.Seeds;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * KNOWN TO FAIL INTERMITTENTLY, so the whole class is tagged {@code flaky} and left out of the default build until
- * fixed (docs/architecture.md, "Known problems"): after a repair a task is sometimes lost (the result never comes)
- * and, with a frozen server, a task's effects were twice applied twice.
- *
- * <p>Paper §4.2 with real processes: servers are {@code cx server} processes, killed with SIGKILL or frozen with
+ * Paper §4.2 with real processes: servers are {@code cx server} processes, killed with SIGKILL or frozen with
  * SIGSTOP while F(n) runs; producers and the consumer are in this JVM. After every failure the result is right, no
  * completion is committed twice, and no committed task runs again.
  */
-@Tag("flaky")
 class NetworkFailureTest {
     /** A Drop may still be on its way to a producer holding an early copy when a completion commits. */
     private static final Duration DROP_MARGIN = Duration.ofMillis(500);
@@ -47,12 +41,7 @@ class NetworkFailureTest {
         TestTasks.EXECUTIONS.clear();
     }
 
-    /**
-     * Known to fail intermittently (about one run in four here: the result never arrives, a task was lost in a
-     * repair); excluded from the default build until fixed. Run it with {@code -Dgroups=flaky}.
-     */
     @Test
-    @Tag("flaky")
     void sevenServersLoseOneAfterAnotherDownToOne() throws Exception {
         long seed = Seeds.seed("NetworkFailureTest.sevenServers");
         Random random = new Random(seed);
@@ -95,20 +84,8 @@ class NetworkFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Failure.class, names = {"PRIMARY_ROOT", "LEAF_WITH_PRODUCERS", "FROZEN_SERVER"})
+    @EnumSource(Failure.class)
     void survives(Failure failure) throws Exception {
-        run(failure);
-    }
-
-    /**
-     * Known to fail intermittently: in the root and moving-leaf cases the result sometimes never arrives (a task is
-     * lost in the repair); in the frozen case a task's effects were once applied twice (the woken server's fencing
-     * has a hole). Excluded from the default build until fixed; see docs/architecture.md, "Known problems".
-     */
-    @ParameterizedTest
-    @Tag("flaky")
-    @EnumSource(value = Failure.class, names = {"SECONDARY_ROOT", "MOVING_LEAF_DURING_REPAIR"})
-    void survivesSometimes(Failure failure) throws Exception {
         run(failure);
     }
 

@@ -41,6 +41,14 @@ public final class ProducerState {
         return held.size();
     }
 
+    public int workers() {
+        return workers;
+    }
+
+    public long tasksCompleted() {
+        return tasksCompleted;
+    }
+
     @Override
     public String toString() {
         return name + "#" + peerId;

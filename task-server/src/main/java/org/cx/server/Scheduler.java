@@ -902,6 +902,29 @@ public final class Scheduler {
         return computations.size();
     }
 
+    /** Ready tasks some producer holds. */
+    public int runningCount() {
+        return running.size();
+    }
+
+    /** One computation as this server holds it, for the console. */
+    public record ComputationView(long id, boolean origin, long done, int stored, long sinceNanos, String phase) {
+    }
+
+    public List<ComputationView> computationViews() {
+        List<ComputationView> views = new ArrayList<>(computations.size());
+        for (ComputationState c : computations.values()) {
+            views.add(new ComputationView(c.id, c.origin == self, c.tasksCompleted, c.tasks.size(),
+                    c.submittedNanos, c.phase.name()));
+        }
+        return views;
+    }
+
+    /** Every attached producer. */
+    public List<ProducerState> producerStates() {
+        return new ArrayList<>(producers.values());
+    }
+
     public int producerCount() {
         return producers.size();
     }

@@ -16,9 +16,11 @@ import java.time.Duration;
  * @param network          how it joins or founds a production network
  * @param commitLog        if not null, a file to which the id of every task whose completion is committed (applied
  *                         here and on every mirror) is appended with the time: an audit trail that survives kill -9
+ * @param jmx              the JMX service URL of this server's process, told to the network for {@code cx status};
+ *                         empty if none
  */
 public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
-                           boolean auditEffects, long seed, NetworkConfig network, Path commitLog) {
+                           boolean auditEffects, long seed, NetworkConfig network, Path commitLog, String jmx) {
 
     public ServerConfig {
         if (port < 0 || port > 65535) {
@@ -35,38 +37,43 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     /** Loopback, a free port, results kept for an hour. */
     public static ServerConfig defaults() {
         return new ServerConfig("127.0.0.1", 0, "server", Duration.ofHours(1),
-                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime(), NetworkConfig.defaults(), null);
+                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime(), NetworkConfig.defaults(), null, "");
     }
 
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog);
+        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx);
     }
 
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog);
+        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx);
     }
 
     public ServerConfig withName(String newName) {
-        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog);
+        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx);
     }
 
     public ServerConfig withResultRetention(Duration retention) {
-        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed, network, commitLog);
+        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx);
     }
 
     public ServerConfig withMaxFrameBytes(int bytes) {
-        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed, network, commitLog);
+        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed, network, commitLog, jmx);
     }
 
     public ServerConfig withAuditEffects(boolean audit) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed, network, commitLog);
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed, network, commitLog, jmx);
     }
 
     public ServerConfig withNetwork(NetworkConfig newNetwork) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork, commitLog);
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork, commitLog, jmx);
     }
 
     public ServerConfig withCommitLog(Path file) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, file);
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, file, jmx);
+    }
+
+    public ServerConfig withJmx(String url) {
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog,
+                url);
     }
 }

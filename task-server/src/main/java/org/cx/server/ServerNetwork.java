@@ -66,6 +66,9 @@ final class ServerNetwork implements StateLog {
     private final NetworkConfig config;
     private final String address;
     private final String name;
+    private final String jmx;
+    /** JMX service URLs of the members, for {@code cx status}; empty when a member has none. */
+    private final Map<Integer, String> jmxUrls = new HashMap<>();
     private final EventLoopGroup loop;
     private final Scheduler scheduler;
     private final Host host;
@@ -115,11 +118,13 @@ final class ServerNetwork implements StateLog {
     private long lastCheck;
     private boolean evicted;
 
-    ServerNetwork(NetworkConfig config, String address, String name, EventLoopGroup loop, Scheduler scheduler,
+    ServerNetwork(NetworkConfig config, String address, String name, String jmx, EventLoopGroup loop,
+                  Scheduler scheduler,
                   Host host) {
         this.config = config;
         this.address = address;
         this.name = name;
+        this.jmx = jmx;
         this.loop = loop;
         this.scheduler = scheduler;
         this.host = host;
@@ -150,6 +155,7 @@ final class ServerNetwork implements StateLog {
             tree.join(self);
             addresses.put(self, address);
             names.put(self, name);
+            jmxUrls.put(self, jmx);
             scheduler.attach(self, this::resolve, this);
         } else {
             tree = new FatTree(config.branching());
@@ -190,6 +196,10 @@ final class ServerNetwork implements StateLog {
 
     List<Integer> mirrorGroup() {
         return tree.contains(self) ? tree.mirrorGroup(self) : List.of();
+    }
+
+    List<Integer> neighbours() {
+        return neighbours;
     }
 
     /** The server this one fetches code bundles from: its parent; the primary root for the secondary; -1. */
@@ -567,7 +577,7 @@ final class ServerNetwork implements StateLog {
 
     private void sendJoin(String target) {
         Link link = new Link(-1, target);
-        link.send(new Message.Join(name, address));
+        link.send(new Message.Join(name, address, jmx));
         link.flush();
     }
 
@@ -580,6 +590,7 @@ final class ServerNetwork implements StateLog {
         tree.join(id);
         addresses.put(id, join.address());
         names.put(id, join.name());
+        jmxUrls.put(id, join.jmx());
         lastHeard.put(id, System.nanoTime());
         LOG.info("server {} ({}) joined at position {}", id, join.name(), tree.position(id));
         publishTopology();
@@ -622,6 +633,7 @@ final class ServerNetwork implements StateLog {
             tree.join(m.id());
             addresses.put(m.id(), m.address());
             names.put(m.id(), m.name());
+            jmxUrls.put(m.id(), m.jmx());
         }
         for (int i = 0; i < t.forwardFrom().length; i++) {
             forwards.put(t.forwardFrom()[i], t.forwardTo()[i]);
@@ -871,7 +883,7 @@ final class ServerNetwork implements StateLog {
 
     private Message.Topology topologyFor(int id, long atEpoch) {
         Message.Member[] members = tree.ids().stream()
-                .map(m -> new Message.Member(m, names.get(m), addresses.get(m)))
+                .map(m -> new Message.Member(m, names.get(m), addresses.get(m), jmxUrls.getOrDefault(m, "")))
                 .toArray(Message.Member[]::new);
         int[] from = forwards.keySet().stream().mapToInt(Integer::intValue).toArray();
         int[] to = new int[from.length];
@@ -912,9 +924,12 @@ final class ServerNetwork implements StateLog {
         for (int id : tree.ids()) {
             Message.Heartbeat hb = id == self ? heartbeat() : lastBeat.get(id);
             int[] group = tree.mirrorGroup(id).stream().mapToInt(Integer::intValue).toArray();
-            rows.add(new Message.ServerStatus(id, names.get(id), addresses.get(id), tree.position(id), group,
-                    hb == null ? new int[0] : hb.replicas(), hb == null ? -1 : hb.ready(), hb == null ? -1 : hb.fresh(), hb == null ? -1 : hb.tasks(),
-                    hb == null ? -1 : hb.producers(), hb == null ? -1 : hb.completed()));
+            rows.add(hb == null
+                    ? new Message.ServerStatus(id, names.get(id), addresses.get(id), tree.position(id), group,
+                            new int[0], -1, -1, -1, -1, -1, jmxUrls.getOrDefault(id, ""))
+                    : new Message.ServerStatus(id, names.get(id), addresses.get(id), tree.position(id), group,
+                            hb.replicas(), hb.ready(), hb.fresh(), hb.tasks(), hb.producers(), hb.completed(),
+                            jmxUrls.getOrDefault(id, "")));
         }
         return new Message.NetworkStatus(epoch, config.branching(), tolerant(),
                 rows.toArray(Message.ServerStatus[]::new));

@@ -67,6 +67,7 @@ public final class TaskServerNode implements AutoCloseable {
     private Channel serverChannel;
     private ServerNetwork network;
     private final CommitLog commitLog;
+    private ServerMBeans mbeans;
 
     private TaskServerNode(ServerConfig config) {
         this.config = config;
@@ -112,8 +113,8 @@ public final class TaskServerNode implements AutoCloseable {
                     }
                 });
         serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
-        network = new ServerNetwork(config.network(), advertisedAddress(), config.name(), loop, scheduler,
-                new NetworkHost());
+        network = new ServerNetwork(config.network(), advertisedAddress(), config.name(), config.jmx(), loop,
+                scheduler, new NetworkHost());
         loop.submit(network::start).sync();
         long retentionCheckNanos = Math.min(TimeUnit.SECONDS.toNanos(1), config.resultRetention().toNanos());
         loop.scheduleAtFixedRate(() -> scheduler.expire(System.nanoTime()), retentionCheckNanos, retentionCheckNanos,
@@ -126,6 +127,9 @@ public final class TaskServerNode implements AutoCloseable {
             network.flush();
             outbox.flush();
         }, EAGER_CHECK_MILLIS, EAGER_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        mbeans = new ServerMBeans(this);
+        mbeans.register();
+        loop.scheduleAtFixedRate(() -> mbeans.sync(scheduler), 1, 1, TimeUnit.SECONDS);
         LOG.info("task server {} listening on {}", config.name(), address());
     }
 
@@ -203,6 +207,20 @@ public final class TaskServerNode implements AutoCloseable {
         }
     }
 
+    Scheduler scheduler() {
+        return scheduler;
+    }
+
+    ServerNetwork networkInternals() {
+        return network;
+    }
+
+    /** The JMX address producer {@code peerId} gave in its Hello; empty if none. Event loop. */
+    String producerJmx(long peerId) {
+        Channel ch = channels.get(peerId);
+        return ch == null ? "" : ch.pipeline().get(Connection.class).jmx;
+    }
+
     /** A consistent snapshot of the scheduler's counters and sizes. */
     public Status status() {
         return query(() -> {
@@ -229,6 +247,9 @@ public final class TaskServerNode implements AutoCloseable {
 
     @Override
     public void close() {
+        if (mbeans != null) {
+            mbeans.unregisterAll();
+        }
         if (network != null && !loop.isShuttingDown()) {
             loop.submit(network::close).awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
@@ -247,6 +268,7 @@ public final class TaskServerNode implements AutoCloseable {
         private Role role;
         private ProducerState producer;
         private String peerName = "?";
+        private String jmx = "";
         private boolean closing;
 
         @Override
@@ -329,6 +351,7 @@ public final class TaskServerNode implements AutoCloseable {
             peerId = peerIds.incrementAndGet();
             role = hello.role();
             peerName = hello.name() + "@" + ctx.channel().remoteAddress();
+            jmx = hello.jmx();
             channels.put(peerId, ctx.channel());
             if (role == Role.PRODUCER) {
                 producer = scheduler.addProducer(peerId, hello.name(), Math.max(1, hello.workers()));

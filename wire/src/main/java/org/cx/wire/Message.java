@@ -6,7 +6,11 @@ import org.cx.api.TaskId;
 public sealed interface Message {
 
     /** First frame from a client. */
-    record Hello(int version, Role role, String name, int workers) implements Message {
+    record Hello(int version, Role role, String name, int workers, String jmx) implements Message {
+        /** Without a JMX address. */
+        public Hello(int version, Role role, String name, int workers) {
+            this(version, role, name, workers, "");
+        }
     }
 
     /**
@@ -121,7 +125,7 @@ public sealed interface Message {
     // ------------------------------------------------------------ between task servers (production network)
 
     /** A new server asks to join the network. Sent to any member; members other than the root answer Redirect. */
-    record Join(String name, String address) implements Message {
+    record Join(String name, String address, String jmx) implements Message {
     }
 
     /** Ask {@code address} instead: it is the primary root. */
@@ -138,7 +142,7 @@ public sealed interface Message {
     }
 
     /** One server of a {@link Topology}. */
-    record Member(int id, String name, String address) {
+    record Member(int id, String name, String address, String jmx) {
     }
 
     /**
@@ -212,6 +216,6 @@ public sealed interface Message {
 
     /** One server in a {@link NetworkStatus}. */
     record ServerStatus(int id, String name, String address, int position, int[] mirrorGroup, int[] copiesHeld,
-                        int ready, int fresh, int tasks, int producers, long completed) {
+                        int ready, int fresh, int tasks, int producers, long completed, String jmx) {
     }
 }

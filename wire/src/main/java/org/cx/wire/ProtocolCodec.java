@@ -33,7 +33,9 @@ public final class ProtocolCodec {
             out.writeVarInt(m.role().ordinal(), true);
             out.writeString(m.name());
             out.writeVarInt(m.workers(), true);
-        }, in -> new Message.Hello(in.readVarInt(true), readRole(in), in.readString(), in.readVarInt(true)));
+            out.writeString(m.jmx());
+        }, in -> new Message.Hello(in.readVarInt(true), readRole(in), in.readString(), in.readVarInt(true),
+                in.readString()));
         register(kryo, Message.Welcome.class, id++, (out, m) -> {
             out.writeVarInt(m.version(), true);
             out.writeVarLong(m.peerId(), true);

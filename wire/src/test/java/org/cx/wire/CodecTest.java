@@ -29,6 +29,7 @@ class CodecTest {
         TaskEnvelope env = new TaskEnvelope(child, Continuation.to(parent.child(0), 1), 2, -3, true, new byte[] {1, 2, 3});
         return List.of(
                 new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, "p", 4),
+                new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, "p", 4, "service:jmx:rmi:///x"),
                 new Message.Welcome(1, 99, "server", 3, new String[] {"127.0.0.1:7071"}),
                 new Message.Refused("because"),
                 new Message.Submit(5, env, ""),
@@ -55,8 +56,8 @@ class CodecTest {
                 new Message.ComputationEnded(42),
                 new Message.StateLost(3, "server 3 and its mirror group failed"),
                 new Message.Mirrors(new String[] {"a:1", "b:2"}),
-                new Message.Join("s", "127.0.0.1:7072"),
-                new Message.Topology(7, 2, 3, new Message.Member[] {new Message.Member(1, "a", "a:1")},
+                new Message.Join("s", "127.0.0.1:7072", "service:jmx:rmi:///jndi/rmi://127.0.0.1:9010/jmxrmi"),
+                new Message.Topology(7, 2, 3, new Message.Member[] {new Message.Member(1, "a", "a:1", "")},
                         new int[] {2}, new int[] {1}),
                 new Message.Heartbeat(3, 7, new int[] {1, 2}, new long[] {5, 6}, 4, 3, 9, 2, 100),
                 new Message.Mirror(3, 12, false, new MirrorOp[] {
@@ -71,7 +72,7 @@ class CodecTest {
                 new Message.Routed(3, 1, 9, new RoutedPayload.Transfer(42, 1, "",
                         new ReadyTask[] {new ReadyTask(env, new byte[][] {{7}, {}})}, new int[] {3})),
                 new Message.NetworkStatus(7, 2, true, new Message.ServerStatus[] {
-                    new Message.ServerStatus(1, "a", "a:1", 0, new int[] {2}, new int[] {2}, 1, 2, 3, 4, 5)}));
+                    new Message.ServerStatus(1, "a", "a:1", 0, new int[] {2}, new int[] {2}, 1, 2, 3, 4, 5, "")}));
     }
 
     private static ByteBuf encodeAll(List<Message> messages) {

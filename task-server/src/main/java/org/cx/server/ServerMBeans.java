@@ -1,0 +1,194 @@
+package org.cx.server;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import javax.management.ObjectName;
+import org.cx.wire.Jmx;
+
+/**
+ * The MBeans of one task server: the server itself, and one per computation it holds (kept in step with the
+ * scheduler once a second, which also samples the completion rate). Getters ask the event loop; the sync runs on it.
+ */
+final class ServerMBeans {
+    private final TaskServerNode node;
+    private final String serverKey;
+    private ObjectName serverName;
+    private final Map<Long, ObjectName> computations = new HashMap<>();
+    private long lastCompleted;
+    private long lastSampleNanos = System.nanoTime();
+    private volatile double ratePerSecond;
+
+    ServerMBeans(TaskServerNode node) {
+        this.node = node;
+        this.serverKey = ObjectName.quote(node.config().name() + "@" + node.port());
+    }
+
+    void register() {
+        serverName = Jmx.register("org.cx:type=TaskServer,name=" + ObjectName.quote(node.config().name())
+                + ",port=" + node.port(), new Server());
+    }
+
+    /** Once a second, on the event loop. */
+    void sync(Scheduler scheduler) {
+        long now = System.nanoTime();
+        long completed = scheduler.counters().tasksCompleted();
+        ratePerSecond = (completed - lastCompleted) / Math.max(1e-9, (now - lastSampleNanos) / 1e9);
+        lastCompleted = completed;
+        lastSampleNanos = now;
+        Set<Long> live = scheduler.computationViews().stream().map(Scheduler.ComputationView::id)
+                .collect(Collectors.toSet());
+        computations.entrySet().removeIf(e -> {
+            if (!live.contains(e.getKey())) {
+                Jmx.unregister(e.getValue());
+                return true;
+            }
+            return false;
+        });
+        for (long id : live) {
+            computations.computeIfAbsent(id, k -> Jmx.register("org.cx:type=Computation,server=" + serverKey
+                    + ",id=" + Long.toHexString(k), new Computation(k)));
+        }
+    }
+
+    void unregisterAll() {
+        Jmx.unregister(serverName);
+        computations.values().forEach(Jmx::unregister);
+        computations.clear();
+    }
+
+    private final class Server implements TaskServerMXBean {
+        @Override
+        public String getName() {
+            return node.config().name();
+        }
+
+        @Override
+        public String getAddress() {
+            return node.advertisedAddress();
+        }
+
+        @Override
+        public int getServerId() {
+            return node.network().id();
+        }
+
+        @Override
+        public int getPosition() {
+            return node.network().position();
+        }
+
+        @Override
+        public List<Integer> getNeighbours() {
+            return node.query(() -> List.copyOf(node.networkInternals().neighbours()));
+        }
+
+        @Override
+        public List<Integer> getMirrorGroup() {
+            return node.network().mirrorGroup();
+        }
+
+        @Override
+        public int getReadyTasks() {
+            return node.query(() -> node.scheduler().readyCount());
+        }
+
+        @Override
+        public int getUnreadyTasks() {
+            return node.query(() -> node.scheduler().taskCount() - node.scheduler().readyCount());
+        }
+
+        @Override
+        public int getRunningTasks() {
+            return node.query(() -> node.scheduler().runningCount());
+        }
+
+        @Override
+        public long getTasksCompleted() {
+            return node.status().tasksCompleted();
+        }
+
+        @Override
+        public double getTasksCompletedPerSecond() {
+            return ratePerSecond;
+        }
+
+        @Override
+        public int getProducers() {
+            return node.status().producers();
+        }
+
+        @Override
+        public List<ProducerRow> getProducerDetails() {
+            return node.query(() -> {
+                List<ProducerRow> rows = new ArrayList<>();
+                for (ProducerState p : node.scheduler().producerStates()) {
+                    rows.add(new ProducerRow(p.name(), p.workers(), p.heldCount(), p.tasksCompleted(),
+                            node.producerJmx(p.peerId())));
+                }
+                return rows;
+            });
+        }
+
+        @Override
+        public int getComputations() {
+            return node.status().computations();
+        }
+
+        @Override
+        public int getBundlesHeld() {
+            return node.status().bundlesHeld();
+        }
+    }
+
+    private final class Computation implements ComputationMXBean {
+        private final long id;
+
+        Computation(long id) {
+            this.id = id;
+        }
+
+        private Scheduler.ComputationView view() {
+            return node.query(() -> node.scheduler().computationViews().stream().filter(v -> v.id() == id)
+                    .findFirst().orElse(null));
+        }
+
+        @Override
+        public String getId() {
+            return Long.toHexString(id);
+        }
+
+        @Override
+        public boolean isOrigin() {
+            Scheduler.ComputationView v = view();
+            return v != null && v.origin();
+        }
+
+        @Override
+        public long getTasksDone() {
+            Scheduler.ComputationView v = view();
+            return v == null ? 0 : v.done();
+        }
+
+        @Override
+        public long getTasksKnown() {
+            Scheduler.ComputationView v = view();
+            return v == null ? 0 : v.done() + v.stored();
+        }
+
+        @Override
+        public double getElapsedSeconds() {
+            Scheduler.ComputationView v = view();
+            return v == null ? 0 : (System.nanoTime() - v.sinceNanos()) / 1e9;
+        }
+
+        @Override
+        public String getPhase() {
+            Scheduler.ComputationView v = view();
+            return v == null ? "GONE" : v.phase();
+        }
+    }
+}
