@@ -24,17 +24,16 @@ final class JmxAgent {
     /** Starts the connector on {@code host:port} (0: any free port); returns its service URL. */
     static String start(String host, int port) throws IOException {
         InetAddress bind = InetAddress.getByName(host);
-        if (port == 0) {
-            try (ServerSocket probe = new ServerSocket(0, 1, bind)) {
-                port = probe.getLocalPort();
-            }
-        }
         if (System.getProperty("java.rmi.server.hostname") == null) {
             System.setProperty("java.rmi.server.hostname", host); // what RMI stubs tell clients to call
         }
         RMIServerSocketFactory sockets = p -> new ServerSocket(p, 50, bind);
-        LocateRegistry.createRegistry(port, null, sockets);
-        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + host + ":" + port + "/jmxrmi");
+        // Port 0: the registry binds a free port itself (no probe-then-bind race); its socket says which.
+        ServerSocket[] registrySocket = new ServerSocket[1];
+        LocateRegistry.createRegistry(port, null, p -> registrySocket[0] = new ServerSocket(p, 50, bind));
+        int registryPort = registrySocket[0].getLocalPort();
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + host + ":" + registryPort
+                + "/jmxrmi");
         JMXConnectorServer server = JMXConnectorServerFactory.newJMXConnectorServer(url,
                 Map.of(RMIConnectorServer.RMI_SERVER_SOCKET_FACTORY_ATTRIBUTE, sockets),
                 ManagementFactory.getPlatformMBeanServer());

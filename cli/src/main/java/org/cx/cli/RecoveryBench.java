@@ -140,7 +140,7 @@ final class RecoveryBench {
             command.add("--sun-misc-unsafe-memory-access=allow");
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cx.class.getName(), "server",
-                "--port", address.substring(address.indexOf(':') + 1), "--name", "s" + i));
+                "--port", address.substring(address.indexOf(':') + 1), "--name", "s" + i, "--no-jmx"));
         if (join != null) {
             command.addAll(List.of("--join", join));
         }

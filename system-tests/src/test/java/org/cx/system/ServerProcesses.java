@@ -61,7 +61,7 @@ final class ServerProcesses implements AutoCloseable {
 
     private void launch(int i, String join) throws IOException {
         List<String> args = new ArrayList<>(List.of("server", "--port", ports.get(i).toString(), "--name", "s" + i,
-                "--fail-timeout", FAIL_TIMEOUT.toString(), "--commit-log", commitLogs.get(i).toString()));
+                "--no-jmx", "--fail-timeout", FAIL_TIMEOUT.toString(), "--commit-log", commitLogs.get(i).toString()));
         if (join != null) {
             args.add("--join");
             args.add(join);
