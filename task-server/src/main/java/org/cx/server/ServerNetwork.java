@@ -391,31 +391,25 @@ final class ServerNetwork implements StateLog {
      * Delivered here, it waits for the current command to finish.
      */
     private void deliver(Message.Routed m) {
-        int at = resolve(m.to());
-        if (at == self) {
-            loop.execute(() -> {
-                if (!evicted) {
-                    onRouted(m);
-                    flush();
-                }
-            });
-        } else {
-            send(at, m);
-        }
+        deliver(m.to(), m, () -> onRouted(m));
     }
 
     private void deliver(Message.RoutedAck ack) {
-        int at = resolve(ack.from());
-        if (at == self) {
-            loop.execute(() -> {
-                if (!evicted) {
-                    onRoutedAck(ack);
-                    flush();
-                }
-            });
-        } else {
-            send(at, ack);
+        deliver(ack.from(), ack, () -> onRoutedAck(ack));
+    }
+
+    private void deliver(int destination, Message m, Runnable here) {
+        int at = resolve(destination);
+        if (at != self) {
+            send(at, m);
+            return;
         }
+        loop.execute(() -> {
+            if (!evicted) {
+                here.run();
+                flush();
+            }
+        });
     }
 
     private void onRouted(Message.Routed m) {
