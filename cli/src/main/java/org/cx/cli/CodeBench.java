@@ -1,6 +1,7 @@
 package org.cx.cli;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -8,7 +9,9 @@ import java.util.concurrent.TimeUnit;
 import org.cx.api.Task;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
+import org.cx.examples.fib.Load;
 import org.cx.producer.Producer;
+import org.cx.server.NetworkConfig;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.wire.BundleClassLoader;
@@ -29,16 +32,30 @@ final class CodeBench {
     private CodeBench() {
     }
 
+    /** F(20), 5 ms per leaf (long enough for every producer to get a task), built from the bundle's classes. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Task rootFrom(ClassLoader bundle) throws ReflectiveOperationException {
+        Class<?> load = bundle.loadClass(Load.class.getName());
+        Class<?> kind = bundle.loadClass(Load.Kind.class.getName());
+        Object sleep = Enum.valueOf((Class) kind, Load.Kind.SLEEP.name());
+        Object fiveMsLeaves = load.getMethod("ofMillis", kind, double.class, double.class, double.class)
+                .invoke(null, sleep, 0.0, 5.0, 0.0);
+        return (Task) bundle.loadClass(Fib.class.getName()).getConstructor(int.class, load).newInstance(20, fiveMsLeaves);
+    }
+
     static Sample run(int servers, int producers, int megabytes, PrintStream log) throws Exception {
         Map<String, byte[]> entries = new TreeMap<>(AppJars.packageOf(Fib.class));
         byte[] padding = new byte[megabytes << 20];
         new Random(42).nextBytes(padding);
         entries.put("padding.bin", padding);
         CodeBundle bundle = CodeBundle.of(AppJars.jar(entries));
-        Task root = (Task) new BundleClassLoader(bundle).loadClass(Fib.class.getName()).getConstructor(int.class)
-                .newInstance(24);
-        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("code"), servers, producers, 1,
-                true); Consumer consumer = cluster.consumer()) {
+        Task root = rootFrom(new BundleClassLoader(bundle));
+        // Seven servers and 64 producers share this JVM and two cores; while the producers unpack a 20 MB bundle,
+        // GC pauses and CPU starvation would trip a 1 s failure detector, which is not what this measures.
+        ServerConfig config = ServerConfig.defaults().withName("code")
+                .withNetwork(NetworkConfig.defaults().withFailTimeout(Duration.ofSeconds(10)));
+        try (LocalCluster cluster = LocalCluster.start(config, servers, producers, 1, true);
+             Consumer consumer = cluster.consumer()) {
             log.printf("%d servers, %d producers up; submitting %s%n", servers, producers, bundle);
             long start = System.nanoTime();
             Consumer.Pending<Long> run = consumer.submit(root);

@@ -449,29 +449,63 @@ public final class Producer implements AutoCloseable {
         }
 
         private void onChunk(Message.BundleChunk chunk) {
-            if (!awaitingCode.containsKey(chunk.bundle())) {
+            String hash = chunk.bundle();
+            if (!awaitingCode.containsKey(hash)) {
                 return;
             }
+            byte[] all;
             try {
-                CodeBundle bundle = assemblies.computeIfAbsent(chunk.bundle(), BundleAssembly::new).add(chunk);
-                if (bundle == null) {
-                    return;
-                }
-                assemblies.remove(chunk.bundle());
-                List<ReadyTask> ready = new ArrayList<>();
-                for (long computation : awaitingCode.remove(chunk.bundle())) {
-                    codecs.bind(computation, bundle);
-                    List<ReadyTask> tasks = parked.remove(computation);
-                    if (tasks != null) {
-                        ready.addAll(tasks);
-                    }
-                }
-                awaitingCodeCount = countParked();
-                decodeIntoCache(ready.toArray(ReadyTask[]::new));
+                all = assemblies.computeIfAbsent(hash, BundleAssembly::new).addBytes(chunk);
             } catch (CodeBundle.InvalidBundleException e) {
-                assemblies.remove(chunk.bundle());
-                noCode(chunk.bundle(), e.getMessage());
+                assemblies.remove(hash);
+                noCode(hash, e.getMessage());
+                return;
             }
+            if (all == null) {
+                return;
+            }
+            assemblies.remove(hash);
+            // Hashing a large bundle takes a while: not on the event loop, which other producers may share.
+            Channel ch = channel;
+            java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+                CodeBundle bundle = null;
+                String problem = null;
+                try {
+                    bundle = CodeBundle.verified(hash, all);
+                } catch (CodeBundle.InvalidBundleException e) {
+                    problem = e.getMessage();
+                }
+                CodeBundle verified = bundle;
+                String why = problem;
+                ch.eventLoop().execute(() -> {
+                    if (channel != ch) {
+                        return; // failed over meanwhile: the new server says again what is needed
+                    }
+                    if (verified != null) {
+                        bundleArrived(verified);
+                    } else {
+                        noCode(hash, why);
+                    }
+                    drain();
+                });
+            });
+        }
+
+        private void bundleArrived(CodeBundle bundle) {
+            List<Long> computations = awaitingCode.remove(bundle.hash());
+            if (computations == null) {
+                return;
+            }
+            List<ReadyTask> ready = new ArrayList<>();
+            for (long computation : computations) {
+                codecs.bind(computation, bundle);
+                List<ReadyTask> tasks = parked.remove(computation);
+                if (tasks != null) {
+                    ready.addAll(tasks);
+                }
+            }
+            awaitingCodeCount = countParked();
+            decodeIntoCache(ready.toArray(ReadyTask[]::new));
         }
 
         /** Bundle {@code hash} cannot be had: every task waiting for it fails, saying why. */

@@ -192,13 +192,25 @@ final class CodeService {
         unavailable(no.bundle(), no.reason());
     }
 
+    /**
+     * Sends {@code bundle} on {@code to} one chunk at a time, the next when the last has been written, so that a
+     * large bundle to many producers neither piles up in memory nor holds up other messages (heartbeats).
+     */
     private void serve(CodeBundle bundle, Channel to) {
         bundlesServed++;
-        for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
-            to.write(chunk);
-            bundleBytesOut += chunk.data().length;
+        sendChunk(BundleAssembly.chunks(bundle), 0, to);
+    }
+
+    private void sendChunk(Message.BundleChunk[] chunks, int i, Channel to) {
+        if (i == chunks.length || !to.isActive()) {
+            return;
         }
-        to.flush();
+        bundleBytesOut += chunks[i].data().length;
+        to.writeAndFlush(chunks[i]).addListener(f -> {
+            if (f.isSuccess()) {
+                sendChunk(chunks, i + 1, to);
+            }
+        });
     }
 
     /** A server this one mirrors uses {@code hash}: fetch it now, so a take-over finds it here. */

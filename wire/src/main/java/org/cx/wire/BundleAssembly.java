@@ -17,13 +17,24 @@ public final class BundleAssembly {
     }
 
     /**
-     * Adds the next chunk.
+     * Adds the next chunk and, with the last, verifies the bundle (hashing it: on the caller's thread).
      *
      * @return the verified bundle once the last chunk is in, else null
      * @throws CodeBundle.InvalidBundleException for a chunk out of order, a bundle over the limit, or bytes whose
      *     hash or format is wrong
      */
     public CodeBundle add(Message.BundleChunk chunk) {
+        byte[] all = addBytes(chunk);
+        return all == null ? null : CodeBundle.verified(hash, all);
+    }
+
+    /**
+     * Adds the next chunk; returns all the bytes once the last is in (not yet verified: see
+     * {@link CodeBundle#verified}), else null.
+     *
+     * @throws CodeBundle.InvalidBundleException for a chunk out of order or a bundle over the limit
+     */
+    public byte[] addBytes(Message.BundleChunk chunk) {
         if (chunk.total() > MAX_BYTES) {
             throw new CodeBundle.InvalidBundleException("code bundle " + CodeBundle.shortHash(hash) + " has "
                     + chunk.total() + " bytes, over the limit of " + MAX_BYTES + " (-Dcx.maxBundleBytes)");
@@ -38,7 +49,7 @@ public final class BundleAssembly {
         }
         System.arraycopy(chunk.data(), 0, bytes, received, chunk.data().length);
         received += chunk.data().length;
-        return received == bytes.length ? CodeBundle.verified(hash, bytes) : null;
+        return received == bytes.length ? bytes : null;
     }
 
     /** The chunks that carry {@code bundle}'s bytes, in order. */

@@ -38,7 +38,12 @@ public final class BundleClassLoader extends ComputationClassLoader {
 
     @Override
     protected Class<?> findClass(String name) throws ClassNotFoundException {
-        byte[] bytes = bundle.entry(name.replace('.', '/') + ".class");
+        byte[] bytes;
+        try {
+            bytes = bundle.entry(name.replace('.', '/') + ".class");
+        } catch (CodeBundle.InvalidBundleException e) {
+            throw new ClassNotFoundException("class " + name + " cannot be loaded: " + e.getMessage(), e);
+        }
         if (bytes == null) {
             throw new ClassNotFoundException(name);
         }
@@ -61,7 +66,12 @@ public final class BundleClassLoader extends ComputationClassLoader {
 
     @Override
     protected URL findResource(String name) {
-        byte[] bytes = bundle.entry(name);
+        byte[] bytes;
+        try {
+            bytes = bundle.entry(name);
+        } catch (CodeBundle.InvalidBundleException e) {
+            return null;
+        }
         if (bytes == null) {
             return null;
         }

@@ -23,7 +23,8 @@ public final class CodeBundle {
 
     private final String hash;
     private final byte[] bytes;
-    private final Map<String, byte[]> entries;
+    /** The jar's entries, read when a class is first loaded from it: servers only pass bundles on. */
+    private volatile Map<String, byte[]> entries;
 
     private CodeBundle(String hash, byte[] bytes, Map<String, byte[]> entries) {
         this.hash = hash;
@@ -37,9 +38,10 @@ public final class CodeBundle {
     }
 
     /**
-     * Bytes that arrived from the wire claiming to be bundle {@code expectedHash}.
+     * Bytes that arrived from the wire claiming to be bundle {@code expectedHash}. Checks the hash and that they
+     * start like a jar; the entries are read when first needed.
      *
-     * @throws InvalidBundleException if their hash differs or they are not a readable jar
+     * @throws InvalidBundleException if their hash differs or they are not a jar
      */
     public static CodeBundle verified(String expectedHash, byte[] jar) {
         String actual = hashOf(jar);
@@ -47,7 +49,24 @@ public final class CodeBundle {
             throw new InvalidBundleException("code bundle " + shortHash(expectedHash) + " arrived with hash "
                     + shortHash(actual) + ": the bytes were corrupted or the sender named the wrong bundle");
         }
-        return new CodeBundle(actual, jar, unzip(jar));
+        if (jar.length < 4 || jar[0] != 'P' || jar[1] != 'K' || jar[2] != 3 || jar[3] != 4) {
+            throw new InvalidBundleException("code bundle " + shortHash(expectedHash) + " is not a jar");
+        }
+        return new CodeBundle(actual, jar, null);
+    }
+
+    private Map<String, byte[]> entries() {
+        Map<String, byte[]> e = entries;
+        if (e == null) {
+            synchronized (this) {
+                e = entries;
+                if (e == null) {
+                    e = unzip(bytes);
+                    entries = e;
+                }
+            }
+        }
+        return e;
     }
 
     public static String hashOf(byte[] bytes) {
@@ -92,14 +111,18 @@ public final class CodeBundle {
         return bytes.length;
     }
 
-    /** An entry's bytes ({@code org/example/App.class}), or null. */
+    /**
+     * An entry's bytes ({@code org/example/App.class}), or null.
+     *
+     * @throws InvalidBundleException if the bundle turns out not to be a readable jar
+     */
     byte[] entry(String name) {
-        return entries.get(name);
+        return entries().get(name);
     }
 
     /** The jar manifest's main attributes of interest, or null when absent. */
     public String manifestAttribute(String name) {
-        byte[] manifest = entries.get("META-INF/MANIFEST.MF");
+        byte[] manifest = entries().get("META-INF/MANIFEST.MF");
         if (manifest == null) {
             return null;
         }
