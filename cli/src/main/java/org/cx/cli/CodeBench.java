@@ -32,15 +32,18 @@ final class CodeBench {
     private CodeBench() {
     }
 
-    /** F(20), 5 ms per leaf (long enough for every producer to get a task), built from the bundle's classes. */
+    /**
+     * F(21) built from the bundle's classes, each leaf sleeping 5 ms plus 5 ms per MiB of bundle: long enough for
+     * every producer to get a task even when 64 of them unpack a large bundle on two cores.
+     */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Task rootFrom(ClassLoader bundle) throws ReflectiveOperationException {
+    private static Task rootFrom(ClassLoader bundle, int megabytes) throws ReflectiveOperationException {
         Class<?> load = bundle.loadClass(Load.class.getName());
         Class<?> kind = bundle.loadClass(Load.Kind.class.getName());
         Object sleep = Enum.valueOf((Class) kind, Load.Kind.SLEEP.name());
-        Object fiveMsLeaves = load.getMethod("ofMillis", kind, double.class, double.class, double.class)
-                .invoke(null, sleep, 0.0, 5.0, 0.0);
-        return (Task) bundle.loadClass(Fib.class.getName()).getConstructor(int.class, load).newInstance(20, fiveMsLeaves);
+        Object leaves = load.getMethod("ofMillis", kind, double.class, double.class, double.class)
+                .invoke(null, sleep, 0.0, 5.0 + 5.0 * megabytes, 0.0);
+        return (Task) bundle.loadClass(Fib.class.getName()).getConstructor(int.class, load).newInstance(21, leaves);
     }
 
     static Sample run(int servers, int producers, int megabytes, PrintStream log) throws Exception {
@@ -49,7 +52,7 @@ final class CodeBench {
         new Random(42).nextBytes(padding);
         entries.put("padding.bin", padding);
         CodeBundle bundle = CodeBundle.of(AppJars.jar(entries));
-        Task root = rootFrom(new BundleClassLoader(bundle));
+        Task root = rootFrom(new BundleClassLoader(bundle), megabytes);
         // Seven servers and 64 producers share this JVM and two cores; while the producers unpack a 20 MB bundle,
         // GC pauses and CPU starvation would trip a 1 s failure detector, which is not what this measures.
         ServerConfig config = ServerConfig.defaults().withName("code")
@@ -76,7 +79,7 @@ final class CodeBench {
                 Thread.sleep(1);
             }
             double last = (System.nanoTime() - start) / 1e6;
-            run.result().get(300, TimeUnit.SECONDS);
+            run.result().get(600, TimeUnit.SECONDS);
             long serverFetches = 0;
             for (TaskServerNode s : cluster.servers()) {
                 serverFetches += s.status().bundleFetches();
