@@ -796,12 +796,19 @@ public final class Scheduler {
         return demand;
     }
 
-    /** Neighbouring servers report this many idle workers they have no task for (see {@link #dispatch}). */
+    /**
+     * Neighbouring servers report this many idle workers they have no task for (see {@link #dispatch}). Fresh tasks
+     * go to them (diffusion); if there are too few, prefetched copies that producers here have not started are
+     * revoked, so that they become fresh and can go too: otherwise the end of a computation waits on tasks queued
+     * behind running ones here while workers next door have nothing.
+     */
     void setRemoteIdle(int idle) {
         boolean released = idle == 0 && remoteIdle > 0;
         remoteIdle = idle;
         if (released) {
             dispatch();
+        } else if (idle > 0) {
+            revokeUnstarted(idle + idleWaiting - ready.freshCount() - revokesOutstanding);
         }
     }
 
