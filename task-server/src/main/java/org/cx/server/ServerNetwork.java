@@ -363,9 +363,12 @@ final class ServerNetwork implements StateLog {
         if (evicted || !newGroupHasSnapshot()) {
             return; // the group changed again meanwhile; a later ack schedules the release
         }
+        List<Integer> group = mirrorGroup();
         for (int old : toRelease) {
-            acked.remove(old);
-            send(old, new Message.MirrorRelease(self));
+            if (!group.contains(old)) {
+                acked.remove(old);
+                send(old, new Message.MirrorRelease(self));
+            }
         }
         toRelease.clear();
         releaseCommitted();
@@ -666,6 +669,7 @@ final class ServerNetwork implements StateLog {
                 toRelease.add(old);
             }
         }
+        toRelease.removeAll(group); // a former member back in the group (repairs in quick succession) stays
         for (int member : group) {
             acked.putIfAbsent(member, 0L);
         }
