@@ -381,8 +381,12 @@ public final class Cx implements Runnable {
                 description = "Computes F(n) on a running task server; prints 'F(N) = value'.")
         static final class RunFib extends Printing implements Callable<Integer> {
 
-            @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "The task server.")
+            @Option(names = "--server", paramLabel = "HOST:PORT", description = "The task server (the network's root).")
             String server;
+
+            @Option(names = "--lookup", paramLabel = "HOST:PORT",
+                    description = "Find the network at this lookup service instead (see 'cx lookup').")
+            String lookup;
 
             @Option(names = "--n", required = true, description = "Which Fibonacci number (0..60).")
             int n;
@@ -395,7 +399,7 @@ public final class Cx implements Runnable {
                 if (n < 0 || n > 60) {
                     throw new IllegalArgumentException("--n must be in 0..60, got " + n);
                 }
-                try (Consumer consumer = Consumer.connect(server)) {
+                try (Consumer consumer = Consumer.connect(Lookups.serverOrLookup(server, lookup, false))) {
                     long start = System.nanoTime();
                     Consumer.Pending<Long> c = consumer.submit(new Fib(n, load.toLoad()));
                     out().printf("submitted computation %x: F(%d), %d tasks%n", c.id(), n, Fib.taskCount(n));
