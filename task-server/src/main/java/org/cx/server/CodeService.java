@@ -50,8 +50,6 @@ final class CodeService {
     long uploadsReceived;
     long fetchesSent;
     long bundlesServed;
-    long bundleBytesIn;
-    long bundleBytesOut;
 
     CodeService(BodyCodecs codecs, Upstream upstream, String name) {
         this.codecs = codecs;
@@ -86,7 +84,6 @@ final class CodeService {
         if (has(hash)) {
             return;
         }
-        bundleBytesIn += chunk.data().length;
         try {
             CodeBundle bundle = incoming.computeIfAbsent(hash, BundleAssembly::new).add(chunk);
             if (bundle != null) {
@@ -205,7 +202,6 @@ final class CodeService {
         if (i == chunks.length || !to.isActive()) {
             return;
         }
-        bundleBytesOut += chunks[i].data().length;
         to.writeAndFlush(chunks[i]).addListener(f -> {
             if (f.isSuccess()) {
                 sendChunk(chunks, i + 1, to);
