@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
+import org.cx.producer.IdleLog;
+import org.cx.producer.Producer;
 import org.cx.server.ServerConfig;
 
 /** Runs the Fibonacci DAG on a local cluster (or a ForkJoinPool) and reports the figures of {@code cx bench fib}. */
@@ -50,7 +52,7 @@ public final class FibBench {
     public record Outcome(int n, int servers, int producers, int workers, String load, boolean prefetch,
                           boolean local, long result, boolean correct, long tasks, long expectedTasks,
                           long executions, double wallS, double t1S, double efficiency, double ceiling,
-                          double tasksPerS) {
+                          double tasksPerS, IdleLog.Split idle) {
 
         public Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -72,6 +74,11 @@ public final class FibBench {
             m.put("ceiling", ceiling);
             m.put("efficiency_over_ceiling", ceiling == 0 ? 0 : efficiency / ceiling);
             m.put("tasks_per_s", tasksPerS);
+            // Worker idle time during the run, summed over producers, split as in the paper's Fig. 6.
+            m.put("idle_initial_s", idle.initialNanos() / 1e9);
+            m.put("idle_steady_s", idle.steadyNanos() / 1e9);
+            m.put("idle_termination_s", idle.terminationNanos() / 1e9);
+            m.put("idle_s", idle.totalNanos() / 1e9);
             return m;
         }
     }
@@ -137,20 +144,26 @@ public final class FibBench {
         } catch (TimeoutException e) {
             throw new IllegalStateException("no result within an hour", e);
         }
-        double wall = (System.nanoTime() - start) / 1e9;
+        long end = System.nanoTime();
+        double wall = (end - start) / 1e9;
         // Tasks run on every server of the network: count them there (runs are one at a time).
         long[] after = cluster.totals();
-        return outcome(s, load, value, after[0] - before[0], after[1] - before[1], wall, (after[2] - before[2]) / 1e9);
+        IdleLog.Split idle = new IdleLog.Split(0, 0, 0);
+        for (Producer p : cluster.producers()) {
+            idle = idle.plus(p.idleLog().split(start, end));
+        }
+        return outcome(s, load, value, after[0] - before[0], after[1] - before[1], wall, (after[2] - before[2]) / 1e9,
+                idle);
     }
 
     private static Outcome outcome(Settings s, Load load, long value, long tasks, long executions, double wall,
-                                   double t1) {
+                                   double t1, IdleLog.Split idle) {
         long expected = Fib.taskCount(s.n());
         int slots = s.producers() * s.workers();
         double efficiency = (t1 / slots) / wall;
         return new Outcome(s.n(), s.servers(), s.producers(), s.workers(), load.kind().name().toLowerCase(),
                 s.prefetch(), s.local(), value, value == Fib.value(s.n()) && tasks == expected, tasks, expected,
-                executions, wall, t1, efficiency, ceiling(s.n(), slots, load), tasks / wall);
+                executions, wall, t1, efficiency, ceiling(s.n(), slots, load), tasks / wall, idle);
     }
 
     /** The efficiency of a zero-overhead greedy schedule of F(n) on {@code slots} workers. */
@@ -174,7 +187,7 @@ public final class FibBench {
             long value = pool.invoke(new LocalFib(s.n(), load, tasks, busyNanos));
             double wall = (System.nanoTime() - start) / 1e9;
             long n = tasks.sum();
-            return outcome(s, load, value, n, n, wall, busyNanos.sum() / 1e9);
+            return outcome(s, load, value, n, n, wall, busyNanos.sum() / 1e9, new IdleLog.Split(0, 0, 0));
         } finally {
             pool.shutdownNow();
         }
@@ -225,9 +238,15 @@ public final class FibBench {
     /** Prints a one-line human summary. */
     public static String describe(Outcome o) {
         return String.format("F(%d) = %d%s | tasks %d (expected 3*F(n+1)-2 = %d) | executions %d | wall %.3f s | "
-                        + "efficiency %.3f (ceiling %.3f, ratio %.3f) | %,.0f tasks/s",
+                        + "efficiency %.3f (ceiling %.3f, ratio %.3f) | %,.0f tasks/s | idle %.3f s: start-up %.1f%%, "
+                        + "steady %.1f%%, wind-down %.1f%%",
                 o.n(), o.result(), o.correct() ? "" : " WRONG", o.tasks(), o.expectedTasks(), o.executions(),
                 o.wallS(), o.efficiency(), o.ceiling(), o.ceiling() == 0 ? 0 : o.efficiency() / o.ceiling(),
-                o.tasksPerS());
+                o.tasksPerS(), o.idle().totalNanos() / 1e9, percent(o.idle().initialNanos(), o.idle()),
+                percent(o.idle().steadyNanos(), o.idle()), percent(o.idle().terminationNanos(), o.idle()));
+    }
+
+    private static double percent(long part, IdleLog.Split idle) {
+        return idle.totalNanos() == 0 ? 0 : 100.0 * part / idle.totalNanos();
     }
 }

@@ -70,6 +70,7 @@ public final class Producer implements AutoCloseable {
     /** Worker time spent waiting for a task, summed over workers. */
     private final java.util.concurrent.atomic.LongAdder workerIdleNanos = new java.util.concurrent.atomic.LongAdder();
     private final long startedNanos = System.nanoTime();
+    private final IdleLog idleLog;
     private volatile int awaitingCodeCount;
     private javax.management.ObjectName mbeanName;
     // ---- code bundles on their way (event loop only)
@@ -93,6 +94,7 @@ public final class Producer implements AutoCloseable {
         this.ownsGroup = ownsGroup;
         this.codecs = new BodyCodecs(applicationClasses);
         this.policy = new PrefetchPolicy(config.workers(), config.prefetch(), config.maxCached());
+        this.idleLog = new IdleLog(config.workers());
     }
 
     /** Connects with its own event loop thread. */
@@ -122,7 +124,8 @@ public final class Producer implements AutoCloseable {
     private void connect() throws IOException {
         channel = WireClient.connect(group, config.server(), hello(), this::attached, 10_000);
         for (int i = 0; i < config.workers(); i++) {
-            Thread t = new Thread(this::work, config.name() + "-worker-" + i);
+            int worker = i;
+            Thread t = new Thread(() -> work(worker), config.name() + "-worker-" + i);
             t.setDaemon(true);
             workers.add(t);
             t.start();
@@ -216,6 +219,11 @@ public final class Producer implements AutoCloseable {
 
     private static final AtomicLong INSTANCES = new AtomicLong();
 
+    /** When each worker waited for a task (for reports that split idle time by phase). */
+    public IdleLog idleLog() {
+        return idleLog;
+    }
+
     /** Share of worker time spent waiting for a task since start, 0..1. */
     public double idleFraction() {
         double total = (double) (System.nanoTime() - startedNanos) * config.workers();
@@ -267,7 +275,7 @@ public final class Producer implements AutoCloseable {
 
     // ---------------------------------------------------------------- workers
 
-    private void work() {
+    private void work(int worker) {
         try {
             Task task = null;
             int taken = 0;
@@ -275,8 +283,11 @@ public final class Producer implements AutoCloseable {
                 if (task == null) {
                     taken = generation.get();
                     long waitFrom = System.nanoTime();
+                    idleLog.waiting(worker, waitFrom);
                     task = cache.take();
-                    workerIdleNanos.add(System.nanoTime() - waitFrom);
+                    long waitTo = System.nanoTime();
+                    idleLog.working(worker, waitTo);
+                    workerIdleNanos.add(waitTo - waitFrom);
                     if (task == null) {
                         return;
                     }

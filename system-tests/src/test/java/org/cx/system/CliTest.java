@@ -44,11 +44,23 @@ class CliTest {
         String text = Files.readString(json);
         for (String key : new String[] {"n", "servers", "producers", "workers", "load", "prefetch", "result",
                 "correct", "tasks", "expected_tasks", "executions", "wall_s", "t1_s", "efficiency", "ceiling",
-                "tasks_per_s"}) {
+                "tasks_per_s", "idle_initial_s", "idle_steady_s", "idle_termination_s", "idle_s"}) {
             assertTrue(text.contains("\"" + key + "\":"), key + " missing from " + text);
         }
         assertTrue(text.contains("\"correct\": true"), text);
         assertTrue(text.contains("\"result\": 144"), text);
+        double idle = number(text, "idle_s");
+        double parts = number(text, "idle_initial_s") + number(text, "idle_steady_s")
+                + number(text, "idle_termination_s");
+        assertEquals(idle, parts, 1e-5, "the idle-time split adds up (the JSON rounds to microseconds)");
+        assertTrue(idle <= 3 * 2 * number(text, "wall_s") + 1e-6, "idle within workers × wall: " + text);
+    }
+
+    /** The first {@code "key": number} in {@code json}. */
+    private static double number(String json, String key) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + key + "\": ([-0-9.eE]+)").matcher(json);
+        assertTrue(m.find(), key + " missing");
+        return Double.parseDouble(m.group(1));
     }
 
     @Test
