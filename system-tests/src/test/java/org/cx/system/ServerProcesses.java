@@ -53,7 +53,10 @@ final class ServerProcesses implements AutoCloseable {
         network.launch(0, null);
         network.processes.get(0).awaitLine("listening", WAIT);
         for (int i = 1; i < count; i++) {
+            // One JVM start at a time: seven at once on two cores can starve a new member's heartbeats past the
+            // failure timeout, and it is (rightly) declared failed.
             network.launch(i, "127.0.0.1:" + network.ports.get(0));
+            network.processes.get(i).awaitLine("listening", WAIT);
         }
         network.awaitTolerant(count);
         return network;
