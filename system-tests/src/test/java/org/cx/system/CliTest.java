@@ -56,6 +56,14 @@ class CliTest {
         assertTrue(idle <= 3 * 2 * number(text, "wall_s") + 1e-6, "idle within workers × wall: " + text);
     }
 
+    @Test
+    void estimateFitsTwoShortRunsAndChecksALongerOne() {
+        Run r = cx("bench", "estimate", "--n1", "6", "--n2", "8", "--n", "10", "--load", "sleep", "--leaf-ms", "0.2");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("estimated T1 for F(10) (265 tasks)"), r.out());
+        assertTrue(r.out().contains("estimate error"), r.out());
+    }
+
     /** The first {@code "key": number} in {@code json}. */
     private static double number(String json, String key) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + key + "\": ([-0-9.eE]+)").matcher(json);
