@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -33,7 +32,7 @@ class LookupTest {
 
     @Test
     void serversRegisterWithAttributesProducersFindThemAndTheDeadLeaveWithinTheirLease() throws Exception {
-        String lookup = "127.0.0.1:" + freePort();
+        String lookup = "127.0.0.1:" + ServerProcesses.freePort();
         List<ChildProcess> servers = new ArrayList<>();
         try (ChildProcess lookupService = ChildProcess.start("lookup", Cx.class.getName(), "lookup", "--port",
                 lookup.substring(lookup.indexOf(':') + 1));
@@ -115,12 +114,6 @@ class LookupTest {
             return discovery.lookup(kind);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }

@@ -72,7 +72,7 @@ final class ServerProcesses implements AutoCloseable {
         processes.add(ChildProcess.start("s" + i, "org.cx.cli.Cx", args.toArray(String[]::new)));
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

@@ -741,16 +741,6 @@ public final class Scheduler {
         return c == null ? null : c.bundle;
     }
 
-    /** Whether any computation known here runs from {@code bundle}. */
-    public boolean usesBundle(String bundle) {
-        for (ComputationState c : computations.values()) {
-            if (c.bundle.equals(bundle)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * Takes up to {@code max} fresh ready tasks (no producer holds them: "a task that has been downloaded stays")
      * to diffuse to another server, best first, grouped by computation.
@@ -921,10 +911,20 @@ public final class Scheduler {
     public List<ComputationView> computationViews() {
         List<ComputationView> views = new ArrayList<>(computations.size());
         for (ComputationState c : computations.values()) {
-            views.add(new ComputationView(c.id, c.origin == self, c.tasksCompleted, c.tasks.size(),
-                    c.submittedNanos, c.phase.name()));
+            views.add(view(c));
         }
         return views;
+    }
+
+    /** Computation {@code id} as this server holds it, or null. */
+    public ComputationView computationView(long id) {
+        ComputationState c = computations.get(id);
+        return c == null ? null : view(c);
+    }
+
+    private ComputationView view(ComputationState c) {
+        return new ComputationView(c.id, c.origin == self, c.tasksCompleted, c.tasks.size(), c.submittedNanos,
+                c.phase.name());
     }
 
     /** Every attached producer. */

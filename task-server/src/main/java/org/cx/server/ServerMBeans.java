@@ -152,8 +152,7 @@ final class ServerMBeans {
         }
 
         private Scheduler.ComputationView view() {
-            return node.query(() -> node.scheduler().computationViews().stream().filter(v -> v.id() == id)
-                    .findFirst().orElse(null));
+            return node.query(() -> node.scheduler().computationView(id));
         }
 
         @Override
