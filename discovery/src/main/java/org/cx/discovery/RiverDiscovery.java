@@ -34,6 +34,7 @@ public final class RiverDiscovery implements Discovery {
     private final ServiceRegistrar registrar;
     private final String lookupAddress;
     private final Duration lease;
+    private final java.util.concurrent.atomic.AtomicLong renewed = new java.util.concurrent.atomic.AtomicLong();
     private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cx-lease-renewal");
         t.setDaemon(true);
@@ -102,6 +103,11 @@ public final class RiverDiscovery implements Discovery {
         return found;
     }
 
+    /** Lease renewals that succeeded, over all registrations. */
+    public long renewed() {
+        return renewed.get();
+    }
+
     @Override
     public void close() {
         renewals.shutdownNow();
@@ -121,6 +127,7 @@ public final class RiverDiscovery implements Discovery {
         private void renew() {
             try {
                 registration.getLease().renew(lease.toMillis());
+                renewed.incrementAndGet();
             } catch (Exception e) {
                 LOG.warn("cannot renew the registration with the lookup service at {}: {}", lookupAddress,
                         e.toString());

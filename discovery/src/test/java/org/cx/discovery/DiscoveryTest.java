@@ -44,7 +44,8 @@ class DiscoveryTest {
             RiverDiscovery dying = RiverDiscovery.connect(lookup.address(), lease, Duration.ofSeconds(10));
             dying.register(ServiceRecord.of(Discovery.TASK_SERVER, "doomed", "127.0.0.1:7071"));
             assertEquals(1, observer.lookup(Discovery.TASK_SERVER).size());
-            Thread.sleep(lease.toMillis() * 2); // renewals keep it alive past its first lease
+            // Renewed every third of the lease: after four renewals the first lease has long run out.
+            Await.until("four lease renewals", Duration.ofSeconds(30), () -> dying.renewed() >= 4);
             assertEquals(1, observer.lookup(Discovery.TASK_SERVER).size(), "renewed while alive");
             long stopped = System.nanoTime();
             dying.close(); // stops renewing, like a killed process

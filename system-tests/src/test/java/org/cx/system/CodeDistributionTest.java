@@ -46,22 +46,36 @@ class CodeDistributionTest {
     @TempDir
     Path dir;
 
-    /** {@code app.Version}: a task that waits a little (so two run at once) and answers {@code version}. */
+    /** Where the two versions meet (a JDK object both bundle loaders can see): the producers run in this JVM. */
+    private static final String MEETING = "cx.test.versions";
+
+    /**
+     * {@code app.Version}: answers {@code version}, its loader's name, and whether the other version was running at
+     * the same time (each waits, up to 30 s, until both have started).
+     */
     private static String versionSource(String version) {
         return """
                 package app;
+                import java.util.concurrent.CountDownLatch;
+                import java.util.concurrent.TimeUnit;
                 public class Version extends org.cx.api.Task {
                     @Override
                     public void execute(org.cx.api.TaskContext context) {
+                        CountDownLatch both = (CountDownLatch) System.getProperties()
+                                .computeIfAbsent("%s", k -> new CountDownLatch(2));
+                        both.countDown();
+                        boolean together;
                         try {
-                            Thread.sleep(300);
+                            together = both.await(30, TimeUnit.SECONDS);
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
+                            together = false;
                         }
-                        context.sendResult("%s from " + getClass().getClassLoader().getName());
+                        context.sendResult("%s from " + getClass().getClassLoader().getName()
+                                + (together ? " (together)" : " (alone)"));
                     }
                 }
-                """.formatted(version);
+                """.formatted(MEETING, version);
     }
 
     /** Stores an {@code app.Leaf}, loading it only when it runs (so the consumer can create a Spawner). */
@@ -136,6 +150,7 @@ class CodeDistributionTest {
 
     @Test
     void twoVersionsOfAClassRunAtOnceEachInItsOwnLoader() throws Exception {
+        System.getProperties().remove(MEETING);
         byte[] v1 = AppJars.jar(Jars.compile(Map.of("app.Version", versionSource("v1")), dir.resolve("v1")));
         byte[] v2 = AppJars.jar(Jars.compile(Map.of("app.Version", versionSource("v2")), dir.resolve("v2")));
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("versions"), 3, 4, 1, true);
@@ -146,6 +161,7 @@ class CodeDistributionTest {
             String b = two.result().get(60, TimeUnit.SECONDS);
             assertTrue(a.startsWith("v1 from cx-code-bundle-" + CodeBundle.shortHash(CodeBundle.hashOf(v1))), a);
             assertTrue(b.startsWith("v2 from cx-code-bundle-" + CodeBundle.shortHash(CodeBundle.hashOf(v2))), b);
+            assertTrue(a.endsWith("(together)") && b.endsWith("(together)"), a + " / " + b);
         }
     }
 
