@@ -7,16 +7,28 @@ import java.util.PriorityQueue;
  * Whenever a worker is free and a task is ready it starts at once, in the same priority order the runtime uses
  * (compositions first, then larger subproblems, then oldest). Communication costs nothing. Returns the efficiency
  * (T1 / workers) / makespan of that schedule.
+ *
+ * <p>Workers may differ in speed (paper §5, mixed processor types): a worker of speed s runs a task in 1/s of its
+ * reference time, and a ready task goes to the fastest free worker. The efficiency is then measured against the
+ * paper's composite base case, the mean over workers of T1 / s.
  */
 public final class CeilingSimulator {
 
     private CeilingSimulator() {
     }
 
-    /** Result of one simulation. */
-    public record Schedule(double t1, double makespan, int workers, long tasks) {
+    /**
+     * Result of one simulation.
+     *
+     * @param t1        the sum of the tasks' reference times: the time on one worker of speed 1
+     * @param makespan  when the last task finished
+     * @param workers   how many workers ran the schedule
+     * @param tasks     tasks run
+     * @param composite the composite base case: the mean over workers of t1 / speed (t1 when all have speed 1)
+     */
+    public record Schedule(double t1, double makespan, int workers, long tasks, double composite) {
         public double efficiency() {
-            return makespan == 0 ? 1.0 : (t1 / workers) / makespan;
+            return makespan == 0 ? 1.0 : (composite / workers) / makespan;
         }
     }
 
@@ -32,6 +44,7 @@ public final class CeilingSimulator {
         final long seq;
         int missing;
         double finish;
+        int worker;
 
         Node(int kind, int n, Node successor, long seq) {
             this.kind = kind;
@@ -45,6 +58,32 @@ public final class CeilingSimulator {
     public static Schedule simulate(int n, int workers, double decompose, double leaf, double compose) {
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be >= 1");
+        }
+        double[] speeds = new double[workers];
+        java.util.Arrays.fill(speeds, 1.0);
+        return simulate(n, speeds, decompose, leaf, compose);
+    }
+
+    /** The same schedule on workers of the given speeds (1.0 = reference). */
+    public static Schedule simulate(int n, double[] speeds, double decompose, double leaf, double compose) {
+        int workers = speeds.length;
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be >= 1");
+        }
+        double inverseSum = 0;
+        for (double s : speeds) {
+            if (!(s > 0)) {
+                throw new IllegalArgumentException("worker speeds must be positive: " + s);
+            }
+            inverseSum += 1 / s;
+        }
+        // Free workers, fastest first (lowest index among equals, so equal speeds behave as one pool).
+        PriorityQueue<Integer> free = new PriorityQueue<>((a, b) -> {
+            int c = Double.compare(speeds[b], speeds[a]);
+            return c != 0 ? c : Integer.compare(a, b);
+        });
+        for (int i = 0; i < workers; i++) {
+            free.add(i);
         }
         PriorityQueue<Node> ready = new PriorityQueue<>((a, b) -> {
             int c = Integer.compare(a.kind == COMPOSE ? 0 : 1, b.kind == COMPOSE ? 0 : 1);
@@ -60,24 +99,23 @@ public final class CeilingSimulator {
         double now = 0;
         double t1 = 0;
         long tasks = 0;
-        int free = workers;
         while (!ready.isEmpty() || !running.isEmpty()) {
-            while (free > 0 && !ready.isEmpty()) {
+            while (!free.isEmpty() && !ready.isEmpty()) {
                 Node task = ready.poll();
                 double duration = switch (task.kind) {
                     case DECOMPOSE -> decompose;
                     case LEAF -> leaf;
                     default -> compose;
                 };
-                task.finish = now + duration;
+                task.worker = free.poll();
+                task.finish = now + duration / speeds[task.worker];
                 t1 += duration;
                 tasks++;
                 running.add(task);
-                free--;
             }
             Node done = running.poll();
             now = done.finish;
-            free++;
+            free.add(done.worker);
             if (done.kind == DECOMPOSE) {
                 Node sum = new Node(COMPOSE, done.n, done.successor, seq++);
                 ready.add(new Node(done.n - 1 < 2 ? LEAF : DECOMPOSE, done.n - 1, sum, seq++));
@@ -86,6 +124,6 @@ public final class CeilingSimulator {
                 ready.add(done.successor);
             }
         }
-        return new Schedule(t1, now, workers, tasks);
+        return new Schedule(t1, now, workers, tasks, t1 * inverseSum / workers);
     }
 }

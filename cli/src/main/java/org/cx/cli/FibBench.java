@@ -131,6 +131,14 @@ public final class FibBench {
         return sorted.get((sorted.size() - 1) / 2);
     }
 
+    /**
+     * Runs F(n) once on a cluster that is already up (and warmed up, if that matters) and measures it. The cluster
+     * must run nothing else meanwhile: tasks and execution time are counted on its servers.
+     */
+    public static Outcome measure(Settings s, Consumer consumer, LocalCluster cluster) throws InterruptedException {
+        return runOnce(s, s.load().toLoad(), consumer, cluster);
+    }
+
     private static Outcome runOnce(Settings s, Load load, Consumer consumer, LocalCluster cluster)
             throws InterruptedException {
         long[] before = cluster.totals();
@@ -212,11 +220,11 @@ public final class FibBench {
         protected Long compute() {
             long t0 = System.nanoTime();
             if (n < 2) {
-                load.leaf();
+                load.leaf(1.0);
                 account(t0);
                 return (long) n;
             }
-            load.decompose();
+            load.decompose(1.0);
             account(t0);
             LocalFib a = new LocalFib(n - 1, load, tasks, busyNanos);
             LocalFib b = new LocalFib(n - 2, load, tasks, busyNanos);
@@ -224,7 +232,7 @@ public final class FibBench {
             long x = a.compute();
             long y = b.join();
             long t1 = System.nanoTime();
-            load.compose();
+            load.compose(1.0);
             account(t1);
             return x + y;
         }

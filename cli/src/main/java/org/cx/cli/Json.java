@@ -40,7 +40,7 @@ final class Json {
                 }
                 sb.append(indent).append(']');
             }
-            case Double d -> sb.append(d.isNaN() || d.isInfinite() ? "null" : String.format("%.6g", d));
+            case Double d -> sb.append(d.isNaN() || d.isInfinite() ? "null" : String.format(java.util.Locale.ROOT, "%.6g", d));
             case Number n -> sb.append(n);
             case Boolean b -> sb.append(b);
             default -> string(sb, value.toString());

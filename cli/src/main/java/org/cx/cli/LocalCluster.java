@@ -77,10 +77,16 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Attaches one more producer to server {@code server} (in start order). */
     public Producer addProducer(int server, int workers, boolean prefetch) throws IOException {
+        return addProducer(server, workers, prefetch, 1.0);
+    }
+
+    /** Attaches one more producer of the given host speed to server {@code server} (in start order). */
+    public Producer addProducer(int server, int workers, boolean prefetch, double speed) throws IOException {
         TaskServerNode to = servers.get(server);
         ProducerConfig pc = ProducerConfig.of(to.address(), workers)
                 .withName("producer-" + producers.size())
-                .withPrefetch(prefetch);
+                .withPrefetch(prefetch)
+                .withSpeed(speed);
         Producer p = Producer.start(pc, producerLoops);
         producers.add(p);
         return p;

@@ -29,6 +29,21 @@ class CeilingSimulatorTest {
     }
 
     @Test
+    void mixedSpeedsByHand() {
+        // F(2) on a worker of speed 2 and one of speed 1: D on the fast one (0.5); the leaves start together,
+        // fast 20 (to 20.5), slow 40 (to 40.5); C on the fast one, 40.5..41. T1 = 82; the composite base case is
+        // the mean of 82/2 and 82/1 = 61.5, so the efficiency is (61.5 / 2) / 41.
+        CeilingSimulator.Schedule mixed = CeilingSimulator.simulate(2, new double[] {1.0, 2.0}, 1, 40, 1);
+        assertEquals(41, mixed.makespan(), 1e-9);
+        assertEquals(82, mixed.t1(), 1e-9);
+        assertEquals(61.5, mixed.composite(), 1e-9);
+        assertEquals(61.5 / 2 / 41, mixed.efficiency(), 1e-9);
+        // Equal speeds are the homogeneous case.
+        assertEquals(CeilingSimulator.simulate(9, 4, 1, 40, 1).makespan(),
+                CeilingSimulator.simulate(9, new double[] {1, 1, 1, 1}, 1, 40, 1).makespan(), 1e-9);
+    }
+
+    @Test
     void taskCountAndCriticalPathMatchTheFormulas() {
         for (int n = 0; n <= 20; n++) {
             CeilingSimulator.Schedule unbounded = CeilingSimulator.simulate(n, 1 << 20, 1, 1, 1);

@@ -17,6 +17,15 @@ public interface TaskContext {
     Continuation continuation();
 
     /**
+     * How fast the host running this task is, relative to a reference host (1.0; 2.0 = twice as fast). Set per
+     * producer by its operator ({@code cx producer --speed}); real work ignores it, synthetic benchmark loads divide
+     * their times by it to emulate a mix of processor types (paper §5).
+     */
+    default double hostSpeed() {
+        return 1.0;
+    }
+
+    /**
      * Stores {@code task}, whose value will go to {@code sendTo}. Returns the new task's id, which successors of
      * other tasks may name as the target of {@link #storeResult}. The task becomes ready when all
      * {@link Task#arity()} inputs have arrived.

@@ -305,7 +305,7 @@ public final class Producer implements AutoCloseable {
      */
     private Task runAndClaim(Task task, int taken) {
         BodyCodec codec = codecs.forComputation(task.id().computation());
-        TaskRunner.Outcome outcome = TaskRunner.run(codec, task);
+        TaskRunner.Outcome outcome = TaskRunner.run(codec, task, config.speed());
         Task next = null;
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {

@@ -13,9 +13,11 @@ import java.net.InetSocketAddress;
  * @param claim      a worker runs the best ready child of the task it just finished, without a round trip
  * @param jmx        the JMX service URL of this producer's process, told to its server for {@code cx status};
  *                   empty if none
+ * @param speed      this host's speed relative to a reference host, seen by tasks as
+ *                   {@link org.cx.api.TaskContext#hostSpeed()}; synthetic loads use it to emulate mixed processor types
  */
 public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached,
-                             boolean claim, String jmx) {
+                             boolean claim, String jmx, double speed) {
 
     public ProducerConfig {
         if (workers < 1 || workers > 1024) {
@@ -24,25 +26,32 @@ public record ProducerConfig(InetSocketAddress server, String name, int workers,
         if (maxCached < 1) {
             throw new IllegalArgumentException("maxCached must be >= 1, got " + maxCached);
         }
+        if (!(speed > 0) || speed > 1000) {
+            throw new IllegalArgumentException("speed must be in (0, 1000], got " + speed);
+        }
     }
 
     public static ProducerConfig of(InetSocketAddress server, int workers) {
-        return new ProducerConfig(server, "producer", workers, true, 256, true, "");
+        return new ProducerConfig(server, "producer", workers, true, 256, true, "", 1.0);
     }
 
     public ProducerConfig withName(String newName) {
-        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx);
+        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx, speed);
     }
 
     public ProducerConfig withPrefetch(boolean on) {
-        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx);
+        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed);
     }
 
     public ProducerConfig withClaim(boolean on) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx, speed);
     }
 
     public ProducerConfig withJmx(String url) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url, speed);
+    }
+
+    public ProducerConfig withSpeed(double factor) {
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, factor);
     }
 }

@@ -3,6 +3,9 @@ package org.cx.system;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.awt.image.BufferedImage;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import javax.imageio.ImageIO;
 import org.cx.cli.AppJars;
 import org.cx.cli.Cx;
 import org.cx.examples.fib.Fib;
@@ -54,6 +58,59 @@ class CliTest {
                 + number(text, "idle_termination_s");
         assertEquals(idle, parts, 1e-5, "the idle-time split adds up (the JSON rounds to microseconds)");
         assertTrue(idle <= 3 * 2 * number(text, "wall_s") + 1e-6, "idle within workers × wall: " + text);
+    }
+
+    /**
+     * {@code cx bench paper --quick} end to end in a test profile: tiny n, 8 producers, loads a tenth of the
+     * paper's scale. Checks the JSON (parsed by a real parser), every run's result, the idle split, the report's
+     * sections and that every chart is a real PNG of the promised size.
+     */
+    @Test
+    void benchPaperQuickWritesResultsReportAndCharts(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("paper");
+        Run r = cx("bench", "paper", "--quick", "--n-min", "8", "--n-max", "9", "--servers", "1,3", "--producers",
+                "8", "--prefetch-producers", "4", "--fast-producers", "2", "--time-scale", "0.1", "--out",
+                out.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("[14/14]"), "a progress line per point: " + r.err());
+
+        JsonNode root =
+                new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertTrue(root.at("/machine/cores").asInt() > 0, "the machine is recorded");
+        JsonNode points = root.get("points");
+        // 2 workloads x 2 network sizes x 2 n, prefetch on/off x F(11), F(15), mixed speeds x 2 n.
+        assertEquals(2 * 2 * 2 + 2 * 2 + 2, points.size());
+        Map<String, Integer> perExperiment = new TreeMap<>();
+        for (JsonNode p : points) {
+            perExperiment.merge(p.get("experiment").asText(), 1, Integer::sum);
+            assertEquals(1, p.get("runs").size());
+            JsonNode run = p.get("runs").get(0);
+            assertTrue(run.get("correct").asBoolean(), run.toString());
+            assertEquals(Fib.value(run.get("n").asInt()), run.get("result").asLong());
+            double parts = run.get("idle_initial_s").asDouble() + run.get("idle_steady_s").asDouble()
+                    + run.get("idle_termination_s").asDouble();
+            assertEquals(run.get("idle_s").asDouble(), parts, 1e-5, "idle split adds up: " + run);
+            assertTrue(run.get("ceiling").asDouble() > 0 && run.get("ceiling").asDouble() <= 1, run.toString());
+        }
+        assertEquals(Map.of("mixed", 2, "prefetch", 4, "scaling", 8), perExperiment);
+
+        String report = Files.readString(out.resolve("report.md"));
+        for (String section : new String[] {"## Efficiency against n (Fig. 5)", "## Where the idle time went (Fig. 6)",
+                "## Prefetch on and off", "## Mixed processor types", "Target, prefetch on ≥ off at n = 15"}) {
+            assertTrue(report.contains(section), section + " missing from\n" + report);
+        }
+        for (String chart : new String[] {"fig5-efficiency-workload1.png", "fig5-efficiency-workload2.png",
+                "fig6-idle-workload1.png", "fig6-idle-workload2.png", "prefetch.png", "mixed-speeds.png"}) {
+            BufferedImage image = ImageIO.read(out.resolve(chart).toFile());
+            assertTrue(image != null && image.getWidth() == 900 && image.getHeight() == 540, chart);
+        }
+    }
+
+    @Test
+    void benchPaperRefusesAProfileWithoutTheOneServerReference(@TempDir Path dir) {
+        Run r = cx("bench", "paper", "--servers", "3,7", "--out", dir.toString());
+        assertTrue(r.exit() != 0);
+        assertTrue(r.err().contains("include 1"), r.err());
     }
 
     @Test

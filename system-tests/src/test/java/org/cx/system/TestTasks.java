@@ -131,7 +131,7 @@ final class TestTasks {
         public void execute(TaskContext context) {
             EXECUTIONS.add(Map.entry(context.id().toString(), System.nanoTime()));
             if (n < 2) {
-                load.leaf();
+                load.leaf(context.hostSpeed());
                 context.sendResult((long) n);
                 return;
             }

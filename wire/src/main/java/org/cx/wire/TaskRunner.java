@@ -47,7 +47,12 @@ public final class TaskRunner {
 
     /** Runs {@code task} (already decoded and bound) and collects its effects. Never throws for task failures. */
     public static Outcome run(BodyCodec codec, Task task) {
-        BufferingContext context = new BufferingContext(codec, task);
+        return run(codec, task, 1.0);
+    }
+
+    /** {@link #run(BodyCodec, Task)} on a host of the given {@link TaskContext#hostSpeed() speed}. */
+    public static Outcome run(BodyCodec codec, Task task, double hostSpeed) {
+        BufferingContext context = new BufferingContext(codec, task, hostSpeed);
         long start = System.nanoTime();
         try {
             task.execute(context);
@@ -91,10 +96,17 @@ public final class TaskRunner {
         private final Task running;
         private final List<TaskEnvelope> spawned = new ArrayList<>(4);
         private final List<ValueEnvelope> values = new ArrayList<>(2);
+        private final double hostSpeed;
 
-        BufferingContext(BodyCodec codec, Task running) {
+        BufferingContext(BodyCodec codec, Task running, double hostSpeed) {
             this.codec = codec;
             this.running = running;
+            this.hostSpeed = hostSpeed;
+        }
+
+        @Override
+        public double hostSpeed() {
+            return hostSpeed;
         }
 
         @Override

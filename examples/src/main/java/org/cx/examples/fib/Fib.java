@@ -28,11 +28,11 @@ public final class Fib extends Task {
     @Override
     public void execute(TaskContext context) {
         if (n < 2) {
-            load.leaf();
+            load.leaf(context.hostSpeed());
             context.sendResult((long) n);
             return;
         }
-        load.decompose();
+        load.decompose(context.hostSpeed());
         TaskId sum = context.storeTask(new Sum(load), context.continuation());
         context.storeTask(new Fib(n - 1, load), Continuation.to(sum, 0));
         context.storeTask(new Fib(n - 2, load), Continuation.to(sum, 1));
@@ -77,7 +77,7 @@ public final class Fib extends Task {
 
         @Override
         public void execute(TaskContext context) {
-            load.compose();
+            load.compose(context.hostSpeed());
             long a = input(0);
             long b = input(1);
             context.sendResult(a + b);

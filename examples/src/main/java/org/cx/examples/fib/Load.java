@@ -11,6 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * @param leafNanos      per boundary (leaf) task
  * @param composeNanos   per composition task
  * @param speedFactor    scales every time, to emulate a slower (&gt; 1) or faster (&lt; 1) producer
+ *
+ * <p>The times are those of a reference host; on a host of {@link org.cx.api.TaskContext#hostSpeed() speed} s
+ * each takes 1/s of it, which is how the benchmarks emulate a mix of processor types.
  */
 public record Load(Kind kind, long decomposeNanos, long leafNanos, long composeNanos, double speedFactor) {
 
@@ -22,23 +25,23 @@ public record Load(Kind kind, long decomposeNanos, long leafNanos, long composeN
         return new Load(kind, (long) (decomposeMs * 1e6), (long) (leafMs * 1e6), (long) (composeMs * 1e6), 1.0);
     }
 
-    /** Spends one decomposition task's load now. */
-    public void decompose() {
-        spend(decomposeNanos);
+    /** Spends one decomposition task's load now, on a host of the given speed. */
+    public void decompose(double hostSpeed) {
+        spend(decomposeNanos, hostSpeed);
     }
 
-    /** Spends one boundary task's load now. */
-    public void leaf() {
-        spend(leafNanos);
+    /** Spends one boundary task's load now, on a host of the given speed. */
+    public void leaf(double hostSpeed) {
+        spend(leafNanos, hostSpeed);
     }
 
-    /** Spends one composition task's load now. */
-    public void compose() {
-        spend(composeNanos);
+    /** Spends one composition task's load now, on a host of the given speed. */
+    public void compose(double hostSpeed) {
+        spend(composeNanos, hostSpeed);
     }
 
-    private void spend(long nanos) {
-        long scaled = (long) (nanos * speedFactor);
+    private void spend(long nanos, double hostSpeed) {
+        long scaled = (long) (nanos * speedFactor / hostSpeed);
         if (scaled <= 0 || kind == Kind.NONE) {
             return;
         }
