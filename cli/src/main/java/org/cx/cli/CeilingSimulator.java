@@ -25,10 +25,19 @@ public final class CeilingSimulator {
      * @param workers   how many workers ran the schedule
      * @param tasks     tasks run
      * @param composite the composite base case: the mean over workers of t1 / speed (t1 when all have speed 1)
+     * @param idleInitial     worker time before each worker's first task, summed (the start-up transient)
+     * @param idleTermination worker time after each worker's last task until the makespan, summed
+     * @param idleTotal       all worker time not spent running a task: workers × makespan − busy time
      */
-    public record Schedule(double t1, double makespan, int workers, long tasks, double composite) {
+    public record Schedule(double t1, double makespan, int workers, long tasks, double composite,
+                           double idleInitial, double idleTermination, double idleTotal) {
         public double efficiency() {
             return makespan == 0 ? 1.0 : (composite / workers) / makespan;
+        }
+
+        /** The start-up transient's share of all idle time, in percent: what even a perfect runtime would show. */
+        public double initialPercent() {
+            return idleTotal <= 0 ? 0 : 100 * idleInitial / idleTotal;
         }
     }
 
@@ -98,7 +107,11 @@ public final class CeilingSimulator {
         ready.add(new Node(n < 2 ? LEAF : DECOMPOSE, n, null, seq++));
         double now = 0;
         double t1 = 0;
+        double busy = 0;
         long tasks = 0;
+        double[] firstStart = new double[workers];
+        double[] lastEnd = new double[workers];
+        java.util.Arrays.fill(firstStart, -1);
         while (!ready.isEmpty() || !running.isEmpty()) {
             while (!free.isEmpty() && !ready.isEmpty()) {
                 Node task = ready.poll();
@@ -109,6 +122,11 @@ public final class CeilingSimulator {
                 };
                 task.worker = free.poll();
                 task.finish = now + duration / speeds[task.worker];
+                if (firstStart[task.worker] < 0) {
+                    firstStart[task.worker] = now;
+                }
+                lastEnd[task.worker] = task.finish;
+                busy += duration / speeds[task.worker];
                 t1 += duration;
                 tasks++;
                 running.add(task);
@@ -124,6 +142,17 @@ public final class CeilingSimulator {
                 ready.add(done.successor);
             }
         }
-        return new Schedule(t1, now, workers, tasks, t1 * inverseSum / workers);
+        double initial = 0;
+        double termination = 0;
+        for (int w = 0; w < workers; w++) {
+            if (firstStart[w] < 0) {
+                initial += now; // never ran a task: idle from start to end, counted as start-up
+            } else {
+                initial += firstStart[w];
+                termination += now - lastEnd[w];
+            }
+        }
+        return new Schedule(t1, now, workers, tasks, t1 * inverseSum / workers, initial, termination,
+                workers * now - busy);
     }
 }

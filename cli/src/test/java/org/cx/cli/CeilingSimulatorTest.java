@@ -18,6 +18,11 @@ class CeilingSimulatorTest {
         assertEquals(42, two.makespan());
         assertEquals(82, two.t1());
         assertEquals(82.0 / 2 / 42, two.efficiency(), 1e-9);
+        // Its idle time: the second worker waits for D (1, start-up) and while the first runs C (1, wind-down).
+        assertEquals(2, two.idleTotal(), 1e-9);
+        assertEquals(1, two.idleInitial(), 1e-9);
+        assertEquals(1, two.idleTermination(), 1e-9);
+        assertEquals(50, two.initialPercent(), 1e-9);
         // F(3) on 1 worker: everything in sequence, efficiency 1.
         CeilingSimulator.Schedule seq = CeilingSimulator.simulate(3, 1, 1, 40, 1);
         assertEquals(1.0, seq.efficiency(), 1e-9);
