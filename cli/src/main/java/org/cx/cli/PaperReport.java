@@ -21,6 +21,7 @@ import org.cx.cli.PaperBench.Workload;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryLabelPositions;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
@@ -412,7 +413,7 @@ public final class PaperReport {
         chart.getCategoryPlot().setBackgroundPaint(Color.WHITE);
         chart.getCategoryPlot().setRangeGridlinePaint(Color.LIGHT_GRAY);
         chart.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(
-                org.jfree.chart.axis.CategoryLabelPositions.UP_45);
+                CategoryLabelPositions.UP_45);
         return chart;
     }
 
