@@ -177,8 +177,14 @@ public final class Cx implements Runnable {
     @Command(name = "lookup", mixinStandardHelpOptions = true,
             description = {"Runs an Apache River (Jini) lookup service until killed. Servers started with",
                 "--lookup HOST:PORT register there (with leases), and producers and consumers started with",
-                "--lookup find them there. Unicast only: multicast discovery is off."})
+                "--lookup find them there. Unicast only, unless --multicast is given."})
     static final class Lookup extends Printing implements Callable<Integer> {
+
+        @Option(names = "--multicast",
+                description = "Also announce this lookup service and answer multicast requests (group 'cx', UDP "
+                        + "port 4160), so that '--lookup multicast' finds it without an address. Off by default: "
+                        + "many networks carry no multicast, and unicast always works.")
+        boolean multicast;
 
         @Option(names = "--port", defaultValue = "4160", description = "TCP port (the Jini default). Default: ${DEFAULT-VALUE}.")
         int port;
@@ -189,8 +195,9 @@ public final class Cx implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            try (LookupService lookup = LookupService.start(host, port)) {
-                out().println("lookup service listening on " + lookup.address());
+            try (LookupService lookup = LookupService.start(host, port, multicast)) {
+                out().println("lookup service listening on " + lookup.address()
+                        + (multicast ? "; answering multicast discovery for group '" + LookupService.GROUP + "'" : ""));
                 out().flush();
                 new CountDownLatch(1).await();
             }
@@ -239,9 +246,9 @@ public final class Cx implements Runnable {
                         + "every mirror) to FILE: an audit trail.")
         Path commitLog;
 
-        @Option(names = "--lookup", paramLabel = "HOST:PORT",
+        @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",
                 description = "Register with the lookup service at HOST:PORT (see 'cx lookup'), so that producers "
-                        + "and consumers started with --lookup find this server.")
+                        + "and consumers started with --lookup find this server." + Lookups.MULTICAST_HELP)
         String lookup;
 
         @Option(names = "--jmx-port", defaultValue = "0", paramLabel = "PORT",
@@ -274,7 +281,7 @@ public final class Cx implements Runnable {
                  Announcer announcer = discovery == null ? null : Announcer.start(discovery, node)) {
                 out().println("task server " + name + (join == null ? " (founding a network)"
                         : " (joining the network of " + join + ")") + " listening on " + host + ":" + node.port()
-                        + (lookup == null ? "" : "; registered with the lookup service at " + lookup));
+                        + (lookup == null ? "" : "; registered with the lookup service at " + discovery.lookupAddress()));
                 if (!jmx.isEmpty()) {
                     out().println("JMX: " + jmx);
                 }
@@ -320,9 +327,9 @@ public final class Cx implements Runnable {
         @Option(names = "--server", paramLabel = "HOST:PORT", description = "The task server to attach to.")
         String server;
 
-        @Option(names = "--lookup", paramLabel = "HOST:PORT",
+        @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",
                 description = "Find a task server (the one with the fewest producers) at this lookup service "
-                        + "instead.")
+                        + "instead." + Lookups.MULTICAST_HELP)
         String lookup;
 
         @Option(names = "--workers", defaultValue = "1", paramLabel = "W",
@@ -390,8 +397,8 @@ public final class Cx implements Runnable {
             @Option(names = "--server", paramLabel = "HOST:PORT", description = "The task server (the network's root).")
             String server;
 
-            @Option(names = "--lookup", paramLabel = "HOST:PORT",
-                    description = "Find the network at this lookup service instead (see 'cx lookup').")
+            @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",
+                    description = "Find the network at this lookup service instead (see 'cx lookup')." + Lookups.MULTICAST_HELP)
             String lookup;
 
             @Option(names = "--n", required = true, description = "Which Fibonacci number (0..60).")

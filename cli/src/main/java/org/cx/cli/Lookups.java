@@ -9,6 +9,10 @@ import org.cx.discovery.ServiceRecord;
 
 /** What the commands ask a lookup service: a server for a producer, the network's root for a consumer. */
 final class Lookups {
+    /** Appended to every --lookup option's help. */
+    static final String MULTICAST_HELP = " 'multicast' instead of HOST:PORT finds a lookup service started with "
+            + "'cx lookup --multicast' by multicast discovery, where the network carries multicast.";
+
     private Lookups() {
     }
 

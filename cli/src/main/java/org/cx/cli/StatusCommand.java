@@ -32,7 +32,7 @@ final class StatusCommand extends Cx.Printing implements Callable<Integer> {
     @Option(names = "--server", paramLabel = "HOST:PORT", description = "Any server of the network.")
     String server;
 
-    @Option(names = "--lookup", paramLabel = "HOST:PORT", description = "Find the network at this lookup service.")
+    @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast", description = "Find the network at this lookup service." + Lookups.MULTICAST_HELP)
     String lookup;
 
     @Option(names = "--once", description = "Print one snapshot and exit.")

@@ -42,8 +42,8 @@ final class SubmitCommand extends Cx.Printing implements Callable<Integer> {
             description = "The task server to submit to: the network's primary root.")
     String server;
 
-    @Option(names = "--lookup", paramLabel = "HOST:PORT",
-            description = "Find the network at this lookup service instead (see 'cx lookup').")
+    @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",
+            description = "Find the network at this lookup service instead (see 'cx lookup')." + Lookups.MULTICAST_HELP)
     String lookup;
 
     @Option(names = "--main-class", paramLabel = "CLASS",

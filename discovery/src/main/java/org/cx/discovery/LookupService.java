@@ -5,15 +5,20 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.rmi.RemoteException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * An embedded, transient Apache River lookup service on {@code host:port}: unicast discovery only (multicast off),
- * its unicast listener and its remote calls bound to {@code host}, no SecurityManager. What {@code cx lookup} runs
- * and {@code cx demo} embeds.
+ * An embedded, transient Apache River lookup service on {@code host:port}: unicast discovery, and multicast
+ * discovery (member group {@value #GROUP}) only when asked for; its unicast listener and its remote calls bound to
+ * {@code host}, no SecurityManager. What {@code cx lookup} runs and {@code cx demo} embeds.
  */
 public final class LookupService implements AutoCloseable {
+    /** The discovery group CX lookup services belong to, and the one multicast discovery asks for. */
+    public static final String GROUP = "cx";
+
     private final Registrar registrar;
     private final String host;
 
@@ -32,8 +37,17 @@ public final class LookupService implements AutoCloseable {
     /** River logs through java.util.logging; its INFO chatter is not for users. Held so it is not collected. */
     private static final Logger RIVER_LOG = Logger.getLogger("com.sun.jini");
 
-    /** Starts a lookup service; {@code port} 0 picks a free one. */
+    /** Starts a lookup service, unicast only; {@code port} 0 picks a free one. */
     public static LookupService start(String host, int port) throws IOException {
+        return start(host, port, false);
+    }
+
+    /**
+     * Starts a lookup service; {@code port} 0 picks a free one. With {@code multicast} it also announces itself
+     * and answers multicast requests for group {@value #GROUP} on every multicast-capable interface (UDP port
+     * 4160, groups 224.0.1.84/85), so that {@code --lookup multicast} finds it without an address.
+     */
+    public static LookupService start(String host, int port, boolean multicast) throws IOException {
         RiverCompat.install();
         RIVER_LOG.setLevel(Level.WARNING);
         if (port == 0) {
@@ -43,20 +57,22 @@ public final class LookupService implements AutoCloseable {
         }
         String quoted = "\"" + host.replace("\"", "") + "\"";
         String component = "com.sun.jini.reggie.";
-        String[] configuration = {
+        List<String> configuration = new ArrayList<>(List.of(
             "-",
-            component + "initialMemberGroups=new String[] {\"cx\"}",
+            component + "initialMemberGroups=new String[] {\"" + GROUP + "\"}",
             component + "initialLookupGroups=new String[] {}",
-            component + "multicastInterfaces=new java.net.NetworkInterface[] {}",
             component + "unicastDiscoveryHost=" + quoted,
             component + "initialUnicastDiscoveryPort=" + port,
             component + "serverSocketFactory=new org.cx.discovery.BoundServerSocketFactory(" + quoted + ")",
             component + "serverExporter=new net.jini.jeri.BasicJeriExporter("
                     + "net.jini.jeri.tcp.TcpServerEndpoint.getInstance(" + quoted + ", 0), "
-                    + "new net.jini.jeri.BasicILFactory())",
-        };
+                    + "new net.jini.jeri.BasicILFactory())"));
+        if (!multicast) {
+            // Without this entry River uses every multicast-capable interface; with none it uses no multicast.
+            configuration.add(component + "multicastInterfaces=new java.net.NetworkInterface[] {}");
+        }
         try {
-            return new LookupService(new Registrar(configuration), host);
+            return new LookupService(new Registrar(configuration.toArray(String[]::new)), host);
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {

@@ -6,7 +6,9 @@ import java.rmi.RemoteException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -17,17 +19,24 @@ import net.jini.core.lookup.ServiceMatches;
 import net.jini.core.lookup.ServiceRegistrar;
 import net.jini.core.lookup.ServiceRegistration;
 import net.jini.core.lookup.ServiceTemplate;
+import net.jini.discovery.DiscoveryEvent;
+import net.jini.discovery.DiscoveryListener;
+import net.jini.discovery.LookupDiscovery;
 import net.jini.lookup.entry.Name;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link Discovery} through one Apache River lookup service found by unicast discovery ({@code jini://host:port}).
+ * {@link Discovery} through one Apache River lookup service, found by unicast discovery ({@code jini://host:port},
+ * always works) or, when asked for with {@value #MULTICAST}, by multicast discovery of group
+ * {@value LookupService#GROUP} (only where the network carries multicast).
  * Registrations are leased for {@code lease} and renewed every third of it, so a process that dies leaves the
  * lookup service within one lease.
  */
 public final class RiverDiscovery implements Discovery {
     private static final Logger LOG = LoggerFactory.getLogger(RiverDiscovery.class);
+    /** What {@code --lookup} takes instead of HOST:PORT to find a lookup service by multicast. */
+    public static final String MULTICAST = "multicast";
     /** Default lease of a registration. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(10);
 
@@ -41,15 +50,26 @@ public final class RiverDiscovery implements Discovery {
         return t;
     });
 
-    private RiverDiscovery(ServiceRegistrar registrar, String lookupAddress, Duration lease) {
+    /** The multicast discovery that found the registrar, kept until close; null for unicast. */
+    private final LookupDiscovery multicast;
+
+    private RiverDiscovery(ServiceRegistrar registrar, String lookupAddress, Duration lease,
+                           LookupDiscovery multicast) {
         this.registrar = registrar;
         this.lookupAddress = lookupAddress;
         this.lease = lease;
+        this.multicast = multicast;
     }
 
-    /** Finds the lookup service at {@code host:port} (unicast), waiting up to {@code timeout}. */
+    /**
+     * Finds the lookup service at {@code host:port} (unicast), or with {@value #MULTICAST} the first one of group
+     * {@value LookupService#GROUP} that answers a multicast request, waiting up to {@code timeout}.
+     */
     public static RiverDiscovery connect(String hostPort, Duration lease, Duration timeout) throws IOException {
         RiverCompat.install();
+        if (MULTICAST.equals(hostPort)) {
+            return discoverByMulticast(lease, timeout);
+        }
         int colon = hostPort.lastIndexOf(':');
         if (colon <= 0 || colon == hostPort.length() - 1) {
             throw new IllegalArgumentException("--lookup takes HOST:PORT, got '" + hostPort + "'");
@@ -61,11 +81,41 @@ public final class RiverDiscovery implements Discovery {
             throw new IllegalArgumentException("--lookup takes HOST:PORT, got '" + hostPort + "': " + e.getMessage());
         }
         try {
-            return new RiverDiscovery(locator.getRegistrar((int) timeout.toMillis()), hostPort, lease);
+            return new RiverDiscovery(locator.getRegistrar((int) timeout.toMillis()), hostPort, lease, null);
         } catch (IOException | ClassNotFoundException e) {
             throw new IOException("no lookup service answers at " + hostPort + " (start one with 'cx lookup --port "
                     + hostPort.substring(colon + 1) + "'): " + e.getMessage(), e);
         }
+    }
+
+    private static RiverDiscovery discoverByMulticast(Duration lease, Duration timeout) throws IOException {
+        BlockingQueue<ServiceRegistrar> found = new LinkedBlockingQueue<>();
+        LookupDiscovery discovery = new LookupDiscovery(new String[] {LookupService.GROUP});
+        discovery.addDiscoveryListener(new DiscoveryListener() {
+            @Override
+            public void discovered(DiscoveryEvent e) {
+                found.addAll(List.of(e.getRegistrars()));
+            }
+
+            @Override
+            public void discarded(DiscoveryEvent e) {
+            }
+        });
+        ServiceRegistrar registrar;
+        try {
+            registrar = found.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            registrar = null;
+        }
+        if (registrar == null) {
+            discovery.terminate();
+            throw new IOException("no lookup service of group '" + LookupService.GROUP + "' answered by multicast "
+                    + "within " + timeout.toSeconds() + " s. Was it started with 'cx lookup --multicast'? Many "
+                    + "networks (clouds, containers) carry no multicast: give --lookup HOST:PORT instead.");
+        }
+        LookupLocator locator = registrar.getLocator();
+        return new RiverDiscovery(registrar, locator.getHost() + ":" + locator.getPort(), lease, discovery);
     }
 
     public static RiverDiscovery connect(String hostPort) throws IOException {
@@ -108,9 +158,17 @@ public final class RiverDiscovery implements Discovery {
         return renewed.get();
     }
 
+    /** The lookup service's address, as found (for {@value #MULTICAST}: the address it answered from). */
+    public String lookupAddress() {
+        return lookupAddress;
+    }
+
     @Override
     public void close() {
         renewals.shutdownNow();
+        if (multicast != null) {
+            multicast.terminate();
+        }
     }
 
     /** A registration whose lease is renewed every third of its duration until closed. */

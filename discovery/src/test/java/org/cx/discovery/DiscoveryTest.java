@@ -7,10 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.MulticastSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.cx.testing.Await;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /** A real River lookup service on loopback, on the JDK the build runs, without a SecurityManager. */
@@ -33,6 +39,55 @@ class DiscoveryTest {
 
             registration.close();
             assertEquals(List.of(), discovery.lookup(Discovery.TASK_SERVER));
+        }
+    }
+
+    /**
+     * Multicast discovery only when asked for: a lookup service started with it is found by {@code --lookup
+     * multicast}; one started without it does not answer, and the error says to use HOST:PORT. Skipped (with the
+     * reason) on hosts whose network carries no multicast.
+     */
+    @Test
+    void multicastFindsOnlyALookupServiceThatWasAskedToAnswerIt() throws Exception {
+        Assumptions.assumeTrue(multicastLoopsBack(), "this host does not deliver multicast to itself: nothing to test");
+        Duration lease = Duration.ofSeconds(10);
+        try (LookupService lookup = LookupService.start("127.0.0.1", 0, true);
+             RiverDiscovery discovery = RiverDiscovery.connect(RiverDiscovery.MULTICAST, lease, Duration.ofSeconds(20))) {
+            assertEquals(lookup.address(), discovery.lookupAddress());
+            discovery.register(ServiceRecord.of(Discovery.TASK_SERVER, "found-by-multicast", "127.0.0.1:7072"));
+            try (RiverDiscovery unicast = RiverDiscovery.connect(lookup.address())) {
+                assertEquals(1, unicast.lookup(Discovery.TASK_SERVER).size(), "the same lookup service");
+            }
+        }
+        try (LookupService quiet = LookupService.start("127.0.0.1", 0)) {
+            IOException e = assertThrows(IOException.class,
+                    () -> RiverDiscovery.connect(RiverDiscovery.MULTICAST, lease, Duration.ofSeconds(3)));
+            assertTrue(e.getMessage().contains("--lookup HOST:PORT"), e.getMessage());
+            try (RiverDiscovery unicast = RiverDiscovery.connect(quiet.address())) {
+                assertEquals(List.of(), unicast.lookup(Discovery.TASK_SERVER), "unicast still works");
+            }
+        }
+    }
+
+    /** Whether a datagram sent to River's announcement group comes back to this host within a second. */
+    private static boolean multicastLoopsBack() {
+        InetAddress group;
+        try {
+            group = InetAddress.getByName("224.0.1.84");
+        } catch (IOException e) {
+            return false;
+        }
+        try (MulticastSocket receiver = new MulticastSocket(0); DatagramSocket sender = new DatagramSocket()) {
+            receiver.joinGroup(new InetSocketAddress(group, 0), null);
+            receiver.setSoTimeout(1000);
+            byte[] probe = "cx-probe".getBytes(StandardCharsets.UTF_8);
+            sender.send(new DatagramPacket(probe, probe.length, group, receiver.getLocalPort()));
+            DatagramPacket in = new DatagramPacket(new byte[64], 64);
+            receiver.receive(in);
+            return true;
+        } catch (IOException e) {
+            System.out.println("multicast probe: " + e);
+            return false;
         }
     }
 
