@@ -11,6 +11,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -27,6 +28,7 @@ import org.cx.examples.fib.Fib;
 import org.cx.producer.Producer;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
+import org.cx.testing.Await;
 import org.cx.wire.BundleClassLoader;
 import org.cx.wire.CodeBundle;
 import org.cx.wire.EventLoops;
@@ -145,6 +147,34 @@ class CodeDistributionTest {
                     fetchedByServers, fetchedByProducers);
             assertEquals(cluster.servers().size() - 1, fetchedByServers, "every other server fetched it once");
             assertTrue(fetchedByProducers >= 16, "most producers ran tasks from the bundle: " + fetchedByProducers);
+            // Both computations are over: every server drops the bundle, including those that held it only
+            // because a server they mirror ran them.
+            Await.until("every server dropped the bundle", Duration.ofSeconds(30), () -> cluster.servers().stream()
+                    .allMatch(server -> server.status().bundlesHeld() == 0));
+        }
+    }
+
+    /**
+     * Servers without producers hold a bundle only for their mirror copy of the root; when the computation ends
+     * they drop it like everyone else (and a fetch that arrives after the end is not kept either).
+     */
+    @Test
+    void aBundleHeldOnlyForAMirrorCopyIsDroppedWhenItsComputationEnds() throws Exception {
+        byte[] jar = AppJars.jar(AppJars.packageOf(Fib.class));
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("held"), 3, 0, 1, true)) {
+            for (int i = 0; i < 4; i++) {
+                cluster.addProducer(0, 1, true); // all on the root: the others only mirror
+            }
+            try (Consumer consumer = cluster.consumer()) {
+                for (int n = 10; n <= 14; n++) {
+                    assertEquals(Fib.value(n), consumer.submit(load(jar, "org.cx.examples.fib.Fib", n)).result()
+                            .get(60, TimeUnit.SECONDS));
+                }
+            }
+            Await.until("some server fetched the bundle for its mirror copy", Duration.ofSeconds(30),
+                    () -> cluster.servers().stream().skip(1).anyMatch(s -> s.status().bundleFetches() > 0));
+            Await.until("every server dropped the bundle", Duration.ofSeconds(30), () -> cluster.servers().stream()
+                    .allMatch(server -> server.status().bundlesHeld() == 0));
         }
     }
 

@@ -89,7 +89,7 @@ final class CodeService {
             if (bundle != null) {
                 incoming.remove(hash);
                 fetchDone(hash);
-                arrived(bundle);
+                arrived(bundle, upload);
             }
         } catch (CodeBundle.InvalidBundleException e) {
             incoming.remove(hash);
@@ -103,7 +103,12 @@ final class CodeService {
         }
     }
 
-    private void arrived(CodeBundle bundle) {
+    /**
+     * A bundle is complete here: bind the computations waiting for it, serve the connections waiting for it, run
+     * what waited for it. A fetched bundle that no computation here runs from (every one that wanted it ended while
+     * it travelled, or it was only passed on downstream) is not kept; an upload is, for the submission that follows.
+     */
+    private void arrived(CodeBundle bundle, boolean upload) {
         codecs.add(bundle);
         LOG.debug("server {} has {}", name, bundle);
         for (long computation : take(unbound, bundle.hash())) {
@@ -113,6 +118,9 @@ final class CodeService {
             serve(bundle, ch);
         }
         take(arrivals, bundle.hash()).forEach(Runnable::run);
+        if (!upload) {
+            codecs.dropIfUnused(bundle.hash());
+        }
     }
 
     /** Upstream could not provide {@code hash}: tell everyone waiting for it. */
@@ -209,13 +217,6 @@ final class CodeService {
         });
     }
 
-    /** A server this one mirrors uses {@code hash}: fetch it now, so a take-over finds it here. */
-    void hold(String hash) {
-        if (!has(hash)) {
-            requestFromUpstream(hash);
-        }
-    }
-
     /**
      * Runs {@code action} when {@code hash} arrives, or when it is known that it will not.
      *
@@ -232,5 +233,8 @@ final class CodeService {
     /** A computation is over here: its bundle goes when no other computation uses it. */
     void ended(long computation) {
         codecs.remove(computation);
+        for (List<Long> computations : unbound.values()) {
+            computations.remove(Long.valueOf(computation)); // its bundle is still on its way: do not bind it when it comes
+        }
     }
 }

@@ -59,8 +59,11 @@ final class ServerNetwork implements StateLog {
         /** A bundle message from another server: FetchBundle (asked on {@code from}), BundleChunk or NoBundle. */
         void bundleMessage(Message message, Channel from);
 
-        /** A server this one mirrors runs a computation from {@code bundle}: hold it too, for a take-over. */
-        void mirroredBundle(String bundle);
+        /**
+         * A server this one mirrors runs computation {@code computation} from {@code bundle}: hold the bundle too,
+         * for a take-over, until that computation ends.
+         */
+        void mirroredBundle(long computation, String bundle);
     }
 
     private final NetworkConfig config;
@@ -332,7 +335,7 @@ final class ServerNetwork implements StateLog {
         copy.apply(m.seq(), m.snapshot(), m.ops());
         for (MirrorOp op : m.ops()) {
             if (op instanceof MirrorOp.Code code) {
-                host.mirroredBundle(code.bundle());
+                host.mirroredBundle(code.id(), code.bundle());
             }
         }
         from.writeAndFlush(new Message.MirrorAck(m.from(), self, m.seq()));

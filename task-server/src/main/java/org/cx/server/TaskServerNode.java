@@ -445,8 +445,8 @@ public final class TaskServerNode implements AutoCloseable {
         }
 
         @Override
-        public void mirroredBundle(String bundle) {
-            code.hold(bundle);
+        public void mirroredBundle(long computation, String bundle) {
+            code.need(computation, bundle); // counted like a computation run here, dropped when it ends
         }
     }
 

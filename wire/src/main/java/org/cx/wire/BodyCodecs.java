@@ -93,6 +93,14 @@ public final class BodyCodecs {
         }
     }
 
+    /** Drops {@code hash} if no computation runs from it (it was only passed on). */
+    public synchronized void dropIfUnused(String hash) {
+        Loaded l = loaded.get(hash);
+        if (l != null && l.users <= 0) {
+            loaded.remove(hash);
+        }
+    }
+
     /** Bundles loaded now. */
     public int bundleCount() {
         return loaded.size();
