@@ -358,6 +358,9 @@ public final class Cx implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            if (!(speed > 0) || speed > 1000) {
+                throw new IllegalArgumentException("--speed must be in (0, 1000], got " + speed);
+            }
             server = Lookups.serverOrLookup(server, lookup, true);
             InetSocketAddress address = WireClient.parseAddress(server);
             String jmx = noJmx ? "" : JmxAgent.start("127.0.0.1", jmxPort);
