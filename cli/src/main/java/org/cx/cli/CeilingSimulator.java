@@ -35,9 +35,14 @@ public final class CeilingSimulator {
             return makespan == 0 ? 1.0 : (composite / workers) / makespan;
         }
 
-        /** The start-up transient's share of all idle time, in percent: what even a perfect runtime would show. */
-        public double initialPercent() {
-            return idleTotal <= 0 ? 0 : 100 * idleInitial / idleTotal;
+        /** The start-up transient's share of all idle time (0..1): what even a perfect runtime would show. */
+        public double initialShare() {
+            return idleTotal <= 0 ? 0 : idleInitial / idleTotal;
+        }
+
+        /** The termination transient's share of all idle time (0..1). */
+        public double terminationShare() {
+            return idleTotal <= 0 ? 0 : idleTermination / idleTotal;
         }
     }
 

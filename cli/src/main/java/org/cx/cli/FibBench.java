@@ -52,7 +52,8 @@ public final class FibBench {
     public record Outcome(int n, int servers, int producers, int workers, String load, boolean prefetch,
                           boolean local, long result, boolean correct, long tasks, long expectedTasks,
                           long executions, double wallS, double t1S, double efficiency, double ceiling,
-                          double tasksPerS, IdleLog.Split idle) {
+                          double tasksPerS, IdleLog.Split idle, double limitInitialShare,
+                          double limitTerminationShare) {
 
         public Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -79,6 +80,9 @@ public final class FibBench {
             m.put("idle_steady_s", idle.steadyNanos() / 1e9);
             m.put("idle_termination_s", idle.terminationNanos() / 1e9);
             m.put("idle_s", idle.totalNanos() / 1e9);
+            // The same split of the zero-overhead schedule's idle time, as shares: the limit for the ones above.
+            m.put("limit_idle_initial_share", limitInitialShare);
+            m.put("limit_idle_termination_share", limitTerminationShare);
             return m;
         }
     }
@@ -169,19 +173,25 @@ public final class FibBench {
         long expected = Fib.taskCount(s.n());
         int slots = s.producers() * s.workers();
         double efficiency = (t1 / slots) / wall;
+        CeilingSimulator.Schedule limit = limit(s.n(), slots, load);
         return new Outcome(s.n(), s.servers(), s.producers(), s.workers(), load.kind().name().toLowerCase(),
                 s.prefetch(), s.local(), value, value == Fib.value(s.n()) && tasks == expected, tasks, expected,
-                executions, wall, t1, efficiency, ceiling(s.n(), slots, load), tasks / wall, idle);
+                executions, wall, t1, efficiency, limit.efficiency(), tasks / wall, idle, limit.initialShare(),
+                limit.terminationShare());
     }
 
     /** The efficiency of a zero-overhead greedy schedule of F(n) on {@code slots} workers. */
     public static double ceiling(int n, int slots, Load load) {
+        return limit(n, slots, load).efficiency();
+    }
+
+    /** The zero-overhead greedy schedule of F(n) on {@code slots} workers: the limit every run is compared with. */
+    public static CeilingSimulator.Schedule limit(int n, int slots, Load load) {
         boolean timed = load.kind() != Load.Kind.NONE
                 && (load.decomposeNanos() > 0 || load.leafNanos() > 0 || load.composeNanos() > 0);
-        CeilingSimulator.Schedule schedule = timed
+        return timed
                 ? CeilingSimulator.simulate(n, slots, load.decomposeNanos(), load.leafNanos(), load.composeNanos())
                 : CeilingSimulator.simulate(n, slots, 1, 1, 1); // no load: every task costs the same
-        return schedule.efficiency();
     }
 
     // ---------------------------------------------------------------- the same DAG on a ForkJoinPool
@@ -247,11 +257,13 @@ public final class FibBench {
     public static String describe(Outcome o) {
         return String.format("F(%d) = %d%s | tasks %d (expected 3*F(n+1)-2 = %d) | executions %d | wall %.3f s | "
                         + "efficiency %.3f (ceiling %.3f, ratio %.3f) | %,.0f tasks/s | idle %.3f s: start-up %.1f%%, "
-                        + "steady %.1f%%, wind-down %.1f%%",
+                        + "steady %.1f%%, wind-down %.1f%% (limit: %.1f%%, %.1f%%, %.1f%%)",
                 o.n(), o.result(), o.correct() ? "" : " WRONG", o.tasks(), o.expectedTasks(), o.executions(),
                 o.wallS(), o.efficiency(), o.ceiling(), o.ceiling() == 0 ? 0 : o.efficiency() / o.ceiling(),
                 o.tasksPerS(), o.idle().totalNanos() / 1e9, percent(o.idle().initialNanos(), o.idle()),
-                percent(o.idle().steadyNanos(), o.idle()), percent(o.idle().terminationNanos(), o.idle()));
+                percent(o.idle().steadyNanos(), o.idle()), percent(o.idle().terminationNanos(), o.idle()),
+                100 * o.limitInitialShare(), 100 * (1 - o.limitInitialShare() - o.limitTerminationShare()),
+                100 * o.limitTerminationShare());
     }
 
     private static double percent(long part, IdleLog.Split idle) {

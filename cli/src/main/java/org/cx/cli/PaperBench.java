@@ -263,11 +263,12 @@ public final class PaperBench {
         }
         double compositeT1 = referenceT1 * inverseSum / speeds.length;
         Load load = s.load().toLoad();
-        double ceiling = CeilingSimulator.simulate(o.n(), speeds, load.decomposeNanos(), load.leafNanos(),
-                load.composeNanos()).efficiency();
+        CeilingSimulator.Schedule limit = CeilingSimulator.simulate(o.n(), speeds, load.decomposeNanos(),
+                load.leafNanos(), load.composeNanos());
         return new FibBench.Outcome(o.n(), o.servers(), o.producers(), o.workers(), o.load(), o.prefetch(),
                 o.local(), o.result(), o.correct(), o.tasks(), o.expectedTasks(), o.executions(), o.wallS(),
-                compositeT1, compositeT1 / speeds.length / o.wallS(), ceiling, o.tasksPerS(), o.idle());
+                compositeT1, compositeT1 / speeds.length / o.wallS(), limit.efficiency(), o.tasksPerS(), o.idle(),
+                limit.initialShare(), limit.terminationShare());
     }
 
     /**

@@ -206,7 +206,7 @@ public final class PaperReport {
                             + "paper 0.1%%): %s. The zero-overhead schedule itself has %s%%: the DAG needs "
                             + "several decomposition levels before every worker can have a task.", w.number(), p.n(),
                     fmt(percent(p, Kind.INITIAL)), percent(p, Kind.INITIAL) <= 1 ? "met" : "not met",
-                    fmt(limit(r, w, p).initialPercent())));
+                    fmt(100 * p.median().limitInitialShare())));
         }
         md.append('\n');
     }
@@ -234,21 +234,13 @@ public final class PaperReport {
         for (int s : r.profile().servers()) {
             for (Point p : r.of(Experiment.SCALING, w.number(), s)) {
                 double idleS = p.median().idle().totalNanos() / 1e9;
-                CeilingSimulator.Schedule limit = limit(r, w, p);
                 line(md, "| %d | %d | %.3f | %.3f | %s%% | %s%% | %s%% | %s%% | %s%% |", s, p.n(), idleS,
                         idleS / (p.median().producers() * p.median().wallS()), fmt(percent(p, Kind.INITIAL)),
                         fmt(percent(p, Kind.STEADY)), fmt(percent(p, Kind.TERMINATION)),
-                        fmt(limit.initialPercent()), fmt(100 * limit.idleTermination() / limit.idleTotal()));
+                        fmt(100 * p.median().limitInitialShare()), fmt(100 * p.median().limitTerminationShare()));
             }
         }
         md.append('\n');
-    }
-
-    /** The zero-overhead schedule of a point: how its idle time would split with no runtime costs at all. */
-    private static CeilingSimulator.Schedule limit(Results r, Workload w, Point p) {
-        double scale = r.profile().timeScale();
-        return CeilingSimulator.simulate(p.n(), p.median().producers() * p.median().workers(),
-                w.decomposeMs() * scale, w.leafMs() * scale, w.composeMs() * scale);
     }
 
     private static void prefetchTable(StringBuilder md, Results r) {

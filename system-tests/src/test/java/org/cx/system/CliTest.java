@@ -48,7 +48,8 @@ class CliTest {
         String text = Files.readString(json);
         for (String key : new String[] {"n", "servers", "producers", "workers", "load", "prefetch", "result",
                 "correct", "tasks", "expected_tasks", "executions", "wall_s", "t1_s", "efficiency", "ceiling",
-                "tasks_per_s", "idle_initial_s", "idle_steady_s", "idle_termination_s", "idle_s"}) {
+                "tasks_per_s", "idle_initial_s", "idle_steady_s", "idle_termination_s", "idle_s",
+                "limit_idle_initial_share", "limit_idle_termination_share"}) {
             assertTrue(text.contains("\"" + key + "\":"), key + " missing from " + text);
         }
         assertTrue(text.contains("\"correct\": true"), text);
