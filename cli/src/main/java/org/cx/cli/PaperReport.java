@@ -2,6 +2,7 @@ package org.cx.cli;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
+import java.awt.geom.Ellipse2D;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -365,7 +366,10 @@ public final class PaperReport {
         renderer.setSeriesStroke(0, new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
                 new float[] {6f, 4f}, 0f));
         renderer.setSeriesPaint(0, Color.GRAY);
-        renderer.setSeriesLinesVisible(data.getSeriesCount() - 1, false);
+        int paperSeries = data.getSeriesCount() - 1;
+        renderer.setSeriesLinesVisible(paperSeries, false);
+        renderer.setSeriesPaint(paperSeries, Color.BLACK);
+        renderer.setSeriesShape(paperSeries, new Ellipse2D.Double(-5, -5, 10, 10));
         plot.setRenderer(renderer);
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
