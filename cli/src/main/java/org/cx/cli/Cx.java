@@ -358,8 +358,9 @@ public final class Cx implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            if (!(speed > 0) || speed > 1000) {
-                throw new IllegalArgumentException("--speed must be in (0, 1000], got " + speed);
+            if (!(speed > 0) || speed > ProducerConfig.MAX_SPEED) {
+                throw new IllegalArgumentException("--speed must be in (0, " + ProducerConfig.MAX_SPEED + "], got "
+                        + speed);
             }
             server = Lookups.serverOrLookup(server, lookup, true);
             InetSocketAddress address = WireClient.parseAddress(server);

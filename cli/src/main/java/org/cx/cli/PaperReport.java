@@ -55,19 +55,21 @@ public final class PaperReport {
     public static List<Path> write(Results results, Path dir, String command) throws IOException {
         Files.createDirectories(dir);
         List<Path> files = new ArrayList<>();
-        files.add(writeJson(results, dir.resolve("results.json"), command));
+        Map<String, Object> machine = machine();
+        files.add(writeJson(results, dir.resolve("results.json"), command, machine));
         files.addAll(charts(results, dir));
         Path report = dir.resolve("report.md");
-        Files.writeString(report, markdown(results, command, files));
+        Files.writeString(report, markdown(results, command, machine, files));
         files.add(1, report);
         return files;
     }
 
-    private static Path writeJson(Results results, Path file, String command) throws IOException {
+    private static Path writeJson(Results results, Path file, String command, Map<String, Object> machine)
+            throws IOException {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("command", command);
         root.put("finished", Instant.now().toString());
-        root.put("machine", machine());
+        root.put("machine", machine);
         root.put("profile", results.profile().toMap());
         root.put("elapsed_s", results.elapsedS());
         root.put("points", results.points().stream().map(Point::toMap).toList());
@@ -99,10 +101,9 @@ public final class PaperReport {
 
     // ---------------------------------------------------------------- report.md
 
-    static String markdown(Results r, String command, List<Path> files) {
+    static String markdown(Results r, String command, Map<String, Object> machine, List<Path> files) {
         PaperBench.Profile profile = r.profile();
         StringBuilder md = new StringBuilder();
-        Map<String, Object> machine = machine();
         md.append("# CX paper §5, reproduced\n\n");
         line(md, "Command: `%s` (profile %s, %d measured run%s per point, median by wall time). Took %s.",
                 command, profile.name(), profile.repeat(), profile.repeat() == 1 ? "" : "s",

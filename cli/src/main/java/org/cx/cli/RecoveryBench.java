@@ -117,7 +117,7 @@ final class RecoveryBench {
 
     /** Submits one long computation after another so that there is always work to be served. */
     private static void keepBusy(Consumer consumer) {
-        Load load = new Load(Load.Kind.SLEEP, 1_000_000L, 20_000_000L, 1_000_000L, 1.0);
+        Load load = new Load(Load.Kind.SLEEP, 1_000_000L, 20_000_000L, 1_000_000L);
         while (!Thread.currentThread().isInterrupted()) {
             try {
                 consumer.submit(new Fib(22, load)).result().get(10, TimeUnit.MINUTES);

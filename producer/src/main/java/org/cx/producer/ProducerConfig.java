@@ -19,6 +19,9 @@ import java.net.InetSocketAddress;
 public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached,
                              boolean claim, String jmx, double speed) {
 
+    /** Largest host speed accepted: beyond it a synthetic load is no longer a load. */
+    public static final double MAX_SPEED = 1000;
+
     public ProducerConfig {
         if (workers < 1 || workers > 1024) {
             throw new IllegalArgumentException("workers must be in 1..1024, got " + workers);
@@ -26,8 +29,8 @@ public record ProducerConfig(InetSocketAddress server, String name, int workers,
         if (maxCached < 1) {
             throw new IllegalArgumentException("maxCached must be >= 1, got " + maxCached);
         }
-        if (!(speed > 0) || speed > 1000) {
-            throw new IllegalArgumentException("speed must be in (0, 1000], got " + speed);
+        if (!(speed > 0) || speed > MAX_SPEED) {
+            throw new IllegalArgumentException("speed must be in (0, " + MAX_SPEED + "], got " + speed);
         }
     }
 

@@ -10,19 +10,18 @@ import java.util.concurrent.locks.LockSupport;
  * @param decomposeNanos per decomposition task
  * @param leafNanos      per boundary (leaf) task
  * @param composeNanos   per composition task
- * @param speedFactor    scales every time, to emulate a slower (&gt; 1) or faster (&lt; 1) producer
  *
  * <p>The times are those of a reference host; on a host of {@link org.cx.api.TaskContext#hostSpeed() speed} s
  * each takes 1/s of it, which is how the benchmarks emulate a mix of processor types.
  */
-public record Load(Kind kind, long decomposeNanos, long leafNanos, long composeNanos, double speedFactor) {
+public record Load(Kind kind, long decomposeNanos, long leafNanos, long composeNanos) {
 
     public enum Kind { NONE, SLEEP, SPIN }
 
-    public static final Load NONE = new Load(Kind.NONE, 0, 0, 0, 1.0);
+    public static final Load NONE = new Load(Kind.NONE, 0, 0, 0);
 
     public static Load ofMillis(Kind kind, double decomposeMs, double leafMs, double composeMs) {
-        return new Load(kind, (long) (decomposeMs * 1e6), (long) (leafMs * 1e6), (long) (composeMs * 1e6), 1.0);
+        return new Load(kind, (long) (decomposeMs * 1e6), (long) (leafMs * 1e6), (long) (composeMs * 1e6));
     }
 
     /** Spends one decomposition task's load now, on a host of the given speed. */
@@ -41,7 +40,7 @@ public record Load(Kind kind, long decomposeNanos, long leafNanos, long composeN
     }
 
     private void spend(long nanos, double hostSpeed) {
-        long scaled = (long) (nanos * speedFactor / hostSpeed);
+        long scaled = (long) (nanos / hostSpeed);
         if (scaled <= 0 || kind == Kind.NONE) {
             return;
         }
