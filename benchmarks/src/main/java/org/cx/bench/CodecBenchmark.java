@@ -58,7 +58,7 @@ public class CodecBenchmark {
             tasks[i] = new ReadyTask(envelope(id, 0), new byte[0][]);
             completions[i] = new Completion(id, new TaskEnvelope[] {envelope(id.child(0), 0), envelope(id.child(1), 0)},
                     new ValueEnvelope[] {new ValueEnvelope(Continuation.to(root, 0), new byte[] {9, 8, 7, 6, 5, 4, 3, 2})},
-                    1_000, -1);
+                    1_000);
         }
         assign = new Message.Assign(tasks);
         completed = new Message.Completed(completions);

@@ -27,7 +27,9 @@ import org.cx.wire.Jmx;
 import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
+import org.cx.wire.TaskEnvelope;
 import org.cx.wire.TaskRunner;
+import org.cx.wire.ValueEnvelope;
 import org.cx.wire.WireClient;
 import org.cx.wire.WireConfig;
 import org.slf4j.Logger;
@@ -43,11 +45,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class Producer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
+    /** At most this many unready tasks are kept; a task spawning more leaves its unready children to the server. */
+    static final int KEPT_CAPACITY = 4096;
 
     private final ProducerConfig config;
     private final EventLoopGroup group;
     private final boolean ownsGroup;
     private final TaskCache cache = new TaskCache(this::scheduleDrain);
+    /** Unready tasks this producer stored, run here when its own value completes them. */
+    private final KeptTasks kept = new KeptTasks(KEPT_CAPACITY);
     private final BodyCodecs codecs;
     private final PrefetchPolicy policy;
     private final ConcurrentLinkedQueue<Message> fromWorkers = new ConcurrentLinkedQueue<>();
@@ -300,8 +306,8 @@ public final class Producer implements AutoCloseable {
     }
 
     /**
-     * Runs {@code task}, hands its completion to the event loop, and returns the ready child this worker claims
-     * to run next (work-first, as in Cilk: no round trip on the spawn path), or null.
+     * Runs {@code task}, hands its completion to the event loop, and returns the task this worker claims to run
+     * next (see {@link #claim}), or null.
      */
     private Task runAndClaim(Task task, int taken) {
         BodyCodec codec = codecs.forComputation(task.id().computation());
@@ -310,20 +316,12 @@ public final class Producer implements AutoCloseable {
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {
                 tasksRun.incrementAndGet();
-                Completion completion = d.completion();
-                int child = config.claim() ? completion.bestReadyChild() : -1;
-                if (child >= 0) {
-                    try {
-                        next = TaskRunner.decode(codec, new ReadyTask(completion.spawned()[child], new byte[0][]));
-                        completion = completion.withClaim(child);
-                    } catch (RuntimeException e) {
-                        next = null; // the server will hand it out; whoever runs it reports the problem
-                    }
-                }
                 if (taken != generation.get()) {
                     return null; // a task of a server this producer has left: the server that took over runs it
                 }
-                fromWorkers.add(new Message.Completed(new Completion[] {completion}));
+                Claim claim = config.claim() ? claim(codec, d.completion()) : new Claim(d.completion(), null);
+                next = claim.next();
+                fromWorkers.add(new Message.Completed(new Completion[] {claim.completion()}));
             }
             case TaskRunner.Outcome.Failed f -> {
                 tasksFailed.incrementAndGet();
@@ -339,6 +337,42 @@ public final class Producer implements AutoCloseable {
         // Otherwise this worker is about to wait on the cache, which schedules the drain itself: then the
         // completion and the news that a worker is idle leave in the same batch, with one wake-up of the loop.
         return next;
+    }
+
+    /** What a worker reports, and the task it runs next without asking the server (null: none). */
+    private record Claim(Completion completion, Task next) {
+    }
+
+    /**
+     * Picks the task this worker runs next itself: the best ready child of the task it just ran (work-first, as in
+     * Cilk: no round trip on the spawn path) or else a kept task its values just completed (no round trip on the
+     * join path). Keeps copies of the unready tasks it stored, for the same reason.
+     */
+    private Claim claim(BodyCodec codec, Completion completion) {
+        completion = completion.keeping(kept.keepAll(completion.spawned()));
+        ReadyTask joined = null;
+        int joinedBy = -1;
+        ValueEnvelope[] values = completion.values();
+        for (int i = 0; i < values.length; i++) {
+            ReadyTask t = kept.supply(values[i]);
+            if (t != null && joined == null) {
+                joined = t;
+                joinedBy = i; // any other task completed here is unclaimed: the server hands it out
+            }
+        }
+        int child = completion.bestReadyChild();
+        try {
+            if (child >= 0) {
+                Task next = TaskRunner.decode(codec, new ReadyTask(completion.spawned()[child], new byte[0][]));
+                return new Claim(completion.withClaim(child), next);
+            }
+            if (joined != null) {
+                return new Claim(completion.withClaimedValue(joinedBy), TaskRunner.decode(codec, joined));
+            }
+        } catch (RuntimeException e) {
+            // the server will hand it out; whoever runs it reports the problem
+        }
+        return new Claim(completion, null);
     }
 
     private void scheduleDrain() {
@@ -425,7 +459,17 @@ public final class Producer implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
             switch (msg) {
                 case Message.Assign a -> onAssign(a.tasks());
-                case Message.Drop d -> cache.drop(d.ids());
+                case Message.Drop d -> {
+                    cache.drop(d.ids());
+                    kept.drop(d.ids());
+                }
+                case Message.Keep k -> {
+                    for (TaskEnvelope e : k.tasks()) {
+                        kept.keep(e);
+                    }
+                }
+                case Message.Inputs in -> kept.forwarded(in.values());
+                case Message.Unkeep u -> kept.drop(u.ids());
                 case Message.Revoke r -> {
                     // Always answer: the server learns which copies had started and will not ask for them again.
                     List<TaskId> released = cache.drop(r.ids());
@@ -433,6 +477,7 @@ public final class Producer implements AutoCloseable {
                 }
                 case Message.ComputationEnded e -> {
                     cache.dropComputation(e.computation());
+                    kept.dropComputation(e.computation());
                     codecs.remove(e.computation());
                     parked.remove(e.computation());
                 }
@@ -590,6 +635,7 @@ public final class Producer implements AutoCloseable {
         public void channelInactive(ChannelHandlerContext ctx) {
             generation.incrementAndGet();
             cache.clear();
+            kept.clear(); // the next server knows nothing of them
             parked.clear(); // the next server says again which code its tasks need
             awaitingCodeCount = 0;
             awaitingCode.clear();

@@ -10,7 +10,8 @@ import java.net.InetSocketAddress;
  * @param workers    worker threads (W)
  * @param prefetch   keep tasks cached beyond the running ones (off only for experiments)
  * @param maxCached  cap on cached tasks; 256 batches enough to hide a loopback round trip behind microsecond tasks
- * @param claim      a worker runs the best ready child of the task it just finished, without a round trip
+ * @param claim      a worker runs the best ready child of the task it just finished, or a task its value just
+ *                   completed, without a round trip (and keeps copies of unready tasks it stores, for that)
  * @param jmx        the JMX service URL of this producer's process, told to its server for {@code cx status};
  *                   empty if none
  * @param speed      this host's speed relative to a reference host, seen by tasks as

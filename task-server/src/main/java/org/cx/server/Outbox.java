@@ -3,6 +3,8 @@ package org.cx.server;
 import org.cx.api.TaskId;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.RoutedPayload;
+import org.cx.wire.TaskEnvelope;
+import org.cx.wire.ValueEnvelope;
 
 /** Everything the scheduler says to the outside world. The conductor batches it per connection. */
 public interface Outbox {
@@ -10,6 +12,15 @@ public interface Outbox {
     void assign(ProducerState producer, ReadyTask task);
 
     void drop(ProducerState producer, TaskId task);
+
+    /** Asks a producer to keep a copy of unready task {@code task}, whose inputs so far are {@code known}. */
+    void keep(ProducerState producer, TaskEnvelope task, ValueEnvelope[] known);
+
+    /** Tells a producer to stop keeping a copy of {@code task}. */
+    void unkeep(ProducerState producer, TaskId task);
+
+    /** Forwards a value to a producer that keeps a copy of its target. */
+    void input(ProducerState producer, ValueEnvelope value);
 
     /** Asks a holder to drop the copies it has not started and answer which (one Released per Revoke). */
     void revoke(ProducerState producer, TaskId[] tasks);

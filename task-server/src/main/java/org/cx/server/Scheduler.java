@@ -26,6 +26,8 @@ import org.cx.wire.ValueEnvelope;
 public final class Scheduler {
     /** Floor of {@link #latenessNanos()}: 50 ms, far above a loopback round trip or a scheduling hiccup. */
     static final long MIN_LATENESS_NANOS = 50_000_000L;
+    /** At most this many producers keep a copy of one task (each costs a message per input). */
+    static final int MAX_KEEPERS = 4;
 
     private final Outbox outbox;
     private final long resultRetentionNanos;
@@ -297,6 +299,13 @@ public final class Scheduler {
         }
         if (e == null || !e.isReady()) {
             counters.duplicatesDiscarded++;
+            if (completion.keeps() && p != null) {
+                for (TaskEnvelope child : completion.spawned()) {
+                    if (Completion.keepable(child)) {
+                        outbox.unkeep(p, child.id()); // it kept copies of tasks that are not stored by this run
+                    }
+                }
+            }
             return;
         }
         // Apply the task's effects and its completion as one step.
@@ -342,12 +351,21 @@ public final class Scheduler {
             if (i == completion.claimed() && p != null && child != null && child.heapIndex >= 0) {
                 claim(p, child);
             }
+            if (completion.keeps() && p != null && Completion.keepable(spawned[i])) {
+                if (child != null && !child.isReady()) {
+                    child.addKeeper(p); // it has the copy already
+                } else {
+                    outbox.unkeep(p, spawned[i].id());
+                }
+            }
         }
-        for (ValueEnvelope v : completion.values()) {
+        ValueEnvelope[] values = completion.values();
+        for (int i = 0; i < values.length; i++) {
+            ValueEnvelope v = values[i];
             if (audit != null && !v.to().isConsumer()) {
                 audit.edge(completion.id(), v.to().target());
             }
-            storeValue(c, v, homeOf(v.to(), e));
+            storeValue(c, v, homeOf(v.to(), e), p, i == completion.claimedValue());
             if (c.phase != ComputationState.Phase.RUNNING) {
                 break;
             }
@@ -445,8 +463,9 @@ public final class Scheduler {
     }
 
     /**
-     * The producer that completed a task is already running one of its ready children (it claimed it): record it
-     * as that child's holder, as if assigned to an idle worker, without sending it.
+     * The producer that completed a task is already running one of its ready children, or the task its value just
+     * made ready (it claimed it): record it as that task's holder, as if assigned to an idle worker, without
+     * sending it.
      */
     private void claim(ProducerState p, TaskEntry e) {
         markRunning(e);
@@ -456,9 +475,14 @@ public final class Scheduler {
         ready.update(e);
         p.held.add(e);
         counters.tasksClaimed++;
+        keepSuccessor(p, e);
     }
 
-    private void storeValue(ComputationState c, ValueEnvelope v, int home) {
+    /**
+     * Stores value {@code v}, sent by producer {@code from} (null: routed from another server). {@code claimed}:
+     * {@code from} says it is already running the target, because this value completes it and it kept a copy.
+     */
+    private void storeValue(ComputationState c, ValueEnvelope v, int home, ProducerState from, boolean claimed) {
         Continuation to = v.to();
         if (to.isConsumer() && c.origin != self) {
             outbox.route(c.origin, new RoutedPayload.Value(c.id, v));
@@ -489,9 +513,49 @@ public final class Scheduler {
         if (log.active()) {
             log.record(new MirrorOp.Input(to.target(), to.argNo(), v.value()));
         }
-        if (target.isReady()) {
-            becameReady(target);
+        for (ProducerState keeper : target.keepers()) {
+            if (keeper != from) {
+                // A keeper learns of every input it did not send. One that completes the task tells it the task
+                // is handed out here (a Drop could overtake the task's own Assign to the keeper and cancel it).
+                outbox.input(keeper, v);
+                counters.inputsForwarded++;
+            }
         }
+        if (target.isReady()) {
+            boolean claimValid = claimed && from != null && target.keptBy(from);
+            target.clearKeepers();
+            becameReady(target);
+            if (claimValid && target.heapIndex >= 0) {
+                claim(from, target);
+            }
+        }
+    }
+
+    /**
+     * {@code p} now holds task {@code e}: if {@code e}'s successor lives here and waits for inputs, {@code p}
+     * keeps a copy of it, so that if {@code e}'s value is the last one missing, {@code p} runs the successor at
+     * once instead of waiting for the server to hand it out (a round trip per composition level of F(n)).
+     */
+    private void keepSuccessor(ProducerState p, TaskEntry e) {
+        Continuation to = e.envelope.continuation();
+        if (to.isConsumer() || resolve.applyAsInt(e.home) != self) {
+            return;
+        }
+        ComputationState c = computations.get(to.target().computation());
+        TaskEntry successor = c == null ? null : c.tasks.get(to.target());
+        if (successor == null || successor.isReady() || !Completion.keepable(successor.envelope)
+                || successor.keepers().length >= MAX_KEEPERS || !successor.addKeeper(p)) {
+            return;
+        }
+        byte[][] inputs = successor.inputs();
+        List<ValueEnvelope> known = new ArrayList<>(inputs.length);
+        for (int i = 0; i < inputs.length; i++) {
+            if (inputs[i] != null) {
+                known.add(new ValueEnvelope(Continuation.to(successor.envelope.id(), i), inputs[i]));
+            }
+        }
+        outbox.keep(p, successor.envelope, known.toArray(ValueEnvelope[]::new));
+        counters.successorsKept++;
     }
 
     private void becameReady(TaskEntry e) {
@@ -669,6 +733,7 @@ public final class Scheduler {
         p.tasksAssigned++;
         counters.tasksAssigned++;
         outbox.assign(p, e.toReadyTask());
+        keepSuccessor(p, e);
     }
 
     // ---------------------------------------------------------------- the production network
@@ -680,7 +745,7 @@ public final class Scheduler {
             counters.duplicatesDiscarded++; // over, or its target completed and left
             return;
         }
-        storeValue(c, v, self);
+        storeValue(c, v, self, null, false);
         dispatch();
     }
 

@@ -16,6 +16,8 @@ public final class SchedulerCounters {
     long effectsRefused;
     long revokesSent;
     long tasksClaimed;
+    long inputsForwarded;
+    long successorsKept;
     long tasksDiffusedIn;
     long tasksDiffusedOut;
     long tasksAdopted;
@@ -35,6 +37,12 @@ public final class SchedulerCounters {
     public long effectsRefused() { return effectsRefused; }
     public long revokesSent() { return revokesSent; }
     public long tasksClaimed() { return tasksClaimed; }
+
+    /** Values forwarded to the producer that keeps a copy of their unready target. */
+    public long inputsForwarded() { return inputsForwarded; }
+
+    /** Times a producer was asked to keep a copy of the successor of a task it was given. */
+    public long successorsKept() { return successorsKept; }
     public long tasksDiffusedIn() { return tasksDiffusedIn; }
     public long tasksDiffusedOut() { return tasksDiffusedOut; }
     public long tasksAdopted() { return tasksAdopted; }

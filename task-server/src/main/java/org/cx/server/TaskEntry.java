@@ -31,6 +31,11 @@ final class TaskEntry {
     Revoke revoke = Revoke.NONE;
     /** Its first current holder got it on prefetch credit, so it may be waiting behind a running task. */
     boolean prefetched;
+    /**
+     * While unready: the producers that keep a copy, to run it at once if their own value completes it (the one
+     * that stored it, and those given a task whose successor it is). Values from anyone else are forwarded to them.
+     */
+    private ProducerState[] keepers = NO_HOLDERS;
 
     TaskEntry(TaskEnvelope envelope, long seq) {
         this(envelope, seq, 0);
@@ -104,5 +109,35 @@ final class TaskEntry {
 
     ProducerState holder(int i) {
         return holders[i];
+    }
+
+    /** Adds a keeper; false if it was one already. */
+    boolean addKeeper(ProducerState p) {
+        for (ProducerState k : keepers) {
+            if (k == p) {
+                return false;
+            }
+        }
+        keepers = Arrays.copyOf(keepers, keepers.length + 1);
+        keepers[keepers.length - 1] = p;
+        return true;
+    }
+
+    boolean keptBy(ProducerState p) {
+        for (ProducerState k : keepers) {
+            if (k == p) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The keepers; the array is not copied, do not change it. */
+    ProducerState[] keepers() {
+        return keepers;
+    }
+
+    void clearKeepers() {
+        keepers = NO_HOLDERS;
     }
 }

@@ -31,7 +31,9 @@ import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
 import org.cx.wire.RoutedPayload;
+import org.cx.wire.TaskEnvelope;
 import org.cx.wire.TaskRunner;
+import org.cx.wire.ValueEnvelope;
 import org.cx.wire.WireConfig;
 import org.cx.wire.WirePipeline;
 import org.slf4j.Logger;
@@ -228,19 +230,22 @@ public final class TaskServerNode implements AutoCloseable {
             return new Status(config.name(), port(), scheduler.producerCount(), scheduler.computationsActive(),
                     scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(), c.completionsReceived(),
                     c.duplicatesDiscarded(), c.eagerReassignments(), c.revokesSent(), c.tasksReleased(),
-                    connectionsRefused.get(), c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(),
+                    c.tasksClaimed(), c.successorsKept(), c.inputsForwarded(), connectionsRefused.get(), c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(),
                     c.execNanosApplied(), code.uploadsReceived, code.fetchesSent, code.bundlesServed,
                     codecs.bundleCount());
         });
     }
 
     /**
-     * What {@link #status()} returns. The bundle counts: uploads received from consumers, fetches this server sent
+     * What {@link #status()} returns. Claims: tasks producers ran without being sent them (a ready child of the
+     * task they ran, or a kept task their value completed); kept successors and forwarded inputs are what keeping
+     * copies cost. The bundle counts: uploads received from consumers, fetches this server sent
      * upstream, bundles it served (to producers and servers downstream), bundles it holds now.
      */
     public record Status(String name, int port, int producers, int computations, int ready, long tasksStored,
                          long tasksCompleted, long completionsReceived, long duplicatesDiscarded,
-                         long eagerReassignments, long revokesSent, long tasksReleased, long connectionsRefused,
+                         long eagerReassignments, long revokesSent, long tasksReleased, long tasksClaimed,
+                         long successorsKept, long inputsForwarded, long connectionsRefused,
                          long tasksDiffusedIn, long tasksDiffusedOut, long tasksAdopted, long execNanosApplied,
                          long bundleUploads, long bundleFetches, long bundlesServed, int bundlesHeld) {
     }
@@ -456,6 +461,9 @@ public final class TaskServerNode implements AutoCloseable {
     private final class BatchingOutbox implements Outbox {
         private final Map<ProducerState, List<ReadyTask>> assigns = new LinkedHashMap<>();
         private final Map<ProducerState, List<TaskId>> drops = new LinkedHashMap<>();
+        private final Map<ProducerState, List<TaskEnvelope>> keeps = new LinkedHashMap<>();
+        private final Map<ProducerState, List<ValueEnvelope>> inputs = new LinkedHashMap<>();
+        private final Map<ProducerState, List<TaskId>> unkeeps = new LinkedHashMap<>();
         private final List<Map.Entry<ProducerState, TaskId[]>> revokes = new ArrayList<>();
         /** Channels written to since the last flush. */
         private final Set<Channel> dirty = new LinkedHashSet<>();
@@ -468,6 +476,24 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void drop(ProducerState producer, TaskId task) {
             drops.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+        }
+
+        @Override
+        public void keep(ProducerState producer, TaskEnvelope task, ValueEnvelope[] known) {
+            keeps.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+            for (ValueEnvelope v : known) {
+                input(producer, v);
+            }
+        }
+
+        @Override
+        public void unkeep(ProducerState producer, TaskId task) {
+            unkeeps.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+        }
+
+        @Override
+        public void input(ProducerState producer, ValueEnvelope value) {
+            inputs.computeIfAbsent(producer, p -> new ArrayList<>()).add(value);
         }
 
         @Override
@@ -562,6 +588,16 @@ public final class TaskServerNode implements AutoCloseable {
         }
 
         void flush() {
+            // Copies to keep before their inputs; neither touches the producer's cache of tasks to run.
+            for (var e : keeps.entrySet()) {
+                send(e.getKey(), new Message.Keep(e.getValue().toArray(TaskEnvelope[]::new)));
+            }
+            for (var e : inputs.entrySet()) {
+                send(e.getKey(), new Message.Inputs(e.getValue().toArray(ValueEnvelope[]::new)));
+            }
+            for (var e : unkeeps.entrySet()) {
+                send(e.getKey(), new Message.Unkeep(e.getValue().toArray(TaskId[]::new)));
+            }
             for (var e : assigns.entrySet()) {
                 tellCode(e.getKey(), e.getValue());
                 send(e.getKey(), new Message.Assign(e.getValue().toArray(ReadyTask[]::new)));
@@ -574,6 +610,9 @@ public final class TaskServerNode implements AutoCloseable {
             }
             assigns.clear();
             drops.clear();
+            keeps.clear();
+            inputs.clear();
+            unkeeps.clear();
             revokes.clear();
             for (Channel ch : dirty) {
                 ch.flush();

@@ -2,6 +2,7 @@ package org.cx.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,6 +38,21 @@ class SchedulerTest {
         @Override
         public void drop(ProducerState producer, TaskId task) {
             log.add("drop " + task + " @ " + producer.name());
+        }
+
+        @Override
+        public void keep(ProducerState producer, TaskEnvelope task, ValueEnvelope[] known) {
+            log.add("keep " + task.id() + " (" + known.length + " known) @ " + producer.name());
+        }
+
+        @Override
+        public void unkeep(ProducerState producer, TaskId task) {
+            log.add("unkeep " + task + " @ " + producer.name());
+        }
+
+        @Override
+        public void input(ProducerState producer, ValueEnvelope value) {
+            log.add("input " + value.to() + " @ " + producer.name());
         }
 
         @Override
@@ -101,7 +117,7 @@ class SchedulerTest {
     }
 
     private static Completion completion(TaskId id, List<TaskEnvelope> spawned, List<ValueEnvelope> values) {
-        return new Completion(id, spawned.toArray(TaskEnvelope[]::new), values.toArray(ValueEnvelope[]::new), 10, -1);
+        return new Completion(id, spawned.toArray(TaskEnvelope[]::new), values.toArray(ValueEnvelope[]::new), 10);
     }
 
     /** A root that spawns a sum (arity 2) and two leaves whose values go to it; the sum sends the result. */
@@ -259,11 +275,111 @@ class SchedulerTest {
         Completion done = new Completion(root, new TaskEnvelope[] {
                 task(sum, Continuation.CONSUMER, 2, 0),
                 task(root.child(1), Continuation.to(sum, 0), 0, 1),
-                task(root.child(2), Continuation.to(sum, 1), 0, 2)}, new ValueEnvelope[0], 10, 2);
+                task(root.child(2), Continuation.to(sum, 1), 0, 2)}, new ValueEnvelope[0], 10).withClaim(2);
         scheduler.completed(p, done);
         scheduler.request(q, 2, 1);
         assertEquals(2, out.assigned.size(), "q gets the unclaimed child only");
         assertEquals(root.child(1), out.lastAssigned().task().id());
+    }
+
+    /** p runs the root, keeps the sum it stored and claims the left leaf; q is given the right leaf. */
+    private Completion forkJoinRootKeepingTheSum(TaskId root) {
+        TaskId sum = root.child(0);
+        return new Completion(root, new TaskEnvelope[] {
+                task(sum, Continuation.CONSUMER, 2, 0),
+                task(root.child(1), Continuation.to(sum, 0), 0, 1),
+                task(root.child(2), Continuation.to(sum, 1), 0, 2)}, new ValueEnvelope[0], 10)
+                .withClaim(1).keeping(true);
+    }
+
+    private static Completion leafDone(TaskId leaf, TaskId sum, int argNo, byte value) {
+        return new Completion(leaf, new TaskEnvelope[0],
+                new ValueEnvelope[] {new ValueEnvelope(Continuation.to(sum, argNo), new byte[] {value})}, 10);
+    }
+
+    @Test
+    void theProducerWhoseOwnValueCompletesAKeptTaskRunsItWithoutBeingSentIt() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        TaskId sum = root.child(0);
+        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
+        scheduler.request(q, 1, 1);
+        assertEquals(root.child(2), out.lastAssigned().task().id());
+        assertTrue(out.log.contains("keep " + sum + " (0 known) @ q"), "q holds a task whose successor is the sum");
+
+        scheduler.completed(q, leafDone(root.child(2), sum, 1, (byte) 5));
+        assertTrue(out.log.contains("input " + Continuation.to(sum, 1) + " @ p"), "forwarded to the other keeper");
+        assertFalse(out.log.contains("input " + Continuation.to(sum, 1) + " @ q"), "not back to its sender");
+
+        int assigned = out.assigned.size();
+        scheduler.completed(p, leafDone(root.child(1), sum, 0, (byte) 3).withClaimedValue(0));
+        scheduler.request(q, 1, 1);
+        assertEquals(assigned, out.assigned.size(), "p claimed the sum: nobody is sent it");
+        assertEquals(2, scheduler.counters().tasksClaimed(), "the left leaf and the sum were claimed");
+
+        scheduler.completed(p, completion(sum, List.of(), List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {8}))));
+        assertArrayEquals(new byte[] {8}, out.result);
+        assertEquals(1, audit.maxApplied());
+    }
+
+    @Test
+    void aKeptTaskCompletedByAnotherProducersValueIsHandedOutAndItsKeepersToldWhy() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        TaskId sum = root.child(0);
+        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
+        scheduler.request(q, 1, 1);
+        scheduler.completed(p, leafDone(root.child(1), sum, 0, (byte) 3));
+        assertTrue(out.log.contains("input " + Continuation.to(sum, 0) + " @ q"));
+
+        scheduler.completed(q, leafDone(root.child(2), sum, 1, (byte) 5)); // q had not seen p's value yet
+        assertTrue(out.log.contains("input " + Continuation.to(sum, 1) + " @ p"), "the completing value tells p");
+        scheduler.request(p, 1, 1);
+        assertEquals(sum, out.lastAssigned().task().id(), "nobody claimed it: handed out");
+        assertEquals(1, scheduler.counters().tasksClaimed(), "only the left leaf was claimed");
+    }
+
+    @Test
+    void aClaimByAProducerThatKeptNoCopyIsVoid() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        ProducerState r = scheduler.addProducer(3, "r", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        TaskId sum = root.child(0);
+        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
+        scheduler.request(q, 1, 1);
+        scheduler.completed(q, leafDone(root.child(2), sum, 1, (byte) 5));
+        assertFalse(out.log.contains("keep " + sum + " (0 known) @ r"));
+
+        // r ran a copy of p's leaf (say, an eager copy) and finished first; it kept no copy of the sum.
+        scheduler.completed(r, leafDone(root.child(1), sum, 0, (byte) 3).withClaimedValue(0));
+        scheduler.request(q, 1, 1);
+        assertEquals(sum, out.lastAssigned().task().id(), "the claim is void: handed out");
+    }
+
+    @Test
+    void aSecondCompletionThatKeptCopiesIsToldToDropThem() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        now += scheduler.latenessNanos() + 1;
+        scheduler.tick(now);
+        scheduler.request(q, 1, 1);
+        scheduler.dispatchWithEagerCopies(); // q gets a copy of the late root
+        TaskId root = TaskId.root(c);
+        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
+        scheduler.completed(q, forkJoinRootKeepingTheSum(root));
+        assertTrue(out.log.contains("unkeep " + root.child(0) + " @ q"));
+        assertFalse(out.log.contains("unkeep " + root.child(0) + " @ p"));
     }
 
     @Test

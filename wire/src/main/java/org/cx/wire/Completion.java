@@ -6,20 +6,62 @@ import org.cx.api.TaskId;
  * One execution of a task and all of its effects, applied atomically by the server if and only if it is the first
  * completion of that task.
  *
- * @param id        the task that ran
- * @param spawned   tasks it stored
- * @param values    values it stored
- * @param execNanos how long the execution took on the producer
- * @param claimed   index into {@code spawned} of a ready child the producer is already running itself, or -1
+ * @param id           the task that ran
+ * @param spawned      tasks it stored
+ * @param values       values it stored
+ * @param execNanos    how long the execution took on the producer
+ * @param claimed      index into {@code spawned} of a ready child the producer is already running itself, or -1
+ * @param claimedValue index into {@code values} of a value that completes its target's inputs, when the producer
+ *                     is already running that target itself (it kept a copy, see {@code keeps}), or -1. At most
+ *                     one of {@code claimed} and {@code claimedValue} is set.
+ * @param keeps        the producer keeps a copy of each unready task in {@code spawned}: the server forwards the
+ *                     values other producers send those tasks, so that the producer whose own value completes one
+ *                     can run it at once
  */
-public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos, int claimed) {
+public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos, int claimed,
+                         int claimedValue, boolean keeps) {
+
+    public Completion {
+        if (claimed < -1 || claimed >= spawned.length) {
+            throw new IllegalArgumentException("no spawned task " + claimed + " of " + spawned.length);
+        }
+        if (claimedValue < -1 || claimedValue >= values.length) {
+            throw new IllegalArgumentException("no value " + claimedValue + " of " + values.length);
+        }
+        if (claimed >= 0 && claimedValue >= 0) {
+            throw new IllegalArgumentException("a completion claims one task, not a child and a value's target");
+        }
+    }
+
+    /** A completion that claims nothing and keeps nothing. */
+    public Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos) {
+        this(id, spawned, values, execNanos, -1, -1, false);
+    }
 
     /** The same completion, claiming spawned task {@code index}. */
     public Completion withClaim(int index) {
-        if (index < -1 || index >= spawned.length) {
-            throw new IllegalArgumentException("no spawned task " + index);
-        }
-        return new Completion(id, spawned, values, execNanos, index);
+        return new Completion(id, spawned, values, execNanos, index, -1, keeps);
+    }
+
+    /** The same completion, claiming the target of value {@code index}. */
+    public Completion withClaimedValue(int index) {
+        return new Completion(id, spawned, values, execNanos, -1, index, keeps);
+    }
+
+    /** The same completion, saying whether the producer keeps copies of its unready spawned tasks. */
+    public Completion keeping(boolean on) {
+        return new Completion(id, spawned, values, execNanos, claimed, claimedValue, on);
+    }
+
+    /** The most inputs a task may wait for and still be kept by producers: keeping costs a message per input. */
+    public static final int MAX_KEPT_ARITY = 4;
+
+    /**
+     * Whether producers keep copies of a task stored with this envelope: it waits for a few inputs and runs on
+     * producers. Producer and server decide by this same rule.
+     */
+    public static boolean keepable(TaskEnvelope e) {
+        return e.arity() > 0 && e.arity() <= MAX_KEPT_ARITY && !e.onServer();
     }
 
     /** The index of the spawned task a producer should run next itself: the best ready one, or -1. */

@@ -113,6 +113,8 @@ public final class ProtocolCodec {
                 }
                 out.writeVarLong(c.execNanos(), true);
                 out.writeVarInt(c.claimed() + 1, true);
+                out.writeVarInt(c.claimedValue() + 1, true);
+                out.writeBoolean(c.keeps());
             }
         }, in -> {
             Completion[] completions = new Completion[readLength(in)];
@@ -128,10 +130,13 @@ public final class ProtocolCodec {
                 }
                 long execNanos = in.readVarLong(true);
                 int claimed = in.readVarInt(true) - 1;
-                if (claimed < -1 || claimed >= spawned.length) {
-                    throw new MalformedMessageException("claimed child " + claimed + " of " + spawned.length);
+                int claimedValue = in.readVarInt(true) - 1;
+                boolean keeps = in.readBoolean();
+                try {
+                    completions[i] = new Completion(taskId, spawned, values, execNanos, claimed, claimedValue, keeps);
+                } catch (IllegalArgumentException e) {
+                    throw new MalformedMessageException("completion of " + taskId + ": " + e.getMessage());
                 }
-                completions[i] = new Completion(taskId, spawned, values, execNanos, claimed);
             }
             return new Message.Completed(completions);
         });
@@ -173,6 +178,33 @@ public final class ProtocolCodec {
             out.writeLong(m.computation());
             out.writeString(m.bundle());
         }, in -> new Message.Code(in.readLong(), readHash(in)));
+        register(kryo, Message.Inputs.class, id++, (out, m) -> {
+            out.writeVarInt(m.values().length, true);
+            for (ValueEnvelope v : m.values()) {
+                writeContinuation(out, v.to());
+                writeBytes(out, v.value());
+            }
+        }, in -> {
+            ValueEnvelope[] values = new ValueEnvelope[readLength(in)];
+            for (int j = 0; j < values.length; j++) {
+                values[j] = new ValueEnvelope(readContinuation(in), readBytes(in));
+            }
+            return new Message.Inputs(values);
+        });
+        register(kryo, Message.Keep.class, id++, (out, m) -> {
+            out.writeVarInt(m.tasks().length, true);
+            for (TaskEnvelope e : m.tasks()) {
+                writeEnvelope(out, e);
+            }
+        }, in -> {
+            TaskEnvelope[] tasks = new TaskEnvelope[readLength(in)];
+            for (int j = 0; j < tasks.length; j++) {
+                tasks[j] = readEnvelope(in);
+            }
+            return new Message.Keep(tasks);
+        });
+        register(kryo, Message.Unkeep.class, id++, (out, m) -> writeTaskIds(out, m.ids()),
+                in -> new Message.Unkeep(readTaskIds(in)));
         registerPeerMessages(kryo, id);
         return kryo;
     }

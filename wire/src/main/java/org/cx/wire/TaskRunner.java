@@ -143,7 +143,7 @@ public final class TaskRunner {
 
         Completion toCompletion(long execNanos) {
             return new Completion(running.id(), spawned.toArray(TaskEnvelope[]::new),
-                    values.toArray(ValueEnvelope[]::new), execNanos, -1);
+                    values.toArray(ValueEnvelope[]::new), execNanos);
         }
     }
 }
