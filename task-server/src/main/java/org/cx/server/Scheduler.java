@@ -681,8 +681,8 @@ public final class Scheduler {
     }
 
     /**
-     * Gives each producer with an idle worker a copy of the oldest late task it does not hold. O(1) when no task is
-     * late; otherwise it walks the late tasks only.
+     * Gives each producer with an idle worker a copy of the oldest late task it does not hold, one copy per task
+     * each time it is late. O(1) when no task is late; otherwise it walks the late tasks only.
      */
     private void giveLateCopies() {
         long lateBefore = now - latenessNanos();
@@ -690,15 +690,25 @@ public final class Scheduler {
             return;
         }
         for (ProducerState p : new ArrayList<>(hungryIdle)) {
+            TaskEntry late = null;
             for (TaskEntry e : running) {
                 if (e.runningSinceNanos > lateBefore) {
                     break;
                 }
                 if (!e.heldBy(p)) {
-                    counters.eagerReassignments++;
-                    assign(p, e, false);
+                    late = e;
                     break;
                 }
+            }
+            if (late != null) {
+                counters.eagerReassignments++;
+                assign(p, late, false);
+                // One copy per lateness period: the task is late again only if the copy, too, runs that long.
+                // (Every idle worker copying the one straggler at the end of a run left them all busy with
+                // copies that could not win while the next computation waited.)
+                running.remove(late);
+                late.runningSinceNanos = now;
+                running.add(late);
             }
         }
     }

@@ -265,6 +265,30 @@ class SchedulerTest {
     }
 
     @Test
+    void aLateTaskGetsOneCopyEachTimeItIsLateNotOnePerIdleWorker() {
+        ProducerState a = scheduler.addProducer(1, "a", 1);
+        ProducerState b = scheduler.addProducer(2, "b", 1);
+        ProducerState c = scheduler.addProducer(3, "c", 1);
+        long comp = submitForkJoin();
+        scheduler.request(a, 1, 1);
+        TaskId root = TaskId.root(comp);
+        scheduler.request(b, 1, 1);
+        scheduler.request(c, 1, 1);
+        now += scheduler.latenessNanos() + 1;
+        scheduler.tick(now);
+        scheduler.dispatchWithEagerCopies();
+        assertEquals(1, scheduler.counters().eagerReassignments(), "one copy, to b or c");
+        scheduler.dispatchWithEagerCopies();
+        assertEquals(1, scheduler.counters().eagerReassignments(), "not late again yet");
+
+        now += scheduler.latenessNanos() + 1;
+        scheduler.tick(now);
+        scheduler.dispatchWithEagerCopies();
+        assertEquals(2, scheduler.counters().eagerReassignments(), "the copy is late too: one more");
+        assertEquals(3, out.assigned.stream().filter(t -> t.task().id().equals(root)).count());
+    }
+
+    @Test
     void claimedChildIsHeldByItsProducerWithoutBeingSent() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
         ProducerState q = scheduler.addProducer(2, "q", 1);
