@@ -295,25 +295,39 @@ class SchedulerTest {
         long c = submitForkJoin();
         scheduler.request(p, 1, 1);
         TaskId root = TaskId.root(c);
-        TaskId sum = root.child(0);
-        Completion done = new Completion(root, new TaskEnvelope[] {
-                task(sum, Continuation.CONSUMER, 2, 0),
-                task(root.child(1), Continuation.to(sum, 0), 0, 1),
-                task(root.child(2), Continuation.to(sum, 1), 0, 2)}, new ValueEnvelope[0], 10).withClaim(2);
-        scheduler.completed(p, done);
+        scheduler.completed(p, forkJoinRoot(root).withClaim(2));
         scheduler.request(q, 2, 1);
         assertEquals(2, out.assigned.size(), "q gets the unclaimed child only");
         assertEquals(root.child(1), out.lastAssigned().task().id());
     }
 
-    /** p runs the root, keeps the sum it stored and claims the left leaf; q is given the right leaf. */
-    private Completion forkJoinRootKeepingTheSum(TaskId root) {
+    /** The root's run: a sum (arity 2) and the left and right leaves whose values go to it. */
+    private static Completion forkJoinRoot(TaskId root) {
         TaskId sum = root.child(0);
         return new Completion(root, new TaskEnvelope[] {
                 task(sum, Continuation.CONSUMER, 2, 0),
                 task(root.child(1), Continuation.to(sum, 0), 0, 1),
-                task(root.child(2), Continuation.to(sum, 1), 0, 2)}, new ValueEnvelope[0], 10)
-                .withClaim(1).keeping(true);
+                task(root.child(2), Continuation.to(sum, 1), 0, 2)}, new ValueEnvelope[0], 10);
+    }
+
+    private static Completion forkJoinRootKeepingTheSum(TaskId root) {
+        return forkJoinRoot(root).withClaim(1).keeping(true);
+    }
+
+    /** Producers p and q, and the fork-join computation that p started. */
+    private record KeptForkJoin(ProducerState p, ProducerState q, TaskId root, TaskId sum) {
+    }
+
+    /** p runs the root, keeps the sum it stored and claims the left leaf; q asks for work and gets the right leaf. */
+    private KeptForkJoin keptForkJoin() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
+        scheduler.request(q, 1, 1);
+        return new KeptForkJoin(p, q, root, root.child(0));
     }
 
     private static Completion leafDone(TaskId leaf, TaskId sum, int argNo, byte value) {
@@ -323,14 +337,11 @@ class SchedulerTest {
 
     @Test
     void theProducerWhoseOwnValueCompletesAKeptTaskRunsItWithoutBeingSentIt() {
-        ProducerState p = scheduler.addProducer(1, "p", 1);
-        ProducerState q = scheduler.addProducer(2, "q", 1);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        TaskId root = TaskId.root(c);
-        TaskId sum = root.child(0);
-        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
-        scheduler.request(q, 1, 1);
+        KeptForkJoin k = keptForkJoin();
+        ProducerState p = k.p();
+        ProducerState q = k.q();
+        TaskId root = k.root();
+        TaskId sum = k.sum();
         assertEquals(root.child(2), out.lastAssigned().task().id());
         assertTrue(out.log.contains("keep " + sum + " (0 known) @ q"), "q holds a task whose successor is the sum");
 
@@ -351,14 +362,11 @@ class SchedulerTest {
 
     @Test
     void aKeptTaskCompletedByAnotherProducersValueIsHandedOutAndItsKeepersToldWhy() {
-        ProducerState p = scheduler.addProducer(1, "p", 1);
-        ProducerState q = scheduler.addProducer(2, "q", 1);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        TaskId root = TaskId.root(c);
-        TaskId sum = root.child(0);
-        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
-        scheduler.request(q, 1, 1);
+        KeptForkJoin k = keptForkJoin();
+        ProducerState p = k.p();
+        ProducerState q = k.q();
+        TaskId root = k.root();
+        TaskId sum = k.sum();
         scheduler.completed(p, leafDone(root.child(1), sum, 0, (byte) 3));
         assertTrue(out.log.contains("input " + Continuation.to(sum, 0) + " @ q"));
 
@@ -371,15 +379,11 @@ class SchedulerTest {
 
     @Test
     void aClaimByAProducerThatKeptNoCopyIsVoid() {
-        ProducerState p = scheduler.addProducer(1, "p", 1);
-        ProducerState q = scheduler.addProducer(2, "q", 1);
+        KeptForkJoin k = keptForkJoin();
+        ProducerState q = k.q();
         ProducerState r = scheduler.addProducer(3, "r", 1);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        TaskId root = TaskId.root(c);
-        TaskId sum = root.child(0);
-        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
-        scheduler.request(q, 1, 1);
+        TaskId root = k.root();
+        TaskId sum = k.sum();
         scheduler.completed(q, leafDone(root.child(2), sum, 1, (byte) 5));
         assertFalse(out.log.contains("keep " + sum + " (0 known) @ r"));
 
