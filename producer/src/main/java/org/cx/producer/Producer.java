@@ -464,8 +464,8 @@ public final class Producer implements AutoCloseable {
                     kept.drop(d.ids());
                 }
                 case Message.Keep k -> {
-                    for (TaskEnvelope e : k.tasks()) {
-                        kept.keep(e);
+                    for (TaskEnvelope e : config.claim() ? k.tasks() : new TaskEnvelope[0]) {
+                        kept.keep(e); // without claims nothing would run them, or ever let them go
                     }
                 }
                 case Message.Inputs in -> kept.forwarded(in.values());

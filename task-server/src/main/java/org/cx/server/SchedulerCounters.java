@@ -38,7 +38,7 @@ public final class SchedulerCounters {
     public long revokesSent() { return revokesSent; }
     public long tasksClaimed() { return tasksClaimed; }
 
-    /** Values forwarded to the producer that keeps a copy of their unready target. */
+    /** Values forwarded to producers that keep a copy of their unready target. */
     public long inputsForwarded() { return inputsForwarded; }
 
     /** Times a producer was asked to keep a copy of the successor of a task it was given. */

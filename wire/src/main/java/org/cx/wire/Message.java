@@ -119,17 +119,17 @@ public sealed interface Message {
     }
 
     /**
-     * Server: values other producers sent to unready tasks you keep a copy of ({@link Completion#keeps}). Run such
-     * a task yourself only if your own value completes it; if one of these does, the server hands it out.
-     */
-    record Inputs(ValueEnvelope[] values) implements Message {
-    }
-
-    /**
      * Server: keep copies of these unready tasks; you hold a task whose successor each is. Their inputs so far
      * follow in {@link Inputs}.
      */
     record Keep(TaskEnvelope[] tasks) implements Message {
+    }
+
+    /**
+     * Server: values other producers sent to unready tasks you keep a copy of ({@link Completion#keeps}). Run such
+     * a task yourself only if your own value completes it; if one of these does, the server hands it out.
+     */
+    record Inputs(ValueEnvelope[] values) implements Message {
     }
 
     /** Server: stop keeping these tasks (they were stored by a completion of yours that came second). */
