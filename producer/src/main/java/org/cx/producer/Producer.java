@@ -319,9 +319,14 @@ public final class Producer implements AutoCloseable {
                 if (taken != generation.get()) {
                     return null; // a task of a server this producer has left: the server that took over runs it
                 }
-                Claim claim = config.claim() ? claim(codec, d.completion()) : new Claim(d.completion(), null);
-                next = claim.next();
-                fromWorkers.add(new Message.Completed(new Completion[] {claim.completion()}));
+                // Workers supply their own values to kept copies in the order their completions leave: otherwise
+                // a worker could claim a task on a value another worker supplied but had not yet queued, the
+                // server would see the claiming completion first, void the claim, and hand the task out again.
+                synchronized (kept) {
+                    Claim claim = config.claim() ? claim(codec, d.completion()) : new Claim(d.completion(), null);
+                    next = claim.next();
+                    fromWorkers.add(new Message.Completed(new Completion[] {claim.completion()}));
+                }
             }
             case TaskRunner.Outcome.Failed f -> {
                 tasksFailed.incrementAndGet();
