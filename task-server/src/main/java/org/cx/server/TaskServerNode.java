@@ -230,8 +230,8 @@ public final class TaskServerNode implements AutoCloseable {
             return new Status(config.name(), port(), scheduler.producerCount(), scheduler.computationsActive(),
                     scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(), c.completionsReceived(),
                     c.duplicatesDiscarded(), c.eagerReassignments(), c.revokesSent(), c.tasksReleased(),
-                    c.tasksClaimed(), c.successorsKept(), c.inputsForwarded(), connectionsRefused.get(), c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(),
-                    c.execNanosApplied(), code.uploadsReceived, code.fetchesSent, code.bundlesServed,
+                    c.tasksClaimed(), c.successorsKept(), c.inputsForwarded(), connectionsRefused.get(),
+                    c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(), c.execNanosApplied(), code.uploadsReceived, code.fetchesSent, code.bundlesServed,
                     codecs.bundleCount());
         });
     }
@@ -470,17 +470,17 @@ public final class TaskServerNode implements AutoCloseable {
 
         @Override
         public void assign(ProducerState producer, ReadyTask task) {
-            assigns.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+            batch(assigns, producer, task);
         }
 
         @Override
         public void drop(ProducerState producer, TaskId task) {
-            drops.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+            batch(drops, producer, task);
         }
 
         @Override
         public void keep(ProducerState producer, TaskEnvelope task, ValueEnvelope[] known) {
-            keeps.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+            batch(keeps, producer, task);
             for (ValueEnvelope v : known) {
                 input(producer, v);
             }
@@ -488,12 +488,16 @@ public final class TaskServerNode implements AutoCloseable {
 
         @Override
         public void unkeep(ProducerState producer, TaskId task) {
-            unkeeps.computeIfAbsent(producer, p -> new ArrayList<>()).add(task);
+            batch(unkeeps, producer, task);
         }
 
         @Override
         public void input(ProducerState producer, ValueEnvelope value) {
-            inputs.computeIfAbsent(producer, p -> new ArrayList<>()).add(value);
+            batch(inputs, producer, value);
+        }
+
+        private static <T> void batch(Map<ProducerState, List<T>> batches, ProducerState producer, T item) {
+            batches.computeIfAbsent(producer, p -> new ArrayList<>()).add(item);
         }
 
         @Override

@@ -102,15 +102,8 @@ public final class ProtocolCodec {
             out.writeVarInt(m.completions().length, true);
             for (Completion c : m.completions()) {
                 writeTaskId(out, c.id());
-                out.writeVarInt(c.spawned().length, true);
-                for (TaskEnvelope e : c.spawned()) {
-                    writeEnvelope(out, e);
-                }
-                out.writeVarInt(c.values().length, true);
-                for (ValueEnvelope v : c.values()) {
-                    writeContinuation(out, v.to());
-                    writeBytes(out, v.value());
-                }
+                writeEnvelopes(out, c.spawned());
+                writeValues(out, c.values());
                 out.writeVarLong(c.execNanos(), true);
                 out.writeVarInt(c.claimed() + 1, true);
                 out.writeVarInt(c.claimedValue() + 1, true);
@@ -120,14 +113,8 @@ public final class ProtocolCodec {
             Completion[] completions = new Completion[readLength(in)];
             for (int i = 0; i < completions.length; i++) {
                 TaskId taskId = readTaskId(in);
-                TaskEnvelope[] spawned = new TaskEnvelope[readLength(in)];
-                for (int j = 0; j < spawned.length; j++) {
-                    spawned[j] = readEnvelope(in);
-                }
-                ValueEnvelope[] values = new ValueEnvelope[readLength(in)];
-                for (int j = 0; j < values.length; j++) {
-                    values[j] = new ValueEnvelope(readContinuation(in), readBytes(in));
-                }
+                TaskEnvelope[] spawned = readEnvelopes(in);
+                ValueEnvelope[] values = readValues(in);
                 long execNanos = in.readVarLong(true);
                 int claimed = in.readVarInt(true) - 1;
                 int claimedValue = in.readVarInt(true) - 1;
@@ -178,31 +165,10 @@ public final class ProtocolCodec {
             out.writeLong(m.computation());
             out.writeString(m.bundle());
         }, in -> new Message.Code(in.readLong(), readHash(in)));
-        register(kryo, Message.Inputs.class, id++, (out, m) -> {
-            out.writeVarInt(m.values().length, true);
-            for (ValueEnvelope v : m.values()) {
-                writeContinuation(out, v.to());
-                writeBytes(out, v.value());
-            }
-        }, in -> {
-            ValueEnvelope[] values = new ValueEnvelope[readLength(in)];
-            for (int j = 0; j < values.length; j++) {
-                values[j] = new ValueEnvelope(readContinuation(in), readBytes(in));
-            }
-            return new Message.Inputs(values);
-        });
-        register(kryo, Message.Keep.class, id++, (out, m) -> {
-            out.writeVarInt(m.tasks().length, true);
-            for (TaskEnvelope e : m.tasks()) {
-                writeEnvelope(out, e);
-            }
-        }, in -> {
-            TaskEnvelope[] tasks = new TaskEnvelope[readLength(in)];
-            for (int j = 0; j < tasks.length; j++) {
-                tasks[j] = readEnvelope(in);
-            }
-            return new Message.Keep(tasks);
-        });
+        register(kryo, Message.Inputs.class, id++, (out, m) -> writeValues(out, m.values()),
+                in -> new Message.Inputs(readValues(in)));
+        register(kryo, Message.Keep.class, id++, (out, m) -> writeEnvelopes(out, m.tasks()),
+                in -> new Message.Keep(readEnvelopes(in)));
         register(kryo, Message.Unkeep.class, id++, (out, m) -> writeTaskIds(out, m.ids()),
                 in -> new Message.Unkeep(readTaskIds(in)));
         registerPeerMessages(kryo, id);
@@ -396,6 +362,37 @@ public final class ProtocolCodec {
             ids[i] = readTaskId(in);
         }
         return ids;
+    }
+
+    static void writeEnvelopes(Output out, TaskEnvelope[] envelopes) {
+        out.writeVarInt(envelopes.length, true);
+        for (TaskEnvelope e : envelopes) {
+            writeEnvelope(out, e);
+        }
+    }
+
+    static TaskEnvelope[] readEnvelopes(Input in) {
+        TaskEnvelope[] envelopes = new TaskEnvelope[readLength(in)];
+        for (int i = 0; i < envelopes.length; i++) {
+            envelopes[i] = readEnvelope(in);
+        }
+        return envelopes;
+    }
+
+    static void writeValues(Output out, ValueEnvelope[] values) {
+        out.writeVarInt(values.length, true);
+        for (ValueEnvelope v : values) {
+            writeContinuation(out, v.to());
+            writeBytes(out, v.value());
+        }
+    }
+
+    static ValueEnvelope[] readValues(Input in) {
+        ValueEnvelope[] values = new ValueEnvelope[readLength(in)];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = new ValueEnvelope(readContinuation(in), readBytes(in));
+        }
+        return values;
     }
 
     static void writeContinuation(Output out, Continuation k) {
