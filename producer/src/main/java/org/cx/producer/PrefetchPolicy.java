@@ -62,7 +62,7 @@ public final class PrefetchPolicy {
     }
 
     /**
-     * Credit to ask for now.
+     * Credit to ask for now; negative to withdraw credit asked for earlier and not yet filled.
      *
      * @param idleWorkers  workers waiting for a task
      * @param cached       tasks cached and not started
@@ -73,7 +73,15 @@ public final class PrefetchPolicy {
         int depth = depth();
         int target = depth + idleWorkers;
         boolean belowLowWatermark = pipeline <= depth / 2 || pipeline < idleWorkers;
-        return belowLowWatermark && pipeline < target ? target - pipeline : 0;
+        if (belowLowWatermark && pipeline < target) {
+            return target - pipeline;
+        }
+        if (outstanding > 0 && pipeline > 2 * Math.max(1, target)) {
+            // Asked for more than twice what the cache should hold now (the depth fell as tasks got longer): take
+            // back what is beyond the target, or the server would strand it here behind running tasks.
+            return -Math.min(outstanding, pipeline - target);
+        }
+        return 0;
     }
 
     public boolean enabled() {

@@ -422,7 +422,7 @@ public final class Producer implements AutoCloseable {
     private void requestIfNeeded() {
         int starving = cache.starvingWorkers();
         int credit = policy.creditToRequest(starving, cache.size(), outstandingCredit);
-        if (credit > 0 || starving != serverIdleEstimate) {
+        if (credit != 0 || starving != serverIdleEstimate) {
             outstandingCredit += credit;
             serverIdleEstimate = starving;
             if (credit > 0) {

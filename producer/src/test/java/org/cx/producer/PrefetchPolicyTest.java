@@ -44,6 +44,23 @@ class PrefetchPolicyTest {
     }
 
     @Test
+    void creditBeyondTwiceTheTargetIsWithdrawn() {
+        PrefetchPolicy p = new PrefetchPolicy(1, true, 256);
+        p.recordTaskNanos(2_000);
+        p.recordRoundTripNanos(100_000);
+        assertEquals(100, p.creditToRequest(0, 0, 0), "zero-load tasks: a deep cache");
+        p.recordTaskNanos(40_000_000);
+        for (int i = 0; i < 100; i++) {
+            p.recordTaskNanos(40_000_000); // then 40 ms tasks: the depth falls to one
+        }
+        assertEquals(1, p.depth());
+        assertEquals(-99, p.creditToRequest(0, 0, 100), "keep the target, withdraw the rest");
+        assertEquals(-98, p.creditToRequest(0, 2, 98), "the cache already holds more than the target: withdraw all");
+        assertEquals(0, p.creditToRequest(0, 1, 1), "within twice the target: leave it");
+        assertEquals(0, p.creditToRequest(0, 5, 0), "nothing outstanding: nothing to withdraw");
+    }
+
+    @Test
     void withoutPrefetchOnlyIdleWorkersAsk() {
         PrefetchPolicy p = new PrefetchPolicy(4, false, 256);
         assertEquals(0, p.depth());

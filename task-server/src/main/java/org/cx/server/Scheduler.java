@@ -214,9 +214,12 @@ public final class Scheduler {
         dispatch();
     }
 
-    /** A producer asks for {@code credit} more tasks; {@code idleWorkers} of its workers have nothing to run. */
+    /**
+     * A producer asks for {@code credit} more tasks, or withdraws credit if negative (never below none: tasks
+     * assigned meanwhile have used some); {@code idleWorkers} of its workers have nothing to run.
+     */
     public void request(ProducerState p, int credit, int idleWorkers) {
-        setDemand(p, p.credit + credit, idleWorkers);
+        setDemand(p, Math.max(0, p.credit + credit), idleWorkers);
         dispatch();
     }
 

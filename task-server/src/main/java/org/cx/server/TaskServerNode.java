@@ -293,8 +293,8 @@ public final class TaskServerNode implements AutoCloseable {
             }
             switch (msg) {
                 case Message.Request r when role == Role.PRODUCER -> {
-                    if (r.credit() < 0 || r.idleWorkers() < 0) {
-                        refuse(ctx, "negative credit or idle count in Request");
+                    if (r.idleWorkers() < 0) {
+                        refuse(ctx, "negative idle count in Request");
                         return;
                     }
                     scheduler.request(producer, r.credit(), r.idleWorkers());

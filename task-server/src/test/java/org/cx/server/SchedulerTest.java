@@ -212,6 +212,17 @@ class SchedulerTest {
     }
 
     @Test
+    void withdrawnCreditGetsNoPrefetch() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        scheduler.request(p, 5, 0);
+        scheduler.request(p, -7, 0); // more than it asked for: none left, never less
+        submitForkJoin();
+        assertEquals(0, out.assigned.size(), "no credit left: the fresh task stays here");
+        scheduler.request(p, 1, 1);
+        assertEquals(1, out.assigned.size(), "credit asked for again is served");
+    }
+
+    @Test
     void aLeavingProducersTasksBecomeFreshForOthers() {
         ProducerState a = scheduler.addProducer(1, "a", 1);
         ProducerState b = scheduler.addProducer(2, "b", 1);

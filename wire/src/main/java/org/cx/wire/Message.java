@@ -85,8 +85,9 @@ public sealed interface Message {
     }
 
     /**
-     * Producer: send me up to {@code credit} more tasks. {@code idleWorkers} says how many workers have nothing to
-     * run right now; only those may be given a task another producer already holds (eager scheduling).
+     * Producer: send me up to {@code credit} more tasks (negative: up to that many fewer than asked for before).
+     * {@code idleWorkers} says how many workers have nothing to run right now; only those may be given a task
+     * another producer already holds (eager scheduling).
      */
     record Request(int credit, int idleWorkers) implements Message {
     }
