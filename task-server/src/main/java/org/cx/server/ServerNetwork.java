@@ -480,6 +480,7 @@ final class ServerNetwork implements StateLog {
             return;
         }
         lastLoadSent = System.nanoTime();
+        lastNeedSent = need();
         Message.Load load = load();
         for (int neighbour : neighbours) {
             send(neighbour, load);
@@ -488,6 +489,10 @@ final class ServerNetwork implements StateLog {
     }
 
     private long lastLoadSent;
+    /** {@link #need} as last told to the neighbours. */
+    private int lastNeedSent;
+    private boolean reportScheduled;
+    private static final long MIN_REPORT_GAP_NANOS = 1_000_000L;
 
     private Message.Load load() {
         return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), scheduler.idleWaiting(),
@@ -498,17 +503,39 @@ final class ServerNetwork implements StateLog {
     private final Map<Integer, Integer> neighbourNeed = new HashMap<>();
 
     /**
-     * Called after each burst of messages: when workers here wait and no fresh task is left, ask the neighbours
-     * now rather than at the next period (at most once a millisecond).
+     * Called after each burst of messages: when the number of idle workers here without a fresh task changed, tell
+     * the neighbours now rather than at the next period (at most once a millisecond; a change within that time is
+     * told when it is up).
      */
     void afterBurst() {
         if (!joined() || tree.size() < 2) {
             return;
         }
-        if (scheduler.idleWaiting() > scheduler.freshCount() && System.nanoTime() - lastLoadSent > 1_000_000L) {
-            diffuse();
-        }
+        reportNeedIfChanged();
         feedIdleNeighbours();
+    }
+
+    private void reportNeedIfChanged() {
+        if (reportScheduled || need() == lastNeedSent) {
+            return;
+        }
+        long wait = lastLoadSent + MIN_REPORT_GAP_NANOS - System.nanoTime();
+        if (wait <= 0) {
+            diffuse();
+            return;
+        }
+        reportScheduled = true;
+        loop.schedule(() -> {
+            reportScheduled = false;
+            if (joined() && !evicted) {
+                reportNeedIfChanged();
+            }
+        }, wait, TimeUnit.NANOSECONDS);
+    }
+
+    /** Idle workers here with no fresh task to give them. */
+    private int need() {
+        return Math.max(0, scheduler.idleWaiting() - scheduler.freshCount());
     }
 
     /**
