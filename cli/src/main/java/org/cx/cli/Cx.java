@@ -58,9 +58,13 @@ public final class Cx implements Runnable {
         System.exit(commandLine().execute(args));
     }
 
+    /** Descriptions are written as lines of up to this many characters; a narrower layout would break them. */
+    private static final int HELP_WIDTH = 110;
+
     /** The command line, with error handling that prints what was wrong and how to get help. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Cx());
+        cl.setUsageHelpWidth(HELP_WIDTH);
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             if (e instanceof IllegalArgumentException || e instanceof IOException
                     || e instanceof ComputationFailedException || e instanceof IllegalStateException) {
