@@ -728,7 +728,9 @@ public final class Cx implements Runnable {
             boolean local;
 
             @Option(names = "--warmup", defaultValue = "1", paramLabel = "K",
-                    description = "Unmeasured runs first (JIT warm-up). Default: ${DEFAULT-VALUE}.")
+                    description = "Unmeasured runs first (JIT warm-up). With a synthetic load and K > 0, two "
+                            + "unloaded runs of F(20) come before them, which warm the JIT in a second "
+                            + "rather than K loaded runs. Default: ${DEFAULT-VALUE}.")
             int warmup;
 
             @Option(names = "--repeat", defaultValue = "1", paramLabel = "R",

@@ -110,6 +110,16 @@ public final class FibBench {
         try (LocalCluster cluster = LocalCluster.start(config, s.servers(), s.producers(), s.workers(),
                 s.prefetch());
              Consumer consumer = cluster.consumer()) {
+            if (s.warmup() > 0 && load.kind() != Load.Kind.NONE) {
+                // Loaded runs of a small n exercise the code too little to get it compiled: run it unloaded first.
+                LoadOptions none = LoadOptions.of("none", 0, 0, 0);
+                Settings unloaded = new Settings(UNLOADED_WARM_UP_N, s.servers(), s.producers(), s.workers(), none,
+                        s.prefetch(), false, 0, 1);
+                log.printf("warm-up: %d unloaded runs of F(%d) ...%n", UNLOADED_WARM_UPS, unloaded.n());
+                for (int i = 0; i < UNLOADED_WARM_UPS; i++) {
+                    runOnce(unloaded, none.toLoad(), consumer, cluster);
+                }
+            }
             for (int i = 0; i < s.warmup(); i++) {
                 log.printf("warm-up %d/%d ...%n", i + 1, s.warmup());
                 runOnce(s, load, consumer, cluster);
@@ -127,6 +137,9 @@ public final class FibBench {
             return runs;
         }
     }
+
+    private static final int UNLOADED_WARM_UPS = 2;
+    private static final int UNLOADED_WARM_UP_N = 20;
 
     /** The run with the median wall time (the lower middle one for an even count). */
     public static Outcome median(List<Outcome> runs) {
