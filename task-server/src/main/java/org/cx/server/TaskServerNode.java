@@ -231,8 +231,8 @@ public final class TaskServerNode implements AutoCloseable {
                     scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(), c.completionsReceived(),
                     c.duplicatesDiscarded(), c.eagerReassignments(), c.revokesSent(), c.tasksReleased(),
                     c.tasksClaimed(), c.successorsKept(), c.inputsForwarded(), connectionsRefused.get(),
-                    c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(), c.execNanosApplied(), code.uploadsReceived, code.fetchesSent, code.bundlesServed,
-                    codecs.bundleCount());
+                    c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(), c.execNanosApplied(),
+                    code.uploadsReceived, code.fetchesSent, code.bundlesServed, codecs.bundleCount());
         });
     }
 

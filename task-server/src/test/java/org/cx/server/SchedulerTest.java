@@ -325,20 +325,22 @@ class SchedulerTest {
         return forkJoinRoot(root).withClaim(1).keeping(true);
     }
 
-    /** Producers p and q, and the fork-join computation that p started. */
-    private record KeptForkJoin(ProducerState p, ProducerState q, TaskId root, TaskId sum) {
-    }
+    /** Set by {@link #keptForkJoin}: producers p and q, and the root and sum of the fork-join computation p started. */
+    private ProducerState p;
+    private ProducerState q;
+    private TaskId root;
+    private TaskId sum;
 
     /** p runs the root, keeps the sum it stored and claims the left leaf; q asks for work and gets the right leaf. */
-    private KeptForkJoin keptForkJoin() {
-        ProducerState p = scheduler.addProducer(1, "p", 1);
-        ProducerState q = scheduler.addProducer(2, "q", 1);
+    private void keptForkJoin() {
+        p = scheduler.addProducer(1, "p", 1);
+        q = scheduler.addProducer(2, "q", 1);
         long c = submitForkJoin();
         scheduler.request(p, 1, 1);
-        TaskId root = TaskId.root(c);
+        root = TaskId.root(c);
+        sum = root.child(0);
         scheduler.completed(p, forkJoinRootKeepingTheSum(root));
         scheduler.request(q, 1, 1);
-        return new KeptForkJoin(p, q, root, root.child(0));
     }
 
     private static Completion leafDone(TaskId leaf, TaskId sum, int argNo, byte value) {
@@ -348,11 +350,7 @@ class SchedulerTest {
 
     @Test
     void theProducerWhoseOwnValueCompletesAKeptTaskRunsItWithoutBeingSentIt() {
-        KeptForkJoin k = keptForkJoin();
-        ProducerState p = k.p();
-        ProducerState q = k.q();
-        TaskId root = k.root();
-        TaskId sum = k.sum();
+        keptForkJoin();
         assertEquals(root.child(2), out.lastAssigned().task().id());
         assertTrue(out.log.contains("keep " + sum + " (0 known) @ q"), "q holds a task whose successor is the sum");
 
@@ -366,18 +364,15 @@ class SchedulerTest {
         assertEquals(assigned, out.assigned.size(), "p claimed the sum: nobody is sent it");
         assertEquals(2, scheduler.counters().tasksClaimed(), "the left leaf and the sum were claimed");
 
-        scheduler.completed(p, completion(sum, List.of(), List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {8}))));
+        scheduler.completed(p, completion(sum, List.of(),
+                List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {8}))));
         assertArrayEquals(new byte[] {8}, out.result);
         assertEquals(1, audit.maxApplied());
     }
 
     @Test
     void aKeptTaskCompletedByAnotherProducersValueIsHandedOutAndItsKeepersToldWhy() {
-        KeptForkJoin k = keptForkJoin();
-        ProducerState p = k.p();
-        ProducerState q = k.q();
-        TaskId root = k.root();
-        TaskId sum = k.sum();
+        keptForkJoin();
         scheduler.completed(p, leafDone(root.child(1), sum, 0, (byte) 3));
         assertTrue(out.log.contains("input " + Continuation.to(sum, 0) + " @ q"));
 
@@ -390,11 +385,8 @@ class SchedulerTest {
 
     @Test
     void aClaimByAProducerThatKeptNoCopyIsVoid() {
-        KeptForkJoin k = keptForkJoin();
-        ProducerState q = k.q();
+        keptForkJoin();
         ProducerState r = scheduler.addProducer(3, "r", 1);
-        TaskId root = k.root();
-        TaskId sum = k.sum();
         scheduler.completed(q, leafDone(root.child(2), sum, 1, (byte) 5));
         assertFalse(out.log.contains("keep " + sum + " (0 known) @ r"));
 
