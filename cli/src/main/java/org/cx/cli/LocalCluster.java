@@ -129,6 +129,9 @@ public final class LocalCluster implements AutoCloseable {
         }
         producerLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         for (TaskServerNode s : servers) {
+            s.shutDownNetwork(); // all of them go: none is a failure the others should repair
+        }
+        for (TaskServerNode s : servers) {
             s.close();
         }
     }

@@ -488,6 +488,8 @@ final class ServerNetwork implements StateLog {
         flush();
     }
 
+    private boolean shuttingDown;
+
     private long lastLoadSent;
     /** {@link #need} as last told to the neighbours. */
     private int lastNeedSent;
@@ -834,7 +836,7 @@ final class ServerNetwork implements StateLog {
 
     /** Every heartbeat period: members tell the root they live; the root and the secondary root check on others. */
     private void beat() {
-        if (!joined() || evicted) {
+        if (!joined() || evicted || shuttingDown) {
             return;
         }
         long now = System.nanoTime();
@@ -933,7 +935,7 @@ final class ServerNetwork implements StateLog {
     /** A link to another server closed: the root (or the secondary, for the root) treats that as a failure. */
     private void linkLost(int id) {
         links.remove(id);
-        if (evicted || !tree.contains(id)) {
+        if (evicted || shuttingDown || !tree.contains(id)) {
             return;
         }
         if (isRoot()) {
@@ -1044,6 +1046,14 @@ final class ServerNetwork implements StateLog {
             links.put(id, link);
         }
         link.send(m);
+    }
+
+    /**
+     * The whole network is being shut down (its servers share a process, as in {@code LocalCluster}): from now on
+     * a lost link or a silent server is not a failure, so closing the servers one after another repairs nothing.
+     */
+    void shutDown() {
+        shuttingDown = true;
     }
 
     void close() {
