@@ -118,9 +118,10 @@ public final class Cx implements Runnable {
     // ---------------------------------------------------------------- demo
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
-            description = {"Runs the main job on an embedded default: a lookup service, a task server registered",
-                "there, and producers and a consumer that find it there, all in this process and talking over",
-                "loopback TCP, computing F(20) with a small sleep load (2 ms per leaf, 0.1 ms per other task)."})
+            description = {"The quick start: computes F(20) on a network embedded in this process.",
+                "It runs a lookup service, a task server registered there, and producers and a consumer that find",
+                "it there, all talking over loopback TCP, with a small sleep load (2 ms per leaf, 0.1 ms per other",
+                "task)."})
     static final class Demo extends Printing implements Callable<Integer> {
 
         @Option(names = "--n", defaultValue = "20", description = "Which Fibonacci number. Default: ${DEFAULT-VALUE}.")
@@ -179,9 +180,9 @@ public final class Cx implements Runnable {
     // ---------------------------------------------------------------- lookup
 
     @Command(name = "lookup", mixinStandardHelpOptions = true,
-            description = {"Runs an Apache River (Jini) lookup service until killed. Servers started with",
-                "--lookup HOST:PORT register there (with leases), and producers and consumers started with",
-                "--lookup find them there. Unicast only, unless --multicast is given."})
+            description = {"Runs an Apache River (Jini) lookup service until killed.",
+                "Servers started with --lookup HOST:PORT register there (with leases), and producers and consumers",
+                "started with --lookup find them there. Unicast only, unless --multicast is given."})
     static final class Lookup extends Printing implements Callable<Integer> {
 
         @Option(names = "--multicast",
@@ -212,10 +213,10 @@ public final class Cx implements Runnable {
     // ---------------------------------------------------------------- server
 
     @Command(name = "server", mixinStandardHelpOptions = true,
-            description = {"Runs a task server until it is killed. Without --join it founds a production network",
-                "(a network of one until others join); with --join it becomes the new right-most leaf of the",
-                "network that HOST:PORT belongs to. Consumers submit to the primary root; producers may attach to",
-                "any server."})
+            description = {"Runs a task server until it is killed.",
+                "Without --join it founds a production network (a network of one until others join); with --join",
+                "it becomes the new right-most leaf of the network that HOST:PORT belongs to. Consumers submit to",
+                "the primary root; producers may attach to any server."})
     static final class Server extends Printing implements Callable<Integer> {
 
         @Option(names = "--port", defaultValue = "7070", description = "TCP port (0 = any free one). Default: ${DEFAULT-VALUE}.")
@@ -306,8 +307,9 @@ public final class Cx implements Runnable {
     static final class Network extends Group {
 
         @Command(name = "status", mixinStandardHelpOptions = true,
-                description = {"Prints the tree as the primary root sees it: each server's position, mirror group,",
-                    "tasks and producers, and whether the network tolerates another failure."})
+                description = {"Prints the tree of a running network.",
+                    "As the primary root sees it: each server's position, mirror group, tasks and producers, and",
+                    "whether the network tolerates another failure."})
         static final class Status extends Printing implements Callable<Integer> {
             @Option(names = "--server", required = true, paramLabel = "HOST:PORT",
                     description = "Any server of the network.")
@@ -442,17 +444,19 @@ public final class Cx implements Runnable {
 
     // ---------------------------------------------------------------- bench
 
-    @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks.",
+    @Command(name = "bench", mixinStandardHelpOptions = true,
+            description = "Benchmarks: Fibonacci, recovery, code distribution, EP, the paper's experiments.",
             subcommands = {Bench.BenchFib.class, Bench.BenchRecovery.class, Bench.BenchCode.class,
                 Bench.BenchEp.class, Bench.BenchEstimate.class, Bench.BenchPaper.class})
     static final class Bench extends Group {
 
         @Command(name = "paper", mixinStandardHelpOptions = true,
-                description = {"Reproduces the CX paper's experiments (section 5) on loopback, with Table 2's task",
-                    "times 40x shorter: F(n) for n = 13..18 under both workloads on 64 producers and 1, 3 and 7",
-                    "servers (Fig. 5 and 6); prefetch on and off for F(11) and F(15) on 16 producers; and a mix of",
-                    "producer speeds against the paper's composite base case. Writes results.json, report.md and",
-                    "PNG charts into --out. The full run takes about 5 minutes; --quick about 2."})
+                description = {"Reproduces the CX paper's experiments (section 5) and draws their charts.",
+                    "On loopback, with Table 2's task times 40x shorter: F(n) for n = 13..18 under both workloads on",
+                    "64 producers and 1, 3 and 7 servers (Fig. 5 and 6); prefetch on and off for F(11) and F(15)",
+                    "on 16 producers; and a mix of producer speeds against the paper's composite base case. Writes",
+                    "results.json, report.md and PNG charts into --out. The full run takes about 5 minutes; --quick",
+                    "about 2."})
         static final class BenchPaper extends Printing implements Callable<Integer> {
             @Option(names = "--quick", description = "One run per point instead of the median of three.")
             boolean quick;
@@ -523,9 +527,10 @@ public final class Cx implements Runnable {
         }
 
         @Command(name = "estimate", mixinStandardHelpOptions = true,
-                description = {"The paper's technique for long sequential times: runs F(n1) and F(n2) on one",
-                    "producer with one worker, fits T1(n) = alpha + beta * T(n) (T(n) = 3F(n+1)-2 tasks), estimates",
-                    "T1 for F(n), and measures F(n) too to show the error (skip that with --no-check)."})
+                description = {"Estimates a long sequential time from two short runs (the paper's technique).",
+                    "Runs F(n1) and F(n2) on one producer with one worker, fits T1(n) = alpha + beta * T(n)",
+                    "(T(n) = 3F(n+1)-2 tasks), estimates T1 for F(n), and measures F(n) too to show the error (skip",
+                    "that with --no-check)."})
         static final class BenchEstimate extends Printing implements Callable<Integer> {
             @Option(names = "--n1", required = true, description = "The first short run.")
             int n1;
@@ -568,9 +573,10 @@ public final class Cx implements Runnable {
         }
 
         @Command(name = "ep", mixinStandardHelpOptions = true,
-                description = {"Runs the NAS EP kernel (size M) on one server with 1, 2, 4 ... P one-worker",
-                    "producers and prints the time, the speedup over one producer, and whether the answer matches",
-                    "the NPB reference. EP is pure CPU: the speedup cannot exceed the cores the producers share."})
+                description = {"Runs the NAS EP kernel on 1, 2, 4 ... P producers and reports the speedup.",
+                    "Size M, one server, one-worker producers; prints the time, the speedup over one producer, and",
+                    "whether the answer matches the NPB reference. EP is pure CPU: the speedup cannot exceed the",
+                    "cores the producers share."})
         static final class BenchEp extends Printing implements Callable<Integer> {
             @Option(names = "--m", defaultValue = "26", description = "Size: 2^(M+1) random numbers. Default: ${DEFAULT-VALUE}.")
             int m;
@@ -625,9 +631,10 @@ public final class Cx implements Runnable {
         }
 
         @Command(name = "code", mixinStandardHelpOptions = true,
-                description = {"Submits an application whose code no server or producer has (the Fibonacci",
-                    "classes padded to --bundle-mb), and measures the time until the last producer runs a task",
-                    "and the bytes the consumer sent. Runs --runs times; prints each run and the median."})
+                description = {"Measures how fast an application's code reaches every producer.",
+                    "Submits an application whose code no server or producer has (the Fibonacci classes padded to",
+                    "--bundle-mb), and measures the time until the last producer runs a task and the bytes the",
+                    "consumer sent. Runs --runs times; prints each run and the median."})
         static final class BenchCode extends Printing implements Callable<Integer> {
             @Option(names = "--servers", defaultValue = "7", description = "Servers. Default: ${DEFAULT-VALUE}.")
             int servers;
@@ -665,10 +672,10 @@ public final class Cx implements Runnable {
         }
 
         @Command(name = "recovery", mixinStandardHelpOptions = true,
-                description = {"Starts S server processes and producers spread over them, keeps computations",
-                    "running, and kills servers with SIGKILL one after another. For each failure: the time until",
-                    "every producer of the killed server is served again, and until the network tolerates another",
-                    "failure."})
+                description = {"Measures recovery from server failures (SIGKILL).",
+                    "Starts S server processes and producers spread over them, keeps computations running, and kills",
+                    "servers with SIGKILL one after another. For each failure: the time until every producer of the",
+                    "killed server is served again, and until the network tolerates another failure."})
         static final class BenchRecovery extends Printing implements Callable<Integer> {
             @Option(names = "--servers", defaultValue = "7", description = "Server processes. Default: ${DEFAULT-VALUE}.")
             int servers;
@@ -700,8 +707,9 @@ public final class Cx implements Runnable {
         }
 
         @Command(name = "fib", mixinStandardHelpOptions = true,
-                description = {"Runs the Fibonacci DAG with P producers (each with its own TCP connection) and",
-                    "reports efficiency (T1/(P*W))/Tp beside the zero-overhead greedy ceiling, and throughput."})
+                description = {"Runs the Fibonacci DAG and reports efficiency and throughput.",
+                    "P producers, each with its own TCP connection; efficiency (T1/(P*W))/Tp is shown beside the",
+                    "zero-overhead greedy ceiling."})
         static final class BenchFib extends Printing implements Callable<Integer> {
 
             @Option(names = "--n", required = true, description = "Which Fibonacci number.")

@@ -25,8 +25,8 @@ import picocli.CommandLine.Option;
  * give theirs.
  */
 @Command(name = "status", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Shows every server, producer and computation of a running network, from their JMX MBeans,",
-            "refreshing like top (Ctrl-C to stop), or once with --once."})
+        description = {"Shows every server, producer and computation of a running network.",
+            "From their JMX MBeans, refreshing like top (Ctrl-C to stop), or once with --once."})
 final class StatusCommand extends Cx.Printing implements Callable<Integer> {
 
     @Option(names = "--server", paramLabel = "HOST:PORT", description = "Any server of the network.")
