@@ -120,6 +120,8 @@ final class ServerNetwork implements StateLog {
     private long lastRootAck;
     private long lastCheck;
     private boolean evicted;
+    /** The whole network is closing (see {@link #shutDown}): nobody is judged failed any more. */
+    private boolean shuttingDown;
 
     ServerNetwork(NetworkConfig config, String address, String name, String jmx, EventLoopGroup loop,
                   Scheduler scheduler,
@@ -487,8 +489,6 @@ final class ServerNetwork implements StateLog {
         }
         flush();
     }
-
-    private boolean shuttingDown;
 
     private long lastLoadSent;
     /** {@link #need} as last told to the neighbours. */
