@@ -29,11 +29,12 @@ if ! CX_JDK=$(cx_find_jdk); then
 fi
 JAVA_HOME=$CX_JDK
 export JAVA_HOME
-# JDK 24+ warns when libraries (Kryo, Maven's Guice) use sun.misc.Unsafe memory access; they still need it.
+# JDK 24+ warns when libraries use sun.misc.Unsafe memory access (Kryo, Maven's Guice) or load native code (Netty's
+# epoll transport); they still need to.
 CX_JDK_MAJOR=$(cx_jdk_major "$JAVA_HOME")
 CX_JVM_FLAGS=""
 if [ "$CX_JDK_MAJOR" -ge 24 ]; then
-  CX_JVM_FLAGS="--sun-misc-unsafe-memory-access=allow"
+  CX_JVM_FLAGS="--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
   MAVEN_OPTS="${MAVEN_OPTS:-} $CX_JVM_FLAGS"
   export MAVEN_OPTS
 fi

@@ -19,6 +19,7 @@ import org.cx.cli.PaperBench.Experiment;
 import org.cx.cli.PaperBench.Point;
 import org.cx.cli.PaperBench.Results;
 import org.cx.cli.PaperBench.Workload;
+import org.cx.wire.EventLoops;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -87,6 +88,7 @@ public final class PaperReport {
                 + System.getProperty("os.arch"));
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         m.put("max_heap_mb", Runtime.getRuntime().maxMemory() >> 20);
+        m.put("transport", EventLoops.transport());
         return m;
     }
 
@@ -108,8 +110,8 @@ public final class PaperReport {
         line(md, "Command: `%s` (profile %s, %d measured run%s per point, median by wall time). Took %s.",
                 command, profile.name(), profile.repeat(), profile.repeat() == 1 ? "" : "s",
                 PaperBench.minutes(r.elapsedS()));
-        line(md, "Machine: %s cores (%s), %s, %s.", machine.get("cores"), machine.get("cpu"), machine.get("os"),
-                machine.get("java"));
+        line(md, "Machine: %s cores (%s), %s, %s; Netty transport %s.", machine.get("cores"), machine.get("cpu"),
+                machine.get("os"), machine.get("java"), machine.get("transport"));
         line(md, "Every producer is a separate TCP connection over loopback; task times are the paper's Table 2 "
                 + "times (Dual 512) divided by %s, spent sleeping: D and C %s ms, B %s ms (workload 1) and %s ms "
                 + "(workload 2).", fmt(40 / profile.timeScale()), fmt(1 * profile.timeScale()),

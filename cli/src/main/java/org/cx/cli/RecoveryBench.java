@@ -137,7 +137,8 @@ final class RecoveryBench {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
         if (Runtime.version().feature() >= 24) {
-            command.add("--sun-misc-unsafe-memory-access=allow");
+            command.add("--sun-misc-unsafe-memory-access=allow"); // Kryo
+            command.add("--enable-native-access=ALL-UNNAMED"); // Netty's epoll transport
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cx.class.getName(), "server",
                 "--port", address.substring(address.indexOf(':') + 1), "--name", "s" + i, "--no-jmx"));

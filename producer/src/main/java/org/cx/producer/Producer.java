@@ -666,7 +666,8 @@ public final class Producer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            LOG.warn("producer {}: closing connection to {}: {}", config.name(), config.server(), cause.toString());
+            String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+            LOG.warn("producer {}: closing connection to {}: {}", config.name(), config.server(), reason);
             ctx.close();
         }
     }

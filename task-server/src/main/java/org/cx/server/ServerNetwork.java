@@ -8,7 +8,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.MirrorOp;
 import org.cx.wire.Role;
@@ -1080,7 +1080,7 @@ final class ServerNetwork implements StateLog {
             this.target = target;
             Bootstrap bootstrap = new Bootstrap()
                     .group(loop)
-                    .channel(NioSocketChannel.class)
+                    .channel(EventLoops.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.failTimeout().toMillis())
                     .handler(new ChannelInitializer<SocketChannel>() {

@@ -8,7 +8,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -105,7 +104,7 @@ public final class TaskServerNode implements AutoCloseable {
     private void bind() throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(loop, loop)
-                .channel(NioServerSocketChannel.class)
+                .channel(EventLoops.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -132,7 +131,7 @@ public final class TaskServerNode implements AutoCloseable {
         mbeans = new ServerMBeans(this);
         mbeans.register();
         loop.scheduleAtFixedRate(() -> mbeans.sync(scheduler), 1, 1, TimeUnit.SECONDS);
-        LOG.info("task server {} listening on {}", config.name(), address());
+        LOG.info("task server {} listening on {} ({} transport)", config.name(), address(), EventLoops.transport());
     }
 
     /**

@@ -54,7 +54,8 @@ public final class ChildProcess implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
         if (Runtime.version().feature() >= 24) {
-            command.add("--sun-misc-unsafe-memory-access=allow");
+            command.add("--sun-misc-unsafe-memory-access=allow"); // Kryo
+            command.add("--enable-native-access=ALL-UNNAMED"); // Netty's epoll transport
         }
         command.add("-cp");
         command.add(classPath);
