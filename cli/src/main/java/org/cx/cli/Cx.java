@@ -166,7 +166,7 @@ public final class Cx implements Runnable {
                             Fib.taskCount(n), s.tasks() == Fib.taskCount(n) ? "match" : "MISMATCH",
                             s.executions());
                     out().printf("wall time: %.3f s; efficiency (T1/P)/Tp: %.3f (zero-overhead ceiling %.3f)%n",
-                            wall, efficiency, FibBench.ceiling(n, producers, load));
+                            wall, efficiency, FibBench.ceiling(n, producers, load, s.t1Nanos() / 1e9, s.tasks()));
                     return value == Fib.value(n) && s.tasks() == Fib.taskCount(n) ? 0 : 1;
                 } finally {
                     started.forEach(Producer::close); // before their server goes
