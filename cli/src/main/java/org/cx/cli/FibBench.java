@@ -204,7 +204,7 @@ public final class FibBench {
      * tasks. With no load every task costs the same, and the nominal schedule is the limit.
      */
     static CeilingSimulator.Schedule asRun(int n, int slots, Load load, CeilingSimulator.Schedule nominal,
-                                                   double t1S, long tasks) {
+                                           double t1S, long tasks) {
         double excessNanos = tasks == 0 ? 0 : (t1S * 1e9 - nominal.t1()) / tasks;
         if (load.kind() == Load.Kind.NONE || nominal.tasks() != tasks || !(excessNanos > 0)) {
             return nominal;

@@ -14,6 +14,8 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Creates Netty event loop groups with named daemon threads, and names the socket channel classes that go with
@@ -22,11 +24,29 @@ import java.util.Locale;
  * a channel can only be registered with a loop of its own kind.
  */
 public final class EventLoops {
+    private static final Logger LOG = LoggerFactory.getLogger(EventLoops.class);
     /** Epoll: a task's hop to an idle worker wakes threads faster than NIO (see docs/benchmarks.md). */
-    private static final boolean EPOLL =
-            !"nio".equals(System.getProperty("cx.transport", "").toLowerCase(Locale.ROOT)) && Epoll.isAvailable();
+    private static final boolean EPOLL = chooseEpoll(System.getProperty("cx.transport", ""));
 
     private EventLoops() {
+    }
+
+    private static boolean chooseEpoll(String asked) {
+        String transport = asked.trim().toLowerCase(Locale.ROOT);
+        if (transport.equals("nio")) {
+            return false;
+        }
+        if (!transport.isEmpty() && !transport.equals("epoll")) {
+            LOG.warn("-Dcx.transport={} is not a transport (epoll or nio); using the default", asked);
+        }
+        if (!Epoll.isAvailable()) {
+            if (transport.equals("epoll")) {
+                LOG.warn("-Dcx.transport=epoll: the native epoll transport is not available here ({}); using NIO",
+                        Epoll.unavailabilityCause().getMessage());
+            }
+            return false;
+        }
+        return true;
     }
 
     public static EventLoopGroup create(String name, int threads) {
