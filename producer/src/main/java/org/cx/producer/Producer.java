@@ -13,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
@@ -66,11 +65,6 @@ public final class Producer implements AutoCloseable {
     private volatile Channel channel;
     /** Where to go if the server fails: its mirror group, as it last told us. */
     private volatile List<String> mirrors = List.of();
-    /**
-     * Counts connections: a task taken under an older connection belongs to a server this producer has left, and
-     * its completion is discarded (the server that took over runs it again; its effects apply once either way).
-     */
-    private final AtomicInteger generation = new AtomicInteger();
     private final AtomicLong failovers = new AtomicLong();
     private final AtomicLong bundlesFetched = new AtomicLong();
     /** Worker time spent waiting for a task, summed over workers. */
@@ -287,16 +281,17 @@ public final class Producer implements AutoCloseable {
             int taken = 0;
             while (!closing) {
                 if (task == null) {
-                    taken = generation.get();
                     long waitFrom = System.nanoTime();
                     idleLog.waiting(worker, waitFrom);
-                    task = cache.take();
+                    TaskCache.Taken next = cache.takeUnder(Long.MAX_VALUE);
                     long waitTo = System.nanoTime();
                     idleLog.working(worker, waitTo);
                     workerIdleNanos.add(waitTo - waitFrom);
-                    if (task == null) {
+                    if (next == null) {
                         return;
                     }
+                    task = next.task();
+                    taken = next.connection();
                 }
                 task = runAndClaim(task, taken);
             }
@@ -316,7 +311,7 @@ public final class Producer implements AutoCloseable {
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {
                 tasksRun.incrementAndGet();
-                if (taken != generation.get()) {
+                if (taken != cache.connection()) {
                     return null; // a task of a server this producer has left: the server that took over runs it
                 }
                 // Workers supply their own values to kept copies in the order their completions leave: otherwise
@@ -331,7 +326,7 @@ public final class Producer implements AutoCloseable {
             case TaskRunner.Outcome.Failed f -> {
                 tasksFailed.incrementAndGet();
                 LOG.info("task {} failed: {}", f.id(), firstLine(f.reason()));
-                if (taken == generation.get()) {
+                if (taken == cache.connection()) {
                     fromWorkers.add(new Message.TaskFailed(f.id(), f.reason()));
                 }
             }
@@ -638,8 +633,7 @@ public final class Producer implements AutoCloseable {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            generation.incrementAndGet();
-            cache.clear();
+            cache.clear(); // a task taken before this belongs to the server left: its completion is discarded
             kept.clear(); // the next server knows nothing of them
             parked.clear(); // the next server says again which code its tasks need
             awaitingCodeCount = 0;

@@ -22,6 +22,8 @@ public final class TaskCache {
     private final Map<TaskId, Task> byId = new HashMap<>();
     private int idleWorkers;
     private boolean closed;
+    /** How many times the cache was cleared: which connection its tasks came under. */
+    private int connection;
     private long idleSinceNanos;
     private long idleNanosTotal;
     private final Runnable onStarving;
@@ -86,10 +88,14 @@ public final class TaskCache {
         }
     }
 
-    /** Removes everything (the connection is gone). */
+    /**
+     * Removes everything (the connection is gone), and starts a new {@link #connection}: a task taken before
+     * this call is one of the server the producer has left.
+     */
     public void clear() {
         lock.lock();
         try {
+            connection++;
             ready.clear();
             byId.clear();
         } finally {
@@ -97,11 +103,24 @@ public final class TaskCache {
         }
     }
 
+    /** A task taken from the cache, and the {@link #connection} it came under. */
+    public record Taken(Task task, int connection) {
+    }
+
     /**
      * Takes the best cached task, waiting up to {@code timeoutNanos}; null on timeout or close. While waiting the
      * worker counts as idle.
      */
     public Task take(long timeoutNanos) throws InterruptedException {
+        Taken taken = takeUnder(timeoutNanos);
+        return taken == null ? null : taken.task();
+    }
+
+    /**
+     * Like {@link #take(long)}, with the connection the task came under, read at the moment it is taken: a worker
+     * that waits across a failover gets the new server's task and the new connection, never an old pair.
+     */
+    public Taken takeUnder(long timeoutNanos) throws InterruptedException {
         lock.lock();
         try {
             long remaining = timeoutNanos;
@@ -123,7 +142,7 @@ public final class TaskCache {
             }
             Task t = ready.poll();
             byId.remove(t.id());
-            return t;
+            return new Taken(t, connection);
         } finally {
             lock.unlock();
         }
@@ -131,6 +150,16 @@ public final class TaskCache {
 
     public Task take() throws InterruptedException {
         return take(TimeUnit.DAYS.toNanos(1));
+    }
+
+    /** The current connection: it changes with every {@link #clear}. */
+    public int connection() {
+        lock.lock();
+        try {
+            return connection;
+        } finally {
+            lock.unlock();
+        }
     }
 
     public void close() {
