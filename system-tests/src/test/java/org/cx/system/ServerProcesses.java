@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.cx.consumer.NetworkProbe;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
+import org.cx.server.ServerConfig;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.cx.wire.EventLoops;
@@ -169,21 +170,42 @@ final class ServerProcesses implements AutoCloseable {
         return commits;
     }
 
-    /** Which servers' logs commit {@code taskId}, and when, in ms after the first server started. */
+    /**
+     * Which servers' logs commit {@code taskId}, and when (applied, committed), and the servers' trails of it
+     * (stored, sent, received): in ms after the first server started.
+     */
     private String whereCommitted(String taskId) throws IOException {
         List<String> where = new ArrayList<>();
         for (int i = 0; i < commitLogs.size(); i++) {
-            if (Files.exists(commitLogs.get(i))) {
-                for (String line : Files.readAllLines(commitLogs.get(i))) {
-                    String[] f = line.split(" ");
-                    if (f.length == 3 && f[0].equals(taskId)) {
-                        where.add("s" + i + ": " + (Long.parseLong(f[2]) - startedNanos) / 1_000_000 + " ms");
-                    }
-                }
+            for (String[] f : lines(commitLogs.get(i), taskId)) {
+                where.add("s" + i + ": applied " + sinceStart(f[1]) + ", committed " + sinceStart(f[2]));
+            }
+        }
+        for (int i = 0; i < commitLogs.size(); i++) {
+            for (String[] f : lines(ServerConfig.trailBeside(commitLogs.get(i)), taskId)) {
+                where.add("s" + i + ": " + f[1] + " " + sinceStart(f[2]));
             }
         }
         failedAt.forEach((i, t) -> where.add("(s" + i + " failed at " + (t - startedNanos) / 1_000_000 + " ms)"));
         return where.toString();
+    }
+
+    /** The whole lines of an audit file that are about {@code taskId}, split into their three fields. */
+    private static List<String[]> lines(Path file, String taskId) throws IOException {
+        List<String[]> found = new ArrayList<>();
+        if (Files.exists(file)) {
+            for (String line : Files.readAllLines(file)) {
+                String[] f = line.split(" ");
+                if (f.length == 3 && f[0].equals(taskId)) {
+                    found.add(f);
+                }
+            }
+        }
+        return found;
+    }
+
+    private String sinceStart(String nanos) {
+        return (Long.parseLong(nanos) - startedNanos) / 1_000_000 + " ms";
     }
 
     /** What the network holds now, for a test that timed out. */

@@ -41,6 +41,10 @@ public interface Outbox {
     /** Sends {@code payload} exactly once to server {@code server} (another server of the network). */
     void route(int server, RoutedPayload payload);
 
+    /** Task {@code id} was stored here, as {@code how} says: submitted, spawned, transferred, adopted (audit trails). */
+    default void stored(TaskId id, String how) {
+    }
+
     /** Task {@code id}'s completion was applied here (audit trails). */
     default void applied(TaskId id) {
     }

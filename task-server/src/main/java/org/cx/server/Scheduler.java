@@ -121,7 +121,7 @@ public final class Scheduler {
         setBundle(c, bundle);
         TaskEnvelope named = new TaskEnvelope(TaskId.root(id), Continuation.CONSUMER, root.arity(), root.priority(),
                 root.onServer(), root.body());
-        store(c, named, self);
+        store(c, named, self, null, "submitted");
         counters.computationsSubmitted++;
         dispatch();
         return id;
@@ -347,7 +347,7 @@ public final class Scheduler {
                 counters.effectsRefused++; // a producer may only store children of the task it ran
                 continue;
             }
-            TaskEntry child = store(c, spawned[i], homeOf(spawned[i].continuation(), e));
+            TaskEntry child = store(c, spawned[i], homeOf(spawned[i].continuation(), e), null, "spawned");
             if (audit != null) {
                 audit.edge(completion.id(), spawned[i].id());
             }
@@ -424,17 +424,16 @@ public final class Scheduler {
 
     // ---------------------------------------------------------------- internals
 
-    /** Stores a task; returns its new entry, or null if it was a duplicate. */
-    private TaskEntry store(ComputationState c, TaskEnvelope envelope, int home) {
-        return store(c, envelope, home, null);
-    }
-
-    /** Stores a task with the inputs it has so far ({@code inputs} may be null: none yet). */
-    private TaskEntry store(ComputationState c, TaskEnvelope envelope, int home, byte[][] inputs) {
+    /**
+     * Stores a task with the inputs it has so far ({@code inputs} may be null: none yet); {@code how} it came here
+     * is for audit trails. Returns its new entry, or null if it was a duplicate.
+     */
+    private TaskEntry store(ComputationState c, TaskEnvelope envelope, int home, byte[][] inputs, String how) {
         if (c.tasks.containsKey(envelope.id())) {
             counters.duplicatesDiscarded++;
             return null;
         }
+        outbox.stored(envelope.id(), how);
         TaskEntry e = new TaskEntry(envelope, seq++, home);
         if (inputs != null) {
             for (int i = 0; i < Math.min(inputs.length, e.arity()); i++) {
@@ -790,7 +789,7 @@ public final class Scheduler {
         }
         ReadyTask[] tasks = transfer.tasks();
         for (int i = 0; i < tasks.length; i++) {
-            store(c, tasks[i].task(), transfer.homes()[i], tasks[i].inputs());
+            store(c, tasks[i].task(), transfer.homes()[i], tasks[i].inputs(), "transferred");
         }
         counters.tasksDiffusedIn += tasks.length;
         dispatch();
@@ -965,7 +964,7 @@ public final class Scheduler {
             long id = put.task().id().computation();
             ComputationState c = branch(id, put.origin(), copy.bundleOf(id));
             if (c != null) {
-                store(c, put.task(), put.home(), put.inputs());
+                store(c, put.task(), put.home(), put.inputs(), "adopted");
             }
         }
         counters.tasksAdopted += copy.tasks().size();

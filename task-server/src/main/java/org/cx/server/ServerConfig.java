@@ -15,7 +15,8 @@ import java.time.Duration;
  * @param seed             seeds computation ids
  * @param network          how it joins or founds a production network
  * @param commitLog        if not null, a file to which the id of every task whose completion is committed (applied
- *                         here and on every mirror) is appended with the time: an audit trail that survives kill -9
+ *                         here and on every mirror) is appended with the time: an audit trail that survives kill -9;
+ *                         beside it, {@link #trail()} says how each task came to be stored here or left
  * @param jmx              the JMX service URL of this server's process, told to the network for {@code cx status};
  *                         empty if none
  */
@@ -66,6 +67,19 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
 
     public ServerConfig withNetwork(NetworkConfig newNetwork) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork, commitLog, jmx);
+    }
+
+    /**
+     * The commit log's companion: one line per task stored, sent or received in a transfer ({@code taskId event
+     * nanoTime}); null without a commit log.
+     */
+    public Path trail() {
+        return commitLog == null ? null : trailBeside(commitLog);
+    }
+
+    /** Where a server whose commit log is {@code commitLog} writes its {@link #trail()}. */
+    public static Path trailBeside(Path commitLog) {
+        return commitLog.resolveSibling(commitLog.getFileName() + ".trail");
     }
 
     public ServerConfig withCommitLog(Path file) {

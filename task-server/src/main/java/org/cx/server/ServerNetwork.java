@@ -17,9 +17,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.cx.api.TaskId;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.MirrorOp;
+import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
 import org.cx.wire.RoutedPayload;
 import org.cx.wire.WireClient;
@@ -64,6 +66,10 @@ final class ServerNetwork implements StateLog {
          * for a take-over, until that computation ends.
          */
         void mirroredBundle(long computation, String bundle);
+
+        /** Audit trails: task {@code id} is sent or received ({@code event}) in a transfer. */
+        default void trail(TaskId id, String event) {
+        }
     }
 
     private final NetworkConfig config;
@@ -386,6 +392,7 @@ final class ServerNetwork implements StateLog {
     void route(int to, RoutedPayload payload) {
         long channel = channel(self, to);
         long seq = nextSeq.merge(channel, 1L, Long::sum);
+        trail(payload, "sent:" + self + ">" + to + "." + seq + "@" + resolve(to));
         outgoing.computeIfAbsent(channel, k -> new TreeMap<>()).put(seq, payload);
         if (active()) {
             record(new MirrorOp.Send(self, to, seq, payload));
@@ -428,6 +435,7 @@ final class ServerNetwork implements StateLog {
         }
         long channel = channel(m.from(), m.to());
         long mark = received.getOrDefault(channel, 0L);
+        trail(m.payload(), "received:" + m.from() + ">" + m.to() + "." + m.seq() + ":after" + mark);
         if (m.seq() == mark + 1) {
             received.put(channel, m.seq());
             if (active()) {
@@ -443,6 +451,15 @@ final class ServerNetwork implements StateLog {
         }
         long upTo = received.get(channel);
         afterCommit(() -> deliver(new Message.RoutedAck(m.from(), m.to(), upTo)));
+    }
+
+    /** Tells the host's audit trail where the tasks of a transfer go and come from. */
+    private void trail(RoutedPayload payload, String event) {
+        if (payload instanceof RoutedPayload.Transfer transfer) {
+            for (ReadyTask task : transfer.tasks()) {
+                host.trail(task.task().id(), event);
+            }
+        }
     }
 
     private void onRoutedAck(Message.RoutedAck ack) {

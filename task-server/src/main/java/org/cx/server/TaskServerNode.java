@@ -68,6 +68,8 @@ public final class TaskServerNode implements AutoCloseable {
     private Channel serverChannel;
     private ServerNetwork network;
     private final CommitLog commitLog;
+    /** Beside the commit log: every task stored here and how it came, sent away or received in a transfer. */
+    private final CommitLog trailLog;
     private ServerMBeans mbeans;
 
     private TaskServerNode(ServerConfig config) {
@@ -80,6 +82,7 @@ public final class TaskServerNode implements AutoCloseable {
         });
         this.audit = config.auditEffects() ? new EffectAudit() : null;
         this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());
+        this.trailLog = config.commitLog() == null ? null : new CommitLog(config.trail());
         this.scheduler = new Scheduler(outbox, config.resultRetention().toNanos(), config.seed(), audit);
         this.code = new CodeService(codecs, new CodeService.Upstream() {
             @Override
@@ -418,8 +421,20 @@ public final class TaskServerNode implements AutoCloseable {
         }
     }
 
+    /** Appends to the audit trail beside the commit log, if there is one. */
+    private void trail(TaskId id, String event) {
+        if (trailLog != null) {
+            trailLog.append(id + " " + event + " " + System.nanoTime() + "\n");
+        }
+    }
+
     /** What the network asks of this server. Event loop. */
     private final class NetworkHost implements ServerNetwork.Host {
+        @Override
+        public void trail(TaskId id, String event) {
+            TaskServerNode.this.trail(id, event);
+        }
+
         @Override
         public void mirrorsChanged(String[] addresses) {
             code.upstreamChanged();
@@ -563,6 +578,11 @@ public final class TaskServerNode implements AutoCloseable {
                     ch.writeAndFlush(message);
                 }
             });
+        }
+
+        @Override
+        public void stored(TaskId id, String how) {
+            TaskServerNode.this.trail(id, "stored:" + how);
         }
 
         @Override
