@@ -38,7 +38,7 @@ public class MirrorApplyBenchmark {
     @Setup
     public void prepare() {
         replica = new Replica();
-        replica.apply(++seq, true, new MirrorOp[] {new MirrorOp.Started(1, 0)});
+        replica.offer(++seq, true, new MirrorOp[] {new MirrorOp.Started(1, 0)});
         TaskId root = TaskId.root(1);
         add = new MirrorOp[COMPLETIONS * 4];
         undo = new MirrorOp[COMPLETIONS * 3];
@@ -62,8 +62,8 @@ public class MirrorApplyBenchmark {
     /** One batch in, then the batch that removes it (two applies per op). */
     @Benchmark
     public Replica applyBatch() {
-        replica.apply(++seq, false, add);
-        replica.apply(++seq, false, undo);
+        replica.offer(++seq, false, add);
+        replica.offer(++seq, false, undo);
         return replica;
     }
 }

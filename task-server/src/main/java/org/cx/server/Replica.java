@@ -41,8 +41,32 @@ final class Replica {
         return lastSeq;
     }
 
-    /** Applies batch {@code seq}; a snapshot replaces everything. */
-    void apply(long seq, boolean snapshot, MirrorOp[] ops) {
+    /** What a mirror makes of a batch. */
+    enum Fit {
+        /** Applied: the next batch, or a snapshot. */
+        APPLIED,
+        /** Ignored: before this copy's snapshot, or applied already. */
+        STALE,
+        /** Refused: a batch before it is missing, so the copy is incomplete until the next snapshot. */
+        GAP
+    }
+
+    /** Applies batch {@code seq} if it is the next one; a snapshot replaces everything. */
+    Fit offer(long seq, boolean snapshot, MirrorOp[] ops) {
+        if (!snapshot) {
+            if (!complete || seq <= lastSeq) {
+                return Fit.STALE;
+            }
+            if (seq != lastSeq + 1) {
+                complete = false;
+                return Fit.GAP;
+            }
+        }
+        apply(seq, snapshot, ops);
+        return Fit.APPLIED;
+    }
+
+    private void apply(long seq, boolean snapshot, MirrorOp[] ops) {
         if (snapshot) {
             computations.clear();
             tasks.clear();

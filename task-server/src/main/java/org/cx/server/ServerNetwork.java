@@ -104,6 +104,11 @@ final class ServerNetwork implements StateLog {
     /** The mirror group as of the last topology applied (the root changes its tree before it applies one). */
     private List<Integer> appliedGroup = List.of();
     private long snapshotSeq;
+    /**
+     * A link to a mirror broke: the batches queued on it are lost, and a mirror must never apply a later batch over
+     * a missing one, so the next batch is a snapshot.
+     */
+    private boolean mirrorLinkLost;
     private final ArrayDeque<Held> held = new ArrayDeque<>();
 
     private record Held(long seq, Runnable output) {
@@ -284,6 +289,10 @@ final class ServerNetwork implements StateLog {
 
     /** Sends the changes of this burst to the mirrors as one batch (call after each burst of messages). */
     void flush() {
+        if (mirrorLinkLost && !acked.isEmpty()) {
+            mirrorLinkLost = false;
+            sendSnapshot(); // it carries the pending changes too
+        }
         if (!pending.isEmpty()) {
             journalSeq++;
             if (!acked.isEmpty()) {
@@ -337,10 +346,15 @@ final class ServerNetwork implements StateLog {
             return;
         }
         Replica copy = replicas.computeIfAbsent(m.from(), k -> new Replica());
-        if (!m.snapshot() && (!copy.complete() || m.seq() <= copy.lastSeq())) {
-            return; // a batch before this copy's snapshot, or one already applied
+        Replica.Fit fit = copy.offer(m.seq(), m.snapshot(), m.ops());
+        if (fit == Replica.Fit.GAP) {
+            // The sender lost a link with batches on it; it sends a snapshot next.
+            LOG.warn("server {}: batch {} from server {} does not follow batch {}; its copy is incomplete until the "
+                    + "next snapshot", self, m.seq(), m.from(), copy.lastSeq());
         }
-        copy.apply(m.seq(), m.snapshot(), m.ops());
+        if (fit != Replica.Fit.APPLIED) {
+            return;
+        }
         for (MirrorOp op : m.ops()) {
             if (op instanceof MirrorOp.Code code) {
                 host.mirroredBundle(code.id(), code.bundle());
@@ -952,6 +966,7 @@ final class ServerNetwork implements StateLog {
     /** A link to another server closed: the root (or the secondary, for the root) treats that as a failure. */
     private void linkLost(int id) {
         links.remove(id);
+        mirrorLinkLost |= acked.containsKey(id);
         if (evicted || shuttingDown || !tree.contains(id)) {
             return;
         }
