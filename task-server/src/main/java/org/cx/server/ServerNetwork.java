@@ -514,9 +514,8 @@ final class ServerNetwork implements StateLog {
         }
         lastLoadSent = System.nanoTime();
         lastNeedSent = need();
-        Message.Load load = load();
         for (int neighbour : neighbours) {
-            send(neighbour, load);
+            send(neighbour, load(neighbour));
         }
         flush();
     }
@@ -527,12 +526,38 @@ final class ServerNetwork implements StateLog {
     private boolean reportScheduled;
     private static final long MIN_REPORT_GAP_NANOS = 1_000_000L;
 
-    private Message.Load load() {
-        return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), scheduler.idleWaiting(),
+    /** What this server tells neighbour {@code to}: its load, and the share of its need it asks {@code to} for. */
+    private Message.Load load(int to) {
+        return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), shareOfNeed(to),
                 scheduler.workers());
     }
 
-    /** Per neighbour: idle workers it reported beyond its own fresh tasks, less what was sent to it since. */
+    /**
+     * The part of {@link #need} neighbour {@code to} is asked to feed: in proportion to the neighbours' surplus as
+     * they last reported it, or evenly if none has any; rounded up. Asking every neighbour for the whole need
+     * brought in up to one load per neighbour, and the surplus travelled on: the last tasks of a run moved many
+     * times before they ran.
+     */
+    private int shareOfNeed(int to) {
+        int need = need();
+        if (need == 0 || neighbours.isEmpty()) {
+            return 0;
+        }
+        int total = 0;
+        for (int n : neighbours) {
+            total += Math.max(0, neighbourSurplus.getOrDefault(n, 0));
+        }
+        if (total == 0) {
+            return (need + neighbours.size() - 1) / neighbours.size();
+        }
+        long weight = Math.max(0, neighbourSurplus.getOrDefault(to, 0));
+        return (int) ((need * weight + total - 1) / total);
+    }
+
+    /** Per neighbour: its fresh tasks less what its producers asked for, as it last reported them. */
+    private final Map<Integer, Integer> neighbourSurplus = new HashMap<>();
+
+    /** Per neighbour: the idle workers it asked this server to feed ({@link #shareOfNeed}), less what went since. */
     private final Map<Integer, Integer> neighbourNeed = new HashMap<>();
 
     /**
@@ -610,26 +635,29 @@ final class ServerNetwork implements StateLog {
 
     /**
      * A neighbour's load (paper §4.2). Surplus is fresh tasks less what the producers asked for. If this server's
-     * surplus is clearly larger, it sends half the difference (never more than its surplus, never to a server
-     * without workers: tasks there would only wait); if clearly smaller, it answers with its own load, a request the
-     * neighbour answers the same way.
+     * surplus is clearly larger, it sends the neighbour its share of the difference, 1 / (neighbours + 1) (never
+     * more than its surplus, never to a server without workers: tasks there would only wait); if clearly smaller, it
+     * answers with its own load, a request the neighbour answers the same way.
      */
     private void onLoad(Message.Load theirs) {
         if (!tree.contains(theirs.from())) {
             return;
         }
-        neighbourNeed.put(theirs.from(), Math.max(0, theirs.idle() - theirs.fresh()));
+        neighbourNeed.put(theirs.from(), theirs.need());
+        neighbourSurplus.put(theirs.from(), theirs.fresh() - theirs.demand());
         updateRemoteIdle();
         feedIdleNeighbours();
         int mine = scheduler.freshCount() - scheduler.demand();
         int other = theirs.fresh() - theirs.demand();
         if (mine > 0 && theirs.workers() > 0 && mine - other >= 2) {
-            int count = Math.min(MAX_TRANSFER, Math.min(mine, (mine - other + 1) / 2));
+            // Each neighbour's share of the difference, as in Cybenko's diffusion: half to each (as before) overshot
+            // when several neighbours were short at once, and the surplus then moved back and forth.
+            int count = Math.min(MAX_TRANSFER, Math.min(mine, Math.max(1, (mine - other) / (neighbours.size() + 1))));
             for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
                 route(theirs.from(), t);
             }
         } else if (other - mine >= 2 && scheduler.workers() > 0) {
-            send(theirs.from(), load());
+            send(theirs.from(), load(theirs.from()));
         }
     }
 
@@ -747,6 +775,7 @@ final class ServerNetwork implements StateLog {
         }
         neighbours = tree.contains(self) ? tree.neighbours(self) : List.of();
         neighbourNeed.keySet().removeIf(id -> !neighbours.contains(id));
+        neighbourSurplus.keySet().removeIf(id -> !neighbours.contains(id));
         updateRemoteIdle();
         links.keySet().removeIf(id -> {
             if (!tree.contains(id)) {

@@ -208,10 +208,11 @@ public sealed interface Message {
 
     /**
      * Diffusion: {@code from} has {@code fresh} unassigned ready tasks, its producers asked for {@code demand} more
-     * (idle workers and prefetch), {@code idle} of their workers wait for a task now, and they have {@code workers}
-     * workers in all.
+     * (idle workers and prefetch), and they have {@code workers} workers in all. Of its idle workers that no fresh
+     * task there can serve, it asks the receiver to feed {@code need}: its share of them, so that the neighbours
+     * do not all answer the same idle workers in full.
      */
-    record Load(int from, int fresh, int demand, int idle, int workers) implements Message {
+    record Load(int from, int fresh, int demand, int need, int workers) implements Message {
     }
 
     /** Exactly-once message {@code seq} on the channel from server {@code from} to server {@code to}. */
