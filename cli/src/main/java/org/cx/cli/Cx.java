@@ -248,7 +248,8 @@ public final class Cx implements Runnable {
 
         @Option(names = "--commit-log", paramLabel = "FILE",
                 description = "Append the id of every task whose completion is committed (applied here and on "
-                        + "every mirror) to FILE: an audit trail.")
+                        + "every mirror) to FILE: an audit trail. FILE.trail gets every task stored here (and how), "
+                        + "and every task sent or received in a transfer.")
         Path commitLog;
 
         @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",

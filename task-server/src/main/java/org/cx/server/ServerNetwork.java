@@ -8,6 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.util.AttributeKey;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,6 +47,8 @@ final class ServerNetwork implements StateLog {
     private static final Logger LOG = LoggerFactory.getLogger(ServerNetwork.class);
     /** Most tasks one diffusion answer moves. */
     private static final int MAX_TRANSFER = 64;
+    /** On a connection another server opened to this one: that server's id, from its {@code Hello}. */
+    static final AttributeKey<Integer> PEER_SERVER = AttributeKey.valueOf("cx.peerServer");
 
     /** What the network needs from the server it runs in. */
     interface Host {
@@ -66,6 +69,11 @@ final class ServerNetwork implements StateLog {
          * for a take-over, until that computation ends.
          */
         void mirroredBundle(long computation, String bundle);
+
+        /** Whether this server keeps an audit trail (then {@link #trail} is called). */
+        default boolean trails() {
+            return false;
+        }
 
         /** Audit trails: task {@code id} is sent or received ({@code event}) in a transfer. */
         default void trail(TaskId id, String event) {
@@ -406,12 +414,20 @@ final class ServerNetwork implements StateLog {
     void route(int to, RoutedPayload payload) {
         long channel = channel(self, to);
         long seq = nextSeq.merge(channel, 1L, Long::sum);
-        trail(payload, "sent:" + self + ">" + to + "." + seq + "@" + resolve(to));
+        if (host.trails()) {
+            trail(payload, "sent:" + self + ">" + to + "." + seq + "@" + resolve(to));
+        }
         outgoing.computeIfAbsent(channel, k -> new TreeMap<>()).put(seq, payload);
         if (active()) {
             record(new MirrorOp.Send(self, to, seq, payload));
         }
-        afterCommit(() -> deliver(new Message.Routed(self, to, seq, payload)));
+        afterCommit(() -> {
+            if (host.trails()) {
+                trail(payload, "committed:" + self + ">" + to + "." + seq + ":journal" + journalSeq + ":acked"
+                        + acked.toString().replace(' ', '_'));
+            }
+            deliver(new Message.Routed(self, to, seq, payload));
+        });
     }
 
     /**
@@ -449,7 +465,9 @@ final class ServerNetwork implements StateLog {
         }
         long channel = channel(m.from(), m.to());
         long mark = received.getOrDefault(channel, 0L);
-        trail(m.payload(), "received:" + m.from() + ">" + m.to() + "." + m.seq() + ":after" + mark);
+        if (host.trails()) {
+            trail(m.payload(), "received:" + m.from() + ">" + m.to() + "." + m.seq() + ":after" + mark);
+        }
         if (m.seq() == mark + 1) {
             received.put(channel, m.seq());
             if (active()) {
@@ -489,18 +507,29 @@ final class ServerNetwork implements StateLog {
         }
     }
 
-    /** Sends every committed, unacknowledged message again (after repairs; and now and then). */
+    /**
+     * Sends every unacknowledged message again (after repairs), once the changes recorded so far are committed. The
+     * messages are the ones outstanding now: one routed after this call is delivered when its own change commits,
+     * not with these (before its mirror has the change, if the resend's commit came first).
+     */
     private void resendUnacknowledged() {
         if (!joined()) {
             return;
         }
+        List<Message.Routed> again = new ArrayList<>();
+        for (Map.Entry<Long, TreeMap<Long, RoutedPayload>> channel : outgoing.entrySet()) {
+            int from = channelFrom(channel.getKey());
+            int to = channelTo(channel.getKey());
+            for (Map.Entry<Long, RoutedPayload> m : channel.getValue().entrySet()) {
+                again.add(new Message.Routed(from, to, m.getKey(), m.getValue()));
+            }
+        }
         afterCommit(() -> {
-            for (Map.Entry<Long, TreeMap<Long, RoutedPayload>> channel : outgoing.entrySet()) {
-                int from = channelFrom(channel.getKey());
-                int to = channelTo(channel.getKey());
-                for (Map.Entry<Long, RoutedPayload> m : channel.getValue().entrySet()) {
-                    deliver(new Message.Routed(from, to, m.getKey(), m.getValue()));
+            for (Message.Routed m : again) {
+                if (host.trails()) {
+                    trail(m.payload(), "resent:" + m.from() + ">" + m.to() + "." + m.seq());
                 }
+                deliver(m);
             }
         });
         flush();
@@ -1049,6 +1078,14 @@ final class ServerNetwork implements StateLog {
     /** A message from another server or an observer, on either kind of connection. Event loop. */
     void onMessage(Message msg, Channel from) {
         if (evicted) {
+            return;
+        }
+        Integer sender = from.attr(PEER_SERVER).get();
+        if (sender != null && forwards.containsKey(sender)) {
+            // A server declared failed runs again (it was frozen, or starved): its state lives on in its heir, and
+            // nothing it says may change anything here; a transfer from it would put a task on two servers.
+            from.writeAndFlush(new Message.Evicted("server " + sender + " was declared failed and its tasks were "
+                    + "taken over by server " + resolve(sender)));
             return;
         }
         switch (msg) {

@@ -372,6 +372,8 @@ public final class TaskServerNode implements AutoCloseable {
             channels.put(peerId, ctx.channel());
             if (role == Role.PRODUCER) {
                 producer = scheduler.addProducer(peerId, hello.name(), Math.max(1, hello.workers()));
+            } else if (role == Role.SERVER) {
+                ctx.channel().attr(ServerNetwork.PEER_SERVER).set(hello.workers()); // a server sends its id there
             }
             String[] mirrors = role == Role.SERVER ? new String[0] : network.mirrorAddresses();
             ctx.writeAndFlush(new Message.Welcome(WireConfig.PROTOCOL_VERSION, peerId, config.name(), network.self(),
@@ -430,6 +432,11 @@ public final class TaskServerNode implements AutoCloseable {
 
     /** What the network asks of this server. Event loop. */
     private final class NetworkHost implements ServerNetwork.Host {
+        @Override
+        public boolean trails() {
+            return trailLog != null;
+        }
+
         @Override
         public void trail(TaskId id, String event) {
             TaskServerNode.this.trail(id, event);
@@ -582,7 +589,9 @@ public final class TaskServerNode implements AutoCloseable {
 
         @Override
         public void stored(TaskId id, String how) {
-            TaskServerNode.this.trail(id, "stored:" + how);
+            if (trailLog != null) {
+                trail(id, "stored:" + how);
+            }
         }
 
         @Override

@@ -5,7 +5,7 @@ import org.cx.api.TaskId;
 /** Every message of the CX protocol. Each is registered with {@link ProtocolCodec}; nothing else can be read. */
 public sealed interface Message {
 
-    /** First frame from a client. */
+    /** First frame from a client; {@code workers}: a producer's worker threads, or a server's id in the network. */
     record Hello(int version, Role role, String name, int workers, String jmx) implements Message {
         /** Without a JMX address. */
         public Hello(int version, Role role, String name, int workers) {
