@@ -101,6 +101,16 @@ final class ServerProcesses implements AutoCloseable {
         throw new AssertionError("no server at position " + position);
     }
 
+    /** The network id of server process {@code i} (not its index: ids are given in order of joining). */
+    int idOf(int i) {
+        for (Message.ServerStatus s : status().servers()) {
+            if (indexOf(s.address()) == i) {
+                return s.id();
+            }
+        }
+        throw new AssertionError("server process " + i + " is not in the network");
+    }
+
     private int indexOf(String address) {
         return ports.indexOf(WireClient.parseAddress(address).getPort());
     }
