@@ -3,9 +3,7 @@ package org.cx.system;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -20,7 +18,6 @@ import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
 import org.cx.wire.Message;
 import org.cx.wire.MessageDecoder;
-import org.cx.wire.MessageEncoder;
 import org.cx.wire.Role;
 import org.cx.wire.WireConfig;
 import org.junit.jupiter.api.Test;
@@ -30,17 +27,6 @@ import org.junit.jupiter.api.Test;
  * the computation finishes untouched.
  */
 class BadInputTest {
-
-    private static byte[] frame(Message m) {
-        EmbeddedChannel ch = new EmbeddedChannel(new MessageEncoder(WireConfig.DEFAULT_MAX_FRAME_BYTES));
-        ch.writeOutbound(m);
-        ByteBuf b = ch.readOutbound();
-        byte[] bytes = new byte[b.readableBytes()];
-        b.readBytes(bytes);
-        b.release();
-        ch.finishAndReleaseAll();
-        return bytes;
-    }
 
     /** Sends {@code bytes}, returns the reason of the Refused the server answers with; asserts it then closes. */
     private static String refusal(int port, byte[]... sends) throws IOException {
@@ -87,12 +73,12 @@ class BadInputTest {
              Consumer consumer = cluster.consumer()) {
             int port = cluster.server().port();
             Computation<Long> running = consumer.submit(new Fib(16, Load.ofMillis(Load.Kind.SLEEP, 0, 1, 0)));
-            byte[] hello = frame(new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, "rogue", 1));
+            byte[] hello = Frames.of(new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, "rogue", 1));
 
-            String wrongVersion = refusal(port, frame(new Message.Hello(99, Role.PRODUCER, "old", 1)));
+            String wrongVersion = refusal(port, Frames.of(new Message.Hello(99, Role.PRODUCER, "old", 1)));
             assertTrue(wrongVersion.contains("protocol version 99"), wrongVersion);
 
-            String noHello = refusal(port, frame(new Message.Request(1, 1)));
+            String noHello = refusal(port, Frames.of(new Message.Request(1, 1)));
             assertTrue(noHello.contains("expected Hello"), noHello);
 
             byte[] unknownId = {0, 0, 0, 2, 120, 1};
@@ -107,7 +93,7 @@ class BadInputTest {
             String tooLong = refusal(port, concat(hello, oversized));
             assertTrue(tooLong.contains("exceeds"), tooLong);
 
-            String wrongRole = refusal(port, concat(hello, frame(new Message.Collect(1))));
+            String wrongRole = refusal(port, concat(hello, Frames.of(new Message.Collect(1))));
             assertTrue(wrongRole.contains("not a message a producer may send"), wrongRole);
 
             assertEquals(Fib.value(16), running.result().get(120, TimeUnit.SECONDS));

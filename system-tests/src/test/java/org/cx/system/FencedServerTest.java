@@ -3,9 +3,7 @@ package org.cx.system;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.DataInputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -14,7 +12,6 @@ import org.cx.api.Continuation;
 import org.cx.api.TaskId;
 import org.cx.wire.Message;
 import org.cx.wire.MessageDecoder;
-import org.cx.wire.MessageEncoder;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
 import org.cx.wire.RoutedPayload;
@@ -34,14 +31,7 @@ class FencedServerTest {
     Path dir;
 
     private static void send(OutputStream out, Message m) throws Exception {
-        EmbeddedChannel ch = new EmbeddedChannel(new MessageEncoder(WireConfig.DEFAULT_MAX_FRAME_BYTES));
-        ch.writeOutbound(m);
-        ByteBuf b = ch.readOutbound();
-        byte[] bytes = new byte[b.readableBytes()];
-        b.readBytes(bytes);
-        b.release();
-        ch.finishAndReleaseAll();
-        out.write(bytes);
+        out.write(Frames.of(m));
         out.flush();
     }
 

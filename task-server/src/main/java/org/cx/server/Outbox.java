@@ -41,7 +41,7 @@ public interface Outbox {
     /** Sends {@code payload} exactly once to server {@code server} (another server of the network). */
     void route(int server, RoutedPayload payload);
 
-    /** Task {@code id} was stored here, as {@code how} says: submitted, spawned, transferred, adopted (audit trails). */
+    /** Task {@code id} was stored here: {@code how} is submitted, spawned, transferred or adopted (audit trails). */
     default void stored(TaskId id, String how) {
     }
 
