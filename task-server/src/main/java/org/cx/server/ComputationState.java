@@ -1,7 +1,9 @@
 package org.cx.server;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.cx.api.TaskId;
 
 /** One computation on this server. Owned by the scheduler thread. */
@@ -25,6 +27,8 @@ final class ComputationState {
     long tasksCompleted;
     long executions;
     long t1Nanos;
+    /** Neighbouring servers this one sent tasks of this computation to, or received some from. */
+    final Set<Integer> seeded = new HashSet<>(4);
 
     ComputationState(long id, long submittedNanos, ConsumerHandle consumer) {
         this.id = id;

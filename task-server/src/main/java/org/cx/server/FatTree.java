@@ -149,6 +149,16 @@ public final class FatTree {
         return children;
     }
 
+    /** The servers below {@code id}: its children, and for the primary root the secondary root too. */
+    public List<Integer> seedTargets(int id) {
+        int position = position(id);
+        List<Integer> below = new ArrayList<>(children(position));
+        if (position == 0 && size() > 1) {
+            below.addFirst(1);
+        }
+        return toIds(below);
+    }
+
     List<Integer> siblingPositions(int position) {
         if (position < 2) {
             return size() >= 2 ? List.of(1 - position) : List.of();

@@ -47,6 +47,8 @@ public final class Scheduler {
     private int workers;
     /** Idle workers at neighbouring servers with no task to give them: fresh tasks here are kept for diffusion. */
     private int remoteIdle;
+    /** Called before fresh tasks go to producers here while neighbours have idle workers (diffusion's seeding). */
+    private Runnable seeder = () -> { };
     private final EffectAudit audit;
     private long seq;
     private int revokesOutstanding;
@@ -348,6 +350,9 @@ public final class Scheduler {
                 continue;
             }
             TaskEntry child = store(c, spawned[i], homeOf(spawned[i].continuation(), e), null, "spawned");
+            if (child != null) {
+                child.spawnedHere = true;
+            }
             if (audit != null) {
                 audit.edge(completion.id(), spawned[i].id());
             }
@@ -622,6 +627,9 @@ public final class Scheduler {
     }
 
     private void dispatch(boolean eager) {
+        if (remoteIdle > 0 && ready.freshCount() > 0) {
+            seeder.run();
+        }
         if (hungry.isEmpty() || ready.isEmpty()) {
             return;
         }
@@ -781,12 +789,13 @@ public final class Scheduler {
         }
     }
 
-    /** Ready tasks diffused here from a neighbour. */
-    public void accept(RoutedPayload.Transfer transfer) {
+    /** Ready tasks diffused here from neighbour {@code from}. */
+    public void accept(RoutedPayload.Transfer transfer, int from) {
         ComputationState c = branch(transfer.computation(), transfer.origin(), transfer.bundle());
         if (c == null) {
             return;
         }
+        c.seeded.add(from);
         ReadyTask[] tasks = transfer.tasks();
         for (int i = 0; i < tasks.length; i++) {
             store(c, tasks[i].task(), transfer.homes()[i], tasks[i].inputs(), "transferred");
@@ -856,6 +865,40 @@ public final class Scheduler {
             counters.tasksDiffusedOut += tasks.length;
         }
         return transfers;
+    }
+
+    /**
+     * A seed for neighbour {@code server}: the best fresh task, if it was spawned here, no task of its computation
+     * has passed between this server and {@code server} yet, and the computation is young here (fewer completions
+     * here than this server has workers); null otherwise.
+     */
+    public RoutedPayload.Transfer takeSeed(int server) {
+        TaskEntry top = ready.peek();
+        if (top == null || top.holderCount() > 0 || !top.spawnedHere) {
+            return null;
+        }
+        ComputationState c = computations.get(top.envelope.id().computation());
+        if (c.tasksCompleted >= Math.max(1, workers) || !c.seeded.add(server)) {
+            return null;
+        }
+        return takeFresh(1).getFirst();
+    }
+
+    /** Tasks of {@code computation} went to, or came from, {@code server}: it needs no seed of it from here. */
+    public void seeded(long computation, int server) {
+        ComputationState c = computations.get(computation);
+        if (c != null) {
+            c.seeded.add(server);
+        }
+    }
+
+    void setSeeder(Runnable seeder) {
+        this.seeder = seeder;
+    }
+
+    /** Prefetched copies no producer has started, as far as this server knows: what it could revoke. */
+    public int queuedCount() {
+        return revocable.size();
     }
 
     /** Unassigned ready tasks: what diffusion may move. */

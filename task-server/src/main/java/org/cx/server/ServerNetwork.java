@@ -152,6 +152,7 @@ final class ServerNetwork implements StateLog {
         this.loop = loop;
         this.scheduler = scheduler;
         this.host = host;
+        scheduler.setSeeder(this::seedIdleNeighbours);
     }
 
     /** Channel key for the exactly-once channel from server {@code from} to server {@code to}. */
@@ -474,7 +475,7 @@ final class ServerNetwork implements StateLog {
                 record(new MirrorOp.Received(m.from(), m.to(), m.seq()));
             }
             switch (m.payload()) {
-                case RoutedPayload.Transfer t -> scheduler.accept(t);
+                case RoutedPayload.Transfer t -> scheduler.accept(t, m.from());
                 case RoutedPayload.Value v -> scheduler.routedValue(v.computation(), v.value());
                 case RoutedPayload.Failure f -> scheduler.routedFailure(f.computation(), f.taskId(), f.reason());
             }
@@ -543,6 +544,7 @@ final class ServerNetwork implements StateLog {
         }
         lastLoadSent = System.nanoTime();
         lastNeedSent = need();
+        reports++;
         for (int neighbour : neighbours) {
             send(neighbour, load(neighbour));
         }
@@ -558,30 +560,34 @@ final class ServerNetwork implements StateLog {
     /** What this server tells neighbour {@code to}: its load, and the share of its need it asks {@code to} for. */
     private Message.Load load(int to) {
         return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), shareOfNeed(to),
-                scheduler.workers());
+                scheduler.workers(), scheduler.queuedCount());
     }
 
     /**
-     * The part of {@link #need} neighbour {@code to} is asked to feed: in proportion to the neighbours' surplus as
-     * they last reported it, or evenly if none has any; rounded up. Asking every neighbour for the whole need
-     * brought in up to one load per neighbour, and the surplus travelled on: the last tasks of a run moved many
-     * times before they ran.
+     * The part of {@link #need} neighbour {@code to} is asked to feed ({@link NeedSplit}): in proportion to what each
+     * neighbour could give, as it last reported it (its surplus of fresh tasks, plus the prefetched copies it could
+     * revoke). Asking every neighbour for the whole need, or for a share rounded up, brought in up to one load per
+     * neighbour, and the surplus travelled on: the last tasks of a run moved many times before they ran.
      */
     private int shareOfNeed(int to) {
         int need = need();
-        if (need == 0 || neighbours.isEmpty()) {
+        int index = neighbours.indexOf(to);
+        if (need == 0 || index < 0) {
             return 0;
         }
-        int total = 0;
-        for (int n : neighbours) {
-            total += Math.max(0, neighbourSurplus.getOrDefault(n, 0));
+        long[] weights = new long[neighbours.size()];
+        for (int i = 0; i < weights.length; i++) {
+            int n = neighbours.get(i);
+            weights[i] = Math.max(0, neighbourSurplus.getOrDefault(n, 0)) + neighbourQueued.getOrDefault(n, 0);
         }
-        if (total == 0) {
-            return (need + neighbours.size() - 1) / neighbours.size();
-        }
-        long weight = Math.max(0, neighbourSurplus.getOrDefault(to, 0));
-        return (int) ((need * weight + total - 1) / total);
+        return NeedSplit.share(need, weights, index, reports);
     }
+
+    /** Loads sent so far: turns the order in which an even split of the need hands out its remainder. */
+    private int reports;
+
+    /** Per neighbour: prefetched copies its producers have not started, as it last reported them. */
+    private final Map<Integer, Integer> neighbourQueued = new HashMap<>();
 
     /** Per neighbour: its fresh tasks less what its producers asked for, as it last reported them. */
     private final Map<Integer, Integer> neighbourSurplus = new HashMap<>();
@@ -642,7 +648,7 @@ final class ServerNetwork implements StateLog {
             }
             int sent = 0;
             for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
-                route(need.getKey(), t);
+                transfer(need.getKey(), t);
                 sent += t.tasks().length;
             }
             need.setValue(need.getValue() - sent);
@@ -653,6 +659,36 @@ final class ServerNetwork implements StateLog {
         }
         updateRemoteIdle();
     }
+
+    private void transfer(int to, RoutedPayload.Transfer t) {
+        scheduler.seeded(t.computation(), to);
+        route(to, t);
+    }
+
+    /**
+     * Seeding, called by the scheduler before it hands fresh tasks to its own producers while neighbours have idle
+     * workers: each child with idle workers (and the secondary root, for the primary) gets the best fresh task
+     * spawned here, if none of its computation has passed between the two servers yet and the computation is young
+     * here ({@link Scheduler#takeSeed}). A computation's first levels then spread down the tree while they are
+     * still being split, instead of after each server's own workers are all busy: at F(13) on 7 servers the
+     * servers two hops from the root got their first task after 20–30 ms, now after 6–15 ms. Only once per
+     * computation and server, and only early: sending the first task of every transfer on (tried) moved one task
+     * round the network, and seeding at the end sent the last tasks away from idle workers here.
+     */
+    private void seedIdleNeighbours() {
+        for (int target : seedTargets) {
+            if (neighbourNeed.getOrDefault(target, 0) > 0) {
+                RoutedPayload.Transfer seed = scheduler.takeSeed(target);
+                if (seed != null) {
+                    route(target, seed);
+                    neighbourNeed.merge(target, -1, Integer::sum);
+                }
+            }
+        }
+    }
+
+    /** The servers this one seeds: its children; the primary root also seeds the secondary. */
+    private List<Integer> seedTargets = List.of();
 
     private void updateRemoteIdle() {
         int idle = 0;
@@ -674,6 +710,7 @@ final class ServerNetwork implements StateLog {
         }
         neighbourNeed.put(theirs.from(), theirs.need());
         neighbourSurplus.put(theirs.from(), theirs.fresh() - theirs.demand());
+        neighbourQueued.put(theirs.from(), theirs.queued());
         updateRemoteIdle();
         feedIdleNeighbours();
         int mine = scheduler.freshCount() - scheduler.demand();
@@ -683,7 +720,7 @@ final class ServerNetwork implements StateLog {
             // when several neighbours were short at once, and the surplus then moved back and forth.
             int count = Math.min(MAX_TRANSFER, Math.min(mine, Math.max(1, (mine - other) / (neighbours.size() + 1))));
             for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
-                route(theirs.from(), t);
+                transfer(theirs.from(), t);
             }
         } else if (other - mine >= 2 && scheduler.workers() > 0) {
             send(theirs.from(), load(theirs.from()));
@@ -803,8 +840,10 @@ final class ServerNetwork implements StateLog {
             lastHeard.keySet().removeIf(id -> !tree.contains(id));
         }
         neighbours = tree.contains(self) ? tree.neighbours(self) : List.of();
+        seedTargets = tree.contains(self) ? tree.seedTargets(self) : List.of();
         neighbourNeed.keySet().removeIf(id -> !neighbours.contains(id));
         neighbourSurplus.keySet().removeIf(id -> !neighbours.contains(id));
+        neighbourQueued.keySet().removeIf(id -> !neighbours.contains(id));
         updateRemoteIdle();
         links.keySet().removeIf(id -> {
             if (!tree.contains(id)) {

@@ -31,6 +31,8 @@ final class TaskEntry {
     Revoke revoke = Revoke.NONE;
     /** Its first current holder got it on prefetch credit, so it may be waiting behind a running task. */
     boolean prefetched;
+    /** Spawned by a task completed on this server (not submitted, transferred or adopted here): it may seed. */
+    boolean spawnedHere;
     /**
      * While unready: the producers that keep a copy, to run it at once if their own value completes it (the one
      * that stored it, and those given a task whose successor it is). Values from anyone else are forwarded to them.

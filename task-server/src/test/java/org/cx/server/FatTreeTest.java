@@ -31,6 +31,11 @@ class FatTreeTest {
         assertEquals(Set.of(0, 1, 2, 4, 5, 6), Set.copyOf(t.neighbours(3)), "parent, its sibling, sibling, nephews, child");
         assertEquals(Set.of(0, 2, 3), Set.copyOf(t.neighbours(1)), "the other root: its sibling and the root's children");
         assertEquals(2, t.height());
+        assertEquals(List.of(1, 2, 3), t.seedTargets(0), "the root seeds the other root and its children");
+        assertEquals(List.of(), t.seedTargets(1));
+        assertEquals(List.of(4, 5), t.seedTargets(2));
+        assertEquals(List.of(6), t.seedTargets(3));
+        assertEquals(List.of(), t.seedTargets(6));
     }
 
     @Test

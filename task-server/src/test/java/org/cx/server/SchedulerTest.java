@@ -198,6 +198,71 @@ class SchedulerTest {
         assertEquals(sum, out.lastAssigned().task().id());
     }
 
+    /**
+     * Seeding: a computation's first spawned tasks go to each neighbour below at most once, before the idle workers
+     * here; never a task that came from elsewhere, and not once the computation has run a while here.
+     */
+    @Test
+    void seedsAreSpawnedHereOncePerNeighbourAndOnlyEarly() {
+        ProducerState p = scheduler.addProducer(1, "p1", 3);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        assertNull(scheduler.takeSeed(7), "the submitted task is not a seed: it was not spawned here");
+        TaskId sum = root.child(0);
+        TaskId left = root.child(1);
+        TaskId right = root.child(2);
+        scheduler.completed(p, completion(root, List.of(
+                task(sum, Continuation.CONSUMER, 2, 0),
+                task(left, Continuation.to(sum, 0), 0, 1),
+                task(right, Continuation.to(sum, 1), 0, 2)), List.of()));
+
+        org.cx.wire.RoutedPayload.Transfer seed = scheduler.takeSeed(7);
+        assertNotNull(seed);
+        assertEquals(right, seed.tasks()[0].task().id(), "the best fresh task");
+        assertNull(scheduler.takeSeed(7), "one seed per computation and neighbour");
+        scheduler.seeded(c, 8);
+        assertNull(scheduler.takeSeed(8), "tasks of this computation already passed to or from server 8");
+        assertEquals(left, scheduler.takeSeed(9).tasks()[0].task().id());
+
+        // A computation that arrived here by diffusion is seeded onwards only from what it spawns here.
+        org.cx.wire.RoutedPayload.Transfer arrived = seed;
+        Scheduler other = new Scheduler(new RecordingOutbox(), 60_000_000_000L, 43, new EffectAudit());
+        other.tick(now);
+        ProducerState q = other.addProducer(2, "q1", 1);
+        other.accept(arrived, 1);
+        assertNull(other.takeSeed(5), "a transferred task is not sent on as a seed");
+        other.request(q, 1, 1);
+        other.completed(q, completion(right, List.of(task(right.child(0), Continuation.to(sum, 1), 0, 3)), List.of()));
+        assertEquals(1, other.freshCount());
+        assertNull(other.takeSeed(5), "once the computation has had as many completions here as there are workers");
+    }
+
+    /** While neighbours report idle workers, the seeder runs before fresh tasks go to idle workers here. */
+    @Test
+    void theSeederRunsBeforeIdleWorkersHereAreServed() {
+        ProducerState p = scheduler.addProducer(1, "p1", 4);
+        List<org.cx.wire.RoutedPayload.Transfer> seeds = new ArrayList<>();
+        scheduler.setSeeder(() -> {
+            org.cx.wire.RoutedPayload.Transfer seed = scheduler.takeSeed(7);
+            if (seed != null) {
+                seeds.add(seed);
+            }
+        });
+        scheduler.setRemoteIdle(9);
+        long c = submitForkJoin();
+        scheduler.request(p, 4, 4);
+        TaskId root = TaskId.root(c);
+        assertEquals(root, out.lastAssigned().task().id());
+        scheduler.completed(p, completion(root, List.of(
+                task(root.child(0), Continuation.CONSUMER, 2, 0),
+                task(root.child(1), Continuation.to(root.child(0), 0), 0, 1),
+                task(root.child(2), Continuation.to(root.child(0), 1), 0, 2)), List.of()));
+        assertEquals(1, seeds.size());
+        assertEquals(root.child(2), seeds.get(0).tasks()[0].task().id(), "the best task went to the neighbour");
+        assertEquals(root.child(1), out.lastAssigned().task().id(), "the next one to an idle worker here");
+    }
+
     @Test
     void prefetchCreditOnlyGetsFreshTasksAndIdleWorkersComeFirst() {
         ProducerState busy = scheduler.addProducer(1, "busy", 1);

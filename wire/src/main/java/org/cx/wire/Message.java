@@ -210,9 +210,10 @@ public sealed interface Message {
      * Diffusion: {@code from} has {@code fresh} unassigned ready tasks, its producers asked for {@code demand} more
      * (idle workers and prefetch), and they have {@code workers} workers in all. Of its idle workers that no fresh
      * task there can serve, it asks the receiver to feed {@code need}: its share of them, so that the neighbours
-     * do not all answer the same idle workers in full.
+     * do not all answer the same idle workers in full. {@code queued}: tasks prefetched by its producers and not
+     * started, which it could revoke to feed the receiver's idle workers.
      */
-    record Load(int from, int fresh, int demand, int need, int workers) implements Message {
+    record Load(int from, int fresh, int demand, int need, int workers, int queued) implements Message {
     }
 
     /** Exactly-once message {@code seq} on the channel from server {@code from} to server {@code to}. */

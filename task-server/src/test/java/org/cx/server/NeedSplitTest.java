@@ -1,0 +1,61 @@
+package org.cx.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class NeedSplitTest {
+
+    private static int[] shares(int need, long[] weights, int turn) {
+        int[] shares = new int[weights.length];
+        for (int i = 0; i < weights.length; i++) {
+            shares[i] = NeedSplit.share(need, weights, i, turn);
+        }
+        return shares;
+    }
+
+    @Test
+    void sharesFollowTheWeightsAndTheRemainderGoesToTheHeaviest() {
+        assertEquals("[3, 1, 0]", Arrays.toString(shares(4, new long[] {3, 1, 0}, 0)));
+        assertEquals("[1, 0, 0]", Arrays.toString(shares(1, new long[] {2, 2, 0}, 0)), "tie: the first");
+        assertEquals("[0, 1, 0]", Arrays.toString(shares(1, new long[] {1, 5, 0}, 0)));
+        assertEquals("[3, 2, 0]", Arrays.toString(shares(5, new long[] {4, 4, 1}, 0)));
+        assertEquals("[0, 0, 0]", Arrays.toString(shares(0, new long[] {4, 4, 1}, 0)));
+    }
+
+    @Test
+    void withNoWeightTheSplitIsEvenAndTheRemainderTurns() {
+        assertEquals("[1, 0, 0]", Arrays.toString(shares(1, new long[3], 0)));
+        assertEquals("[0, 1, 0]", Arrays.toString(shares(1, new long[3], 1)));
+        assertEquals("[1, 0, 1]", Arrays.toString(shares(2, new long[3], 2)));
+        assertEquals("[3, 3, 3]", Arrays.toString(shares(9, new long[3], 5)));
+    }
+
+    @Test
+    void sharesAlwaysAddUpToTheNeedAndNeverGoWhereNothingIs() {
+        long seed = System.nanoTime();
+        System.out.println("NeedSplitTest seed " + seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int round = 0; round < 10_000; round++) {
+            int k = 1 + random.nextInt(12);
+            long[] weights = new long[k];
+            boolean any = false;
+            for (int i = 0; i < k; i++) {
+                weights[i] = random.nextInt(3) == 0 ? 0 : random.nextInt(100);
+                any |= weights[i] > 0;
+            }
+            int need = random.nextInt(80);
+            int[] shares = shares(need, weights, random.nextInt(1000));
+            int sum = 0;
+            for (int i = 0; i < k; i++) {
+                sum += shares[i];
+                if (any && weights[i] == 0) {
+                    assertEquals(0, shares[i], "seed " + seed + ": a neighbour with nothing to give is asked for none");
+                }
+            }
+            assertEquals(need, sum, "seed " + seed + ": the shares add up to the need");
+        }
+    }
+}
