@@ -48,29 +48,33 @@ final class ServerProcesses implements AutoCloseable {
         ServerProcesses network = new ServerProcesses();
         network.startedNanos = System.nanoTime();
         for (int i = 0; i < count; i++) {
-            network.ports.add(freePort());
             network.commitLogs.add(dir.resolve("commits-" + i + ".log"));
         }
         network.launch(0, null);
-        network.processes.get(0).awaitLine("listening", WAIT);
         for (int i = 1; i < count; i++) {
             // One JVM start at a time: seven at once on two cores can starve a new member's heartbeats past the
             // failure timeout, and it is (rightly) declared failed.
             network.launch(i, "127.0.0.1:" + network.ports.get(0));
-            network.processes.get(i).awaitLine("listening", WAIT);
         }
         network.awaitTolerant(count);
         return network;
     }
 
+    /**
+     * Starts server {@code i} on a port of its own choosing and waits until it listens. (Ports picked free beforehand
+     * were now and then taken by another connection before the server bound them.)
+     */
     private void launch(int i, String join) throws IOException {
-        List<String> args = new ArrayList<>(List.of("server", "--port", ports.get(i).toString(), "--name", "s" + i,
+        List<String> args = new ArrayList<>(List.of("server", "--port", "0", "--name", "s" + i,
                 "--no-jmx", "--fail-timeout", FAIL_TIMEOUT.toString(), "--commit-log", commitLogs.get(i).toString()));
         if (join != null) {
             args.add("--join");
             args.add(join);
         }
-        processes.add(ChildProcess.start("s" + i, "org.cx.cli.Cx", args.toArray(String[]::new)));
+        ChildProcess process = ChildProcess.start("s" + i, "org.cx.cli.Cx", args.toArray(String[]::new));
+        processes.add(process);
+        String line = process.awaitLine("listening on", WAIT);
+        ports.add(WireClient.parseAddress(line.substring(line.lastIndexOf(' ') + 1)).getPort());
     }
 
     static int freePort() throws IOException {

@@ -681,6 +681,8 @@ final class ServerNetwork implements StateLog {
                 RoutedPayload.Transfer seed = scheduler.takeSeed(target);
                 if (seed != null) {
                     route(target, seed);
+                    // The scheduler's count of idle workers next door catches up at the target's next Load: updating
+                    // it here would dispatch again from inside this dispatch.
                     neighbourNeed.merge(target, -1, Integer::sum);
                 }
             }
