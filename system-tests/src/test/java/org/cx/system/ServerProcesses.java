@@ -50,14 +50,19 @@ final class ServerProcesses implements AutoCloseable {
         for (int i = 0; i < count; i++) {
             network.commitLogs.add(dir.resolve("commits-" + i + ".log"));
         }
-        network.launch(0, null);
-        for (int i = 1; i < count; i++) {
-            // One JVM start at a time: seven at once on two cores can starve a new member's heartbeats past the
-            // failure timeout, and it is (rightly) declared failed.
-            network.launch(i, "127.0.0.1:" + network.ports.get(0));
+        try {
+            network.launch(0, null);
+            for (int i = 1; i < count; i++) {
+                // One JVM start at a time: seven at once on two cores can starve a new member's heartbeats past the
+                // failure timeout, and it is (rightly) declared failed.
+                network.launch(i, "127.0.0.1:" + network.ports.get(0));
+            }
+            network.awaitTolerant(count);
+            return network;
+        } catch (RuntimeException | Error | IOException e) {
+            network.close(); // the test never gets the network to close: do not leave its servers running
+            throw e;
         }
-        network.awaitTolerant(count);
-        return network;
     }
 
     /**

@@ -15,6 +15,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * echoed with a prefix. Killed with {@link #kill()} (SIGKILL) in failure tests, destroyed on close otherwise.
  */
 public final class ChildProcess implements AutoCloseable {
+    /**
+     * Every process started, killed when the test JVM exits: a test that fails before it can close its processes
+     * (say, while starting them) must not leave servers running into the tests after it.
+     */
+    private static final List<Process> STARTED = new CopyOnWriteArrayList<>();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> STARTED.forEach(Process::destroyForcibly),
+                "child-process-reaper"));
+    }
+
     private final Process process;
     private final List<String> lines = new CopyOnWriteArrayList<>();
 
@@ -62,6 +73,7 @@ public final class ChildProcess implements AutoCloseable {
         command.add(mainClass);
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        STARTED.add(p);
         return new ChildProcess(p, "[" + name + "] ");
     }
 
