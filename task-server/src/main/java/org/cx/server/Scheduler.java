@@ -872,7 +872,7 @@ public final class Scheduler {
      * has passed between this server and {@code server} yet, and the computation is young here (fewer completions
      * here than this server has workers); null otherwise.
      */
-    public RoutedPayload.Transfer takeSeed(int server) {
+    RoutedPayload.Transfer takeSeed(int server) {
         TaskEntry top = ready.peek();
         if (top == null || top.holderCount() > 0 || !top.spawnedHere) {
             return null;
@@ -885,7 +885,7 @@ public final class Scheduler {
     }
 
     /** Tasks of {@code computation} went to, or came from, {@code server}: it needs no seed of it from here. */
-    public void seeded(long computation, int server) {
+    void seeded(long computation, int server) {
         ComputationState c = computations.get(computation);
         if (c != null) {
             c.seeded.add(server);
