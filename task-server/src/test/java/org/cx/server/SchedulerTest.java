@@ -125,6 +125,15 @@ class SchedulerTest {
         return scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
     }
 
+    /** {@code p} completes the fork-join root: it spawns the sum (waiting for two values) and two leaves. */
+    private void completeForkJoinRoot(ProducerState p, TaskId root) {
+        TaskId sum = root.child(0);
+        scheduler.completed(p, completion(root, List.of(
+                task(sum, Continuation.CONSUMER, 2, 0),
+                task(root.child(1), Continuation.to(sum, 0), 0, 1),
+                task(root.child(2), Continuation.to(sum, 1), 0, 2)), List.of()));
+    }
+
     @Test
     void forkJoinRunsToTheResultAndAppliesEachTaskOnce() {
         ProducerState p = scheduler.addProducer(1, "p1", 1);
@@ -136,10 +145,7 @@ class SchedulerTest {
         TaskId sum = root.child(0);
         TaskId left = root.child(1);
         TaskId right = root.child(2);
-        scheduler.completed(p, completion(root, List.of(
-                task(sum, Continuation.CONSUMER, 2, 0),
-                task(left, Continuation.to(sum, 0), 0, 1),
-                task(right, Continuation.to(sum, 1), 0, 2)), List.of()));
+        completeForkJoinRoot(p, root);
         assertEquals(2, scheduler.readyCount(), "the sum waits for its inputs");
 
         scheduler.request(p, 2, 1);
@@ -175,10 +181,7 @@ class SchedulerTest {
         TaskId sum = root.child(0);
         TaskId left = root.child(1);
         TaskId right = root.child(2);
-        scheduler.completed(p, completion(root, List.of(
-                task(sum, Continuation.CONSUMER, 2, 0),
-                task(left, Continuation.to(sum, 0), 0, 1),
-                task(right, Continuation.to(sum, 1), 0, 2)), List.of()));
+        completeForkJoinRoot(p, root);
         scheduler.request(p, 1, 0); // p downloads the best ready task (right) on prefetch credit
         assertEquals(right, out.lastAssigned().task().id());
         assertEquals(1, scheduler.freshCount());
@@ -212,10 +215,7 @@ class SchedulerTest {
         TaskId sum = root.child(0);
         TaskId left = root.child(1);
         TaskId right = root.child(2);
-        scheduler.completed(p, completion(root, List.of(
-                task(sum, Continuation.CONSUMER, 2, 0),
-                task(left, Continuation.to(sum, 0), 0, 1),
-                task(right, Continuation.to(sum, 1), 0, 2)), List.of()));
+        completeForkJoinRoot(p, root);
 
         org.cx.wire.RoutedPayload.Transfer seed = scheduler.takeSeed(7);
         assertNotNull(seed);
@@ -254,10 +254,7 @@ class SchedulerTest {
         scheduler.request(p, 4, 4);
         TaskId root = TaskId.root(c);
         assertEquals(root, out.lastAssigned().task().id());
-        scheduler.completed(p, completion(root, List.of(
-                task(root.child(0), Continuation.CONSUMER, 2, 0),
-                task(root.child(1), Continuation.to(root.child(0), 0), 0, 1),
-                task(root.child(2), Continuation.to(root.child(0), 1), 0, 2)), List.of()));
+        completeForkJoinRoot(p, root);
         assertEquals(1, seeds.size());
         assertEquals(root.child(2), seeds.get(0).tasks()[0].task().id(), "the best task went to the neighbour");
         assertEquals(root.child(1), out.lastAssigned().task().id(), "the next one to an idle worker here");
