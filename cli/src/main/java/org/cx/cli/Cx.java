@@ -751,11 +751,21 @@ public final class Cx implements Runnable {
                     description = "Also write the figures as one JSON object (the median run, with every run under \"runs\").")
             Path json;
 
+            @Option(names = "--timeline", paramLabel = "FILE",
+                    description = {"Also write the last measured run's timeline: every task each worker ran and "
+                            + "every wait for a task, one lane per worker, grouped by server, as Chrome trace "
+                            + "events (JSON). Open it in https://ui.perfetto.dev or chrome://tracing."})
+            Path timeline;
+
             @Override
             public Integer call() throws Exception {
                 FibBench.Settings s = new FibBench.Settings(n, servers, producers, workers, load, !noPrefetch, local,
                         warmup, repeat);
-                List<FibBench.Outcome> runs = FibBench.run(s, System.err);
+                if (timeline != null && local) {
+                    throw new CommandLine.ParameterException(spec.commandLine(),
+                            "--timeline records the producers of a cluster; --local runs none: drop one of them");
+                }
+                List<FibBench.Outcome> runs = FibBench.run(s, System.err, timeline);
                 FibBench.Outcome o = FibBench.median(runs);
                 out().println((repeat > 1 ? "median of " + repeat + ": " : "") + FibBench.describe(o));
                 if (json != null) {

@@ -2,6 +2,7 @@ package org.cx.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -97,6 +98,15 @@ public final class FibBench {
      * lines go to {@code log}. Returns the measured runs in order.
      */
     public static List<Outcome> run(Settings s, PrintStream log) throws IOException, InterruptedException {
+        return run(s, log, null);
+    }
+
+    /**
+     * As {@link #run(Settings, PrintStream)}; if {@code timeline} is not null, also writes the last measured run's
+     * timeline there ({@link Timeline}).
+     */
+    public static List<Outcome> run(Settings s, PrintStream log, Path timeline)
+            throws IOException, InterruptedException {
         Load load = s.load().toLoad();
         List<Outcome> runs = new ArrayList<>();
         if (s.local()) {
@@ -110,7 +120,7 @@ public final class FibBench {
         }
         ServerConfig config = ServerConfig.defaults().withName("bench");
         try (LocalCluster cluster = LocalCluster.start(config, s.servers(), s.producers(), s.workers(),
-                s.prefetch());
+                s.prefetch(), timeline != null);
              Consumer consumer = cluster.consumer()) {
             if (s.warmup() > 0 && load.kind() != Load.Kind.NONE) {
                 // Loaded runs of a small n exercise the code too little to get it compiled: run it unloaded first.
@@ -126,12 +136,19 @@ public final class FibBench {
                 log.printf("warm-up %d/%d ...%n", i + 1, s.warmup());
                 runOnce(s, load, consumer, cluster);
             }
+            Timed last = null;
             for (int i = 0; i < s.repeat(); i++) {
-                Outcome o = runOnce(s, load, consumer, cluster);
+                last = runTimed(s, load, consumer, cluster);
+                Outcome o = last.outcome();
                 if (s.repeat() > 1) {
                     log.printf("run %d/%d: %s%n", i + 1, s.repeat(), describe(o));
                 }
                 runs.add(o);
+            }
+            if (timeline != null) {
+                Timeline.write(timeline, cluster, last.startNanos(), last.endNanos());
+                log.printf("timeline of the last run: %s (open it in https://ui.perfetto.dev or chrome://tracing)%n",
+                        timeline);
             }
             for (var server : cluster.servers()) {
                 log.println("server counters: " + server.status());
@@ -160,6 +177,15 @@ public final class FibBench {
 
     private static Outcome runOnce(Settings s, Load load, Consumer consumer, LocalCluster cluster)
             throws InterruptedException {
+        return runTimed(s, load, consumer, cluster).outcome();
+    }
+
+    /** A measured run and when it ran ({@code System.nanoTime()}, from submission to result). */
+    private record Timed(Outcome outcome, long startNanos, long endNanos) {
+    }
+
+    private static Timed runTimed(Settings s, Load load, Consumer consumer, LocalCluster cluster)
+            throws InterruptedException {
         long[] before = cluster.totals();
         long start = System.nanoTime();
         Consumer.Pending<Long> computation = consumer.submit(new Fib(s.n(), load));
@@ -179,8 +205,8 @@ public final class FibBench {
         for (Producer p : cluster.producers()) {
             idle = idle.plus(p.idleLog().split(start, end));
         }
-        return outcome(s, load, value, after[0] - before[0], after[1] - before[1], wall, (after[2] - before[2]) / 1e9,
-                idle);
+        return new Timed(outcome(s, load, value, after[0] - before[0], after[1] - before[1], wall,
+                (after[2] - before[2]) / 1e9, idle), start, end);
     }
 
     private static Outcome outcome(Settings s, Load load, long value, long tasks, long executions, double wall,

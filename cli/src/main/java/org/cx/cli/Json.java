@@ -16,35 +16,61 @@ final class Json {
         return sb.append('\n').toString();
     }
 
+    /** The same on one line, without indentation: for files of many small objects. */
+    static String compact(Object value) {
+        StringBuilder sb = new StringBuilder();
+        write(sb, value, null);
+        return sb.toString();
+    }
+
     private static void write(StringBuilder sb, Object value, String indent) {
         switch (value) {
             case null -> sb.append("null");
             case Map<?, ?> map -> {
-                sb.append("{\n");
+                sb.append('{').append(indent == null ? "" : "\n");
                 for (Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator(); it.hasNext(); ) {
                     Map.Entry<?, ?> e = it.next();
-                    sb.append(indent).append("  ");
+                    startItem(sb, indent);
                     string(sb, String.valueOf(e.getKey()));
                     sb.append(": ");
-                    write(sb, e.getValue(), indent + "  ");
-                    sb.append(it.hasNext() ? ",\n" : "\n");
+                    write(sb, e.getValue(), deeper(indent));
+                    endItem(sb, indent, it.hasNext());
                 }
-                sb.append(indent).append('}');
+                sb.append(indent == null ? "" : indent).append('}');
             }
             case List<?> list -> {
-                sb.append("[\n");
+                sb.append('[').append(indent == null ? "" : "\n");
                 for (int i = 0; i < list.size(); i++) {
-                    sb.append(indent).append("  ");
-                    write(sb, list.get(i), indent + "  ");
-                    sb.append(i + 1 < list.size() ? ",\n" : "\n");
+                    startItem(sb, indent);
+                    write(sb, list.get(i), deeper(indent));
+                    endItem(sb, indent, i + 1 < list.size());
                 }
-                sb.append(indent).append(']');
+                sb.append(indent == null ? "" : indent).append(']');
             }
             case Double d -> sb.append(d.isNaN() || d.isInfinite() ? "null" : String.format(java.util.Locale.ROOT, "%.6g", d));
             case Number n -> sb.append(n);
             case Boolean b -> sb.append(b);
             default -> string(sb, value.toString());
         }
+    }
+
+    /** {@code indent} null: compact, on one line. */
+    private static void startItem(StringBuilder sb, String indent) {
+        if (indent != null) {
+            sb.append(indent).append("  ");
+        }
+    }
+
+    private static void endItem(StringBuilder sb, String indent, boolean more) {
+        if (indent == null) {
+            sb.append(more ? ", " : "");
+        } else {
+            sb.append(more ? ",\n" : "\n");
+        }
+    }
+
+    private static String deeper(String indent) {
+        return indent == null ? null : indent + "  ";
     }
 
     private static void string(StringBuilder sb, String s) {

@@ -21,9 +21,13 @@ public final class LocalCluster implements AutoCloseable {
     private final List<TaskServerNode> servers = new ArrayList<>();
     private final EventLoopGroup producerLoops;
     private final List<Producer> producers = new ArrayList<>();
+    /** Per producer, in start order: the index of the server it attached to. */
+    private final List<Integer> producerServers = new ArrayList<>();
+    private final boolean timelines;
 
-    private LocalCluster(EventLoopGroup producerLoops) {
+    private LocalCluster(EventLoopGroup producerLoops, boolean timelines) {
         this.producerLoops = producerLoops;
+        this.timelines = timelines;
     }
 
     /** One server with {@code config} and {@code producers} producers of {@code workers} workers each. */
@@ -39,7 +43,13 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster start(ServerConfig config, int servers, int producers, int workers, boolean prefetch)
             throws IOException, InterruptedException {
-        LocalCluster cluster = new LocalCluster(EventLoops.create("cx-producers-io", 2));
+        return start(config, servers, producers, workers, prefetch, false);
+    }
+
+    /** As above; with {@code timelines}, every producer records the tasks it runs ({@link Producer#timeline()}). */
+    public static LocalCluster start(ServerConfig config, int servers, int producers, int workers, boolean prefetch,
+                                     boolean timelines) throws IOException, InterruptedException {
+        LocalCluster cluster = new LocalCluster(EventLoops.create("cx-producers-io", 2), timelines);
         try {
             TaskServerNode root = TaskServerNode.start(config);
             cluster.servers.add(root);
@@ -86,9 +96,11 @@ public final class LocalCluster implements AutoCloseable {
         ProducerConfig pc = ProducerConfig.of(to.address(), workers)
                 .withName("producer-" + producers.size())
                 .withPrefetch(prefetch)
-                .withSpeed(speed);
+                .withSpeed(speed)
+                .withTimeline(timelines);
         Producer p = Producer.start(pc, producerLoops);
         producers.add(p);
+        producerServers.add(server);
         return p;
     }
 
@@ -103,6 +115,11 @@ public final class LocalCluster implements AutoCloseable {
 
     public List<Producer> producers() {
         return producers;
+    }
+
+    /** The index (in {@link #servers()}) of the server producer {@code index} (in {@link #producers()}) attached to. */
+    public int serverOf(int index) {
+        return producerServers.get(index);
     }
 
     /** A new consumer connection to the primary root. */

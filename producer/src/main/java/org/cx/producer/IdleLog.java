@@ -77,20 +77,45 @@ public final class IdleLog {
     public Split split(long startNanos, long endNanos) {
         Split total = new Split(0, 0, 0);
         for (int w = 0; w < intervals.length; w++) {
-            ArrayDeque<long[]> list = intervals[w];
-            List<long[]> clipped = new ArrayList<>();
-            synchronized (list) {
-                for (long[] iv : list) {
-                    clip(iv[0], iv[1], startNanos, endNanos, clipped);
-                }
-            }
-            long since = waitingSince.get(w);
-            if (since != Long.MIN_VALUE) {
-                clip(since, endNanos, startNanos, endNanos, clipped); // waiting now: open until the end
-            }
-            total = total.plus(splitOne(clipped, startNanos, endNanos));
+            total = total.plus(splitOne(clipped(w, startNanos, endNanos), startNanos, endNanos));
         }
         return total;
+    }
+
+    /** One wait: from when a worker started waiting to when it had a task again ({@code System.nanoTime()}). */
+    public record Interval(long fromNanos, long toNanos) {
+    }
+
+    /** Worker threads this log covers. */
+    public int workers() {
+        return intervals.length;
+    }
+
+    /**
+     * Worker {@code worker}'s waits within [{@code startNanos}, {@code endNanos}), clipped to it, in order; a wait
+     * still going on counts until {@code endNanos}. These are the intervals {@link #split} adds up.
+     */
+    public List<Interval> waits(int worker, long startNanos, long endNanos) {
+        List<Interval> out = new ArrayList<>();
+        for (long[] iv : clipped(worker, startNanos, endNanos)) {
+            out.add(new Interval(iv[0], iv[1]));
+        }
+        return out;
+    }
+
+    private List<long[]> clipped(int worker, long startNanos, long endNanos) {
+        ArrayDeque<long[]> list = intervals[worker];
+        List<long[]> clipped = new ArrayList<>();
+        synchronized (list) {
+            for (long[] iv : list) {
+                clip(iv[0], iv[1], startNanos, endNanos, clipped);
+            }
+        }
+        long since = waitingSince.get(worker);
+        if (since != Long.MIN_VALUE) {
+            clip(since, endNanos, startNanos, endNanos, clipped); // waiting now: open until the end
+        }
+        return clipped;
     }
 
     private static void clip(long from, long to, long start, long end, List<long[]> into) {

@@ -71,6 +71,7 @@ public final class Producer implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder workerIdleNanos = new java.util.concurrent.atomic.LongAdder();
     private final long startedNanos = System.nanoTime();
     private final IdleLog idleLog;
+    private final TaskTimeline timeline;
     private volatile int awaitingCodeCount;
     private javax.management.ObjectName mbeanName;
     // ---- code bundles on their way (event loop only)
@@ -95,6 +96,7 @@ public final class Producer implements AutoCloseable {
         this.codecs = new BodyCodecs(applicationClasses);
         this.policy = new PrefetchPolicy(config.workers(), config.prefetch(), config.maxCached());
         this.idleLog = new IdleLog(config.workers());
+        this.timeline = new TaskTimeline(config.workers(), config.timeline());
     }
 
     /** Connects with its own event loop thread. */
@@ -224,6 +226,11 @@ public final class Producer implements AutoCloseable {
         return idleLog;
     }
 
+    /** The tasks this producer's workers ran, with their times, if its config asked for them (else empty). */
+    public TaskTimeline timeline() {
+        return timeline;
+    }
+
     /** Share of worker time spent waiting for a task since start, 0..1. */
     public double idleFraction() {
         double total = (double) (System.nanoTime() - startedNanos) * config.workers();
@@ -293,7 +300,7 @@ public final class Producer implements AutoCloseable {
                     task = next.task();
                     taken = next.connection();
                 }
-                task = runAndClaim(task, taken);
+                task = runAndClaim(worker, task, taken);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -301,12 +308,16 @@ public final class Producer implements AutoCloseable {
     }
 
     /**
-     * Runs {@code task}, hands its completion to the event loop, and returns the task this worker claims to run
-     * next (see {@link #claim}), or null.
+     * Worker {@code worker} runs {@code task}, hands its completion to the event loop, and returns the task it claims
+     * to run next (see {@link #claim}), or null.
      */
-    private Task runAndClaim(Task task, int taken) {
+    private Task runAndClaim(int worker, Task task, int taken) {
         BodyCodec codec = codecs.forComputation(task.id().computation());
+        long start = timeline.enabled() ? System.nanoTime() : 0;
         TaskRunner.Outcome outcome = TaskRunner.run(codec, task, config.speed());
+        if (timeline.enabled()) {
+            timeline.record(worker, start, System.nanoTime(), task.id(), task.getClass().getSimpleName());
+        }
         Task next = null;
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {

@@ -16,9 +16,10 @@ import java.net.InetSocketAddress;
  *                   empty if none
  * @param speed      this host's speed relative to a reference host, seen by tasks as
  *                   {@link org.cx.api.TaskContext#hostSpeed()}; synthetic loads use it to emulate mixed processor types
+ * @param timeline   record every task a worker runs, with its times ({@link Producer#timeline()}); off by default
  */
 public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached,
-                             boolean claim, String jmx, double speed) {
+                             boolean claim, String jmx, double speed, boolean timeline) {
 
     /** Largest host speed accepted: beyond it a synthetic load is no longer a load. */
     public static final double MAX_SPEED = 1000;
@@ -36,26 +37,30 @@ public record ProducerConfig(InetSocketAddress server, String name, int workers,
     }
 
     public static ProducerConfig of(InetSocketAddress server, int workers) {
-        return new ProducerConfig(server, "producer", workers, true, 256, true, "", 1.0);
+        return new ProducerConfig(server, "producer", workers, true, 256, true, "", 1.0, false);
     }
 
     public ProducerConfig withName(String newName) {
-        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx, speed);
+        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx, speed, timeline);
     }
 
     public ProducerConfig withPrefetch(boolean on) {
-        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed);
+        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed, timeline);
     }
 
     public ProducerConfig withClaim(boolean on) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx, speed);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx, speed, timeline);
     }
 
     public ProducerConfig withJmx(String url) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url, speed);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url, speed, timeline);
     }
 
     public ProducerConfig withSpeed(double factor) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, factor);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, factor, timeline);
+    }
+
+    public ProducerConfig withTimeline(boolean on) {
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, on);
     }
 }

@@ -74,5 +74,12 @@ class IdleLogTest {
             }
         }
         assertEquals(expected, log.split(start, end).totalNanos());
+        long listed = 0;
+        for (int w = 0; w < workers; w++) {
+            for (IdleLog.Interval wait : log.waits(w, start, end)) {
+                listed += wait.toNanos() - wait.fromNanos();
+            }
+        }
+        assertEquals(expected, listed, "the waits listed for a timeline are the ones the split adds up");
     }
 }

@@ -12,7 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import javax.imageio.ImageIO;
 import org.cx.cli.AppJars;
@@ -59,6 +61,55 @@ class CliTest {
                 + number(text, "idle_termination_s");
         assertEquals(idle, parts, 1e-5, "the idle-time split adds up (the JSON rounds to microseconds)");
         assertTrue(idle <= 3 * 2 * number(text, "wall_s") + 1e-6, "idle within workers × wall: " + text);
+    }
+
+    /**
+     * {@code --timeline}: the last run's tasks and waits as Chrome trace events. Every task of the DAG ran in some
+     * lane, lanes belong to the servers their producers attached to, and the waits drawn add up to the idle time the
+     * run reports (they are the same intervals).
+     */
+    @Test
+    void benchWritesTheLastRunsTimeline(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("fib.json");
+        Path timeline = dir.resolve("out/timeline.json");
+        Run r = cx("bench", "fib", "--n", "11", "--servers", "2", "--producers", "3", "--workers", "2", "--load",
+                "sleep", "--leaf-ms", "1", "--warmup", "0", "--repeat", "2", "--json", json.toString(),
+                "--timeline", timeline.toString());
+        assertEquals(0, r.exit(), r.err());
+        JsonNode run = new ObjectMapper().readTree(json.toFile()).get("runs").get(1);
+        JsonNode events = new ObjectMapper().readTree(timeline.toFile()).get("traceEvents");
+
+        Set<String> tasks = new HashSet<>();
+        Set<String> lanes = new HashSet<>();
+        int taskSpans = 0;
+        double idleMicros = 0;
+        double wallMicros = run.get("wall_s").asDouble() * 1e6;
+        for (JsonNode e : events) {
+            int pid = e.get("pid").asInt();
+            assertTrue(pid == 0 || pid == 1, "one process per server: " + e);
+            if (e.get("ph").asText().equals("M")) {
+                if (e.get("name").asText().equals("thread_name")) {
+                    lanes.add(pid + "/" + e.get("tid").asInt());
+                }
+                continue;
+            }
+            double ts = e.get("ts").asDouble();
+            double dur = e.get("dur").asDouble();
+            assertTrue(ts >= 0 && dur >= 0 && ts + dur <= wallMicros + 1, "inside the run: " + e);
+            assertTrue(lanes.contains(pid + "/" + e.get("tid").asInt()), "in a named lane: " + e);
+            if (e.get("cat").asText().equals("idle")) {
+                idleMicros += dur;
+            } else {
+                assertTrue(Set.of("Fib", "Sum").contains(e.get("name").asText()), e.toString());
+                tasks.add(e.at("/args/task").asText());
+                taskSpans++;
+            }
+        }
+        assertEquals(3 * 2, lanes.size(), "a lane per worker");
+        assertEquals(Fib.taskCount(11), tasks.size(), "every task of the DAG ran");
+        assertEquals(run.get("executions").asLong(), taskSpans, "a span per execution");
+        double idle = run.get("idle_s").asDouble() * 1e6;
+        assertEquals(idle, idleMicros, 1e-4 * idle + 1, "the waits drawn are the run's idle time");
     }
 
     /**
