@@ -15,7 +15,8 @@ import org.cx.producer.TaskTimeline;
 
 /**
  * A run's timeline as Chrome trace events, for chrome://tracing or https://ui.perfetto.dev: one process per server,
- * one lane per producer worker, every task it ran as a span named after the task's class, and every wait for a task
+ * one lane per producer worker, every task it ran as a span named after the task's class (with how long it had sat
+ * in the producer's cache, or {@code claimed} if the worker took it without the server), and every wait for a task
  * as a span named {@code idle}. Times are microseconds from the start of the run. The idle spans are the intervals
  * the run's idle figures add up ({@link IdleLog}), so the picture shows where those figures come from.
  */
@@ -62,8 +63,13 @@ final class Timeline {
                 }
             }
             for (TaskTimeline.Span t : producer.timeline().between(startNanos, endNanos)) {
+                Map<String, Object> args = new LinkedHashMap<>();
+                args.put("task", t.task().toString());
+                // How it reached the worker: claimed without the server, or from the cache after a wait there.
+                args.put("cached_ms", t.cachedNanos() == TaskTimeline.CLAIMED ? "claimed"
+                        : BigDecimal.valueOf(t.startNanos() - t.cachedNanos(), 6));
                 events.add(span(t.kind(), "task", server, first + t.worker(), t.startNanos() - startNanos,
-                        t.endNanos() - t.startNanos(), t.task().toString()));
+                        t.endNanos() - t.startNanos(), args));
             }
             lane += workers;
         }
@@ -83,7 +89,7 @@ final class Timeline {
     }
 
     private static Map<String, Object> span(String name, String category, int pid, int tid, long fromNanos,
-                                            long durationNanos, String task) {
+                                            long durationNanos, Map<String, Object> args) {
         Map<String, Object> e = new LinkedHashMap<>();
         e.put("name", name);
         e.put("cat", category);
@@ -92,8 +98,8 @@ final class Timeline {
         e.put("dur", micros(durationNanos));
         e.put("pid", pid);
         e.put("tid", tid);
-        if (task != null) {
-            e.put("args", Map.of("task", task));
+        if (args != null) {
+            e.put("args", args);
         }
         return e;
     }

@@ -634,6 +634,12 @@ public final class Producer implements AutoCloseable {
                     channel.write(new Message.TaskFailed(ready.task().id(), reason));
                 }
             }
+            if (timeline.enabled()) {
+                long now = System.nanoTime();
+                for (Task t : decoded) {
+                    timeline.cached(t.id(), now);
+                }
+            }
             cache.add(decoded);
         }
 

@@ -3,6 +3,8 @@ package org.cx.producer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.cx.api.TaskId;
 
 /**
@@ -22,9 +24,17 @@ public final class TaskTimeline {
      * @param endNanos   when it returned
      * @param task       the task it ran
      * @param kind       the task's class (simple name)
+     * @param cachedNanos when it arrived in the producer's cache; {@link #CLAIMED} if the worker took it without
+     *                    the server (a child of its last task, or a kept task its value completed)
      */
-    public record Span(int worker, long startNanos, long endNanos, TaskId task, String kind) {
+    public record Span(int worker, long startNanos, long endNanos, TaskId task, String kind, long cachedNanos) {
     }
+
+    /** {@link Span#cachedNanos} of a task a worker claimed rather than took from the cache. */
+    public static final long CLAIMED = Long.MIN_VALUE;
+
+    /** When each cached task arrived, until it runs (bounded: cleared if tasks pile up that never run here). */
+    private final Map<TaskId, Long> cachedAt = new ConcurrentHashMap<>();
 
     private final boolean enabled;
     private final ArrayDeque<Span>[] spans;
@@ -42,17 +52,29 @@ public final class TaskTimeline {
         return enabled;
     }
 
+    /** {@code task} arrived in the producer's cache at {@code nanos}. */
+    public void cached(TaskId task, long nanos) {
+        if (!enabled) {
+            return;
+        }
+        if (cachedAt.size() >= MAX_SPANS) {
+            cachedAt.clear(); // revoked and abandoned copies: forget them rather than grow
+        }
+        cachedAt.put(task, nanos);
+    }
+
     /** Worker {@code worker} ran {@code task} (of class {@code kind}) from {@code startNanos} to {@code endNanos}. */
     public void record(int worker, long startNanos, long endNanos, TaskId task, String kind) {
         if (!enabled) {
             return;
         }
+        Long cached = cachedAt.remove(task);
         ArrayDeque<Span> list = spans[worker];
         synchronized (list) {
             if (list.size() == MAX_SPANS) {
                 list.pollFirst();
             }
-            list.addLast(new Span(worker, startNanos, endNanos, task, kind));
+            list.addLast(new Span(worker, startNanos, endNanos, task, kind, cached == null ? CLAIMED : cached));
         }
     }
 

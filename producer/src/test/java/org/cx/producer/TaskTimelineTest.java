@@ -23,12 +23,13 @@ class TaskTimelineTest {
         TaskTimeline timeline = new TaskTimeline(2, true);
         TaskId root = TaskId.root(7);
         timeline.record(0, 5, 15, root, "Fib"); // started before the window: another run's
+        timeline.cached(root.child(1), 8);
         timeline.record(0, 10, 20, root.child(1), "Fib");
-        timeline.record(1, 12, 40, root.child(2), "Fib"); // ends after it: still this run's
+        timeline.record(1, 12, 40, root.child(2), "Fib"); // ends after it: still this run's; claimed
         timeline.record(1, 30, 31, root.child(0), "Sum");
         List<TaskTimeline.Span> spans = timeline.between(10, 30);
-        assertEquals(List.of(new TaskTimeline.Span(0, 10, 20, root.child(1), "Fib"),
-                new TaskTimeline.Span(1, 12, 40, root.child(2), "Fib")), spans);
+        assertEquals(List.of(new TaskTimeline.Span(0, 10, 20, root.child(1), "Fib", 8),
+                new TaskTimeline.Span(1, 12, 40, root.child(2), "Fib", TaskTimeline.CLAIMED)), spans);
     }
 
     @Test

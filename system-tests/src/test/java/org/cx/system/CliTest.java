@@ -82,6 +82,7 @@ class CliTest {
         Set<String> tasks = new HashSet<>();
         Set<String> lanes = new HashSet<>();
         int taskSpans = 0;
+        int claimed = 0;
         double idleMicros = 0;
         double wallMicros = run.get("wall_s").asDouble() * 1e6;
         for (JsonNode e : events) {
@@ -102,12 +103,16 @@ class CliTest {
             } else {
                 assertTrue(Set.of("Fib", "Sum").contains(e.get("name").asText()), e.toString());
                 tasks.add(e.at("/args/task").asText());
+                JsonNode cached = e.at("/args/cached_ms");
+                assertTrue(cached.isNumber() ? cached.asDouble() >= 0 : cached.asText().equals("claimed"), e.toString());
+                claimed += cached.isNumber() ? 0 : 1;
                 taskSpans++;
             }
         }
         assertEquals(3 * 2, lanes.size(), "a lane per worker");
         assertEquals(Fib.taskCount(11), tasks.size(), "every task of the DAG ran");
         assertEquals(run.get("executions").asLong(), taskSpans, "a span per execution");
+        assertTrue(claimed > 0 && claimed < taskSpans, "some tasks were claimed, some came through a cache");
         double idle = run.get("idle_s").asDouble() * 1e6;
         assertEquals(idle, idleMicros, 1e-4 * idle + 1, "the waits drawn are the run's idle time");
     }
