@@ -752,9 +752,10 @@ public final class Cx implements Runnable {
             Path json;
 
             @Option(names = "--timeline", paramLabel = "FILE",
-                    description = {"Also write the last measured run's timeline: every task each worker ran and "
-                            + "every wait for a task, one lane per worker, grouped by server, as Chrome trace "
-                            + "events (JSON). Open it in https://ui.perfetto.dev or chrome://tracing."})
+                    description = {"Also write the last measured run's timeline: every task each worker ran (and "
+                            + "how long it sat in the producer's cache first) and every wait for a task, one lane "
+                            + "per worker, grouped by server, as Chrome trace events (JSON). Open it in "
+                            + "https://ui.perfetto.dev or chrome://tracing."})
             Path timeline;
 
             @Override
