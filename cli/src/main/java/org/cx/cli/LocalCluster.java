@@ -46,10 +46,14 @@ public final class LocalCluster implements AutoCloseable {
         return start(config, servers, producers, workers, prefetch, false);
     }
 
-    /** As above; with {@code timelines}, every producer records the tasks it runs ({@link Producer#timeline()}). */
-    public static LocalCluster start(ServerConfig config, int servers, int producers, int workers, boolean prefetch,
-                                     boolean timelines) throws IOException, InterruptedException {
+    /**
+     * As above; with {@code timelines}, every producer records the tasks it runs ({@link Producer#timeline()}) and
+     * every server its scheduler's decisions ({@link TaskServerNode#timeline()}).
+     */
+    public static LocalCluster start(ServerConfig serverConfig, int servers, int producers, int workers,
+                                     boolean prefetch, boolean timelines) throws IOException, InterruptedException {
         LocalCluster cluster = new LocalCluster(EventLoops.create("cx-producers-io", 2), timelines);
+        ServerConfig config = serverConfig.withTimeline(timelines);
         try {
             TaskServerNode root = TaskServerNode.start(config);
             cluster.servers.add(root);

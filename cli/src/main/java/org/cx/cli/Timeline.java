@@ -12,13 +12,16 @@ import java.util.Map;
 import org.cx.producer.IdleLog;
 import org.cx.producer.Producer;
 import org.cx.producer.TaskTimeline;
+import org.cx.server.ServerTimeline;
 
 /**
  * A run's timeline as Chrome trace events, for chrome://tracing or https://ui.perfetto.dev: one process per server,
  * one lane per producer worker, every task it ran as a span named after the task's class (with how long it had sat
  * in the producer's cache, or {@code claimed} if the worker took it without the server), and every wait for a task
- * as a span named {@code idle}. Times are microseconds from the start of the run. The idle spans are the intervals
- * the run's idle figures add up ({@link IdleLog}), so the picture shows where those figures come from.
+ * as a span named {@code idle}; and on each server's own lane its scheduler's decisions as instants: a task stored
+ * there (and how: submitted, spawned, transferred, adopted), assigned to a producer, or revoked from one. Times are
+ * microseconds from the start of the run. The idle spans are the intervals the run's idle figures add up
+ * ({@link IdleLog}), so the picture shows where those figures come from.
  */
 final class Timeline {
 
@@ -42,11 +45,28 @@ final class Timeline {
         }
     }
 
-    /** The events: names of servers and lanes first, then each producer's tasks and waits. */
+    /** Lane of server {@code s}'s scheduler: beyond any worker's lane. */
+    private static final int SCHEDULER_LANE = 1_000_000;
+
+    /** The events: names of servers and lanes, each server's decisions, then each producer's tasks and waits. */
     static List<Map<String, Object>> events(LocalCluster cluster, long startNanos, long endNanos) {
         List<Map<String, Object>> events = new ArrayList<>();
         for (int s = 0; s < cluster.servers().size(); s++) {
             events.add(name("process_name", s, null, "server " + s));
+            events.add(name("thread_name", s, SCHEDULER_LANE, "scheduler"));
+            for (ServerTimeline.Event d : cluster.servers().get(s).timeline().between(startNanos, endNanos)) {
+                Map<String, Object> e = new LinkedHashMap<>();
+                e.put("name", d.what());
+                e.put("cat", "scheduler");
+                e.put("ph", "i");
+                e.put("s", "t");
+                e.put("ts", micros(d.nanos() - startNanos));
+                e.put("pid", s);
+                e.put("tid", SCHEDULER_LANE);
+                e.put("args", Map.of("task", d.task().toString(), d.what().equals("stored") ? "how" : "producer",
+                        d.how()));
+                events.add(e);
+            }
         }
         int lane = 0;
         List<Producer> producers = cluster.producers();

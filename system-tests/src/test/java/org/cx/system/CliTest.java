@@ -64,9 +64,9 @@ class CliTest {
     }
 
     /**
-     * {@code --timeline}: the last run's tasks and waits as Chrome trace events. Every task of the DAG ran in some
-     * lane, lanes belong to the servers their producers attached to, and the waits drawn add up to the idle time the
-     * run reports (they are the same intervals).
+     * {@code --timeline}: the last run's tasks, waits and scheduler decisions as Chrome trace events. Every task of
+     * the DAG was stored on some server and ran in some lane, lanes belong to the servers their producers attached
+     * to, and the waits drawn add up to the idle time the run reports (they are the same intervals).
      */
     @Test
     void benchWritesTheLastRunsTimeline(@TempDir Path dir) throws Exception {
@@ -79,8 +79,10 @@ class CliTest {
         JsonNode run = new ObjectMapper().readTree(json.toFile()).get("runs").get(1);
         JsonNode events = new ObjectMapper().readTree(timeline.toFile()).get("traceEvents");
 
-        Set<String> tasks = new HashSet<>();
         Set<String> lanes = new HashSet<>();
+        Set<String> ran = new HashSet<>();
+        Set<String> stored = new HashSet<>();
+        Map<String, Integer> decisions = new TreeMap<>();
         int taskSpans = 0;
         int claimed = 0;
         double idleMicros = 0;
@@ -88,31 +90,42 @@ class CliTest {
         for (JsonNode e : events) {
             int pid = e.get("pid").asInt();
             assertTrue(pid == 0 || pid == 1, "one process per server: " + e);
-            if (e.get("ph").asText().equals("M")) {
+            String phase = e.get("ph").asText();
+            if (phase.equals("M")) {
                 if (e.get("name").asText().equals("thread_name")) {
                     lanes.add(pid + "/" + e.get("tid").asInt());
                 }
                 continue;
             }
             double ts = e.get("ts").asDouble();
-            double dur = e.get("dur").asDouble();
+            double dur = phase.equals("X") ? e.get("dur").asDouble() : 0;
             assertTrue(ts >= 0 && dur >= 0 && ts + dur <= wallMicros + 1, "inside the run: " + e);
             assertTrue(lanes.contains(pid + "/" + e.get("tid").asInt()), "in a named lane: " + e);
-            if (e.get("cat").asText().equals("idle")) {
-                idleMicros += dur;
-            } else {
-                assertTrue(Set.of("Fib", "Sum").contains(e.get("name").asText()), e.toString());
-                tasks.add(e.at("/args/task").asText());
-                JsonNode cached = e.at("/args/cached_ms");
-                assertTrue(cached.isNumber() ? cached.asDouble() >= 0 : cached.asText().equals("claimed"), e.toString());
-                claimed += cached.isNumber() ? 0 : 1;
-                taskSpans++;
+            switch (e.get("cat").asText()) {
+                case "idle" -> idleMicros += dur;
+                case "scheduler" -> {
+                    decisions.merge(e.get("name").asText(), 1, Integer::sum);
+                    if (e.get("name").asText().equals("stored")) {
+                        stored.add(e.at("/args/task").asText());
+                    }
+                }
+                default -> {
+                    assertTrue(Set.of("Fib", "Sum").contains(e.get("name").asText()), e.toString());
+                    ran.add(e.at("/args/task").asText());
+                    JsonNode cached = e.at("/args/cached_ms");
+                    assertTrue(cached.isNumber() ? cached.asDouble() >= 0 : cached.asText().equals("claimed"),
+                            e.toString());
+                    claimed += cached.isNumber() ? 0 : 1;
+                    taskSpans++;
+                }
             }
         }
-        assertEquals(3 * 2, lanes.size(), "a lane per worker");
-        assertEquals(Fib.taskCount(11), tasks.size(), "every task of the DAG ran");
+        assertEquals(2 + 3 * 2, lanes.size(), "a lane per worker, and one per server's scheduler");
+        assertEquals(Fib.taskCount(11), ran.size(), "every task of the DAG ran");
+        assertEquals(ran, stored, "and was stored on a server first");
         assertEquals(run.get("executions").asLong(), taskSpans, "a span per execution");
         assertTrue(claimed > 0 && claimed < taskSpans, "some tasks were claimed, some came through a cache");
+        assertTrue(decisions.getOrDefault("assigned", 0) > 0, "assignments: " + decisions);
         double idle = run.get("idle_s").asDouble() * 1e6;
         assertEquals(idle, idleMicros, 1e-4 * idle + 1, "the waits drawn are the run's idle time");
     }

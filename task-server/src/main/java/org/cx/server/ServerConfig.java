@@ -19,9 +19,12 @@ import java.time.Duration;
  *                         beside it, {@link #trail()} says how each task came to be stored here or left
  * @param jmx              the JMX service URL of this server's process, told to the network for {@code cx status};
  *                         empty if none
+ * @param timeline         record the scheduler's decisions (tasks stored, assigned, revoked) with their times, for a
+ *                         run's timeline ({@link TaskServerNode#timeline()}); off by default
  */
 public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
-                           boolean auditEffects, long seed, NetworkConfig network, Path commitLog, String jmx) {
+                           boolean auditEffects, long seed, NetworkConfig network, Path commitLog, String jmx,
+                           boolean timeline) {
 
     public ServerConfig {
         if (port < 0 || port > 65535) {
@@ -38,35 +41,43 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     /** Loopback, a free port, results kept for an hour. */
     public static ServerConfig defaults() {
         return new ServerConfig("127.0.0.1", 0, "server", Duration.ofHours(1),
-                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime(), NetworkConfig.defaults(), null, "");
+                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime(), NetworkConfig.defaults(), null, "",
+                false);
     }
 
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx);
+        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed, network,
+                commitLog, jmx, timeline);
     }
 
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx);
+        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network,
+                commitLog, jmx, timeline);
     }
 
     public ServerConfig withName(String newName) {
-        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx);
+        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed, network,
+                commitLog, jmx, timeline);
     }
 
     public ServerConfig withResultRetention(Duration retention) {
-        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx);
+        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx,
+                timeline);
     }
 
     public ServerConfig withMaxFrameBytes(int bytes) {
-        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed, network, commitLog, jmx);
+        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed, network, commitLog, jmx,
+                timeline);
     }
 
     public ServerConfig withAuditEffects(boolean audit) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed, network, commitLog, jmx);
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed, network, commitLog, jmx,
+                timeline);
     }
 
     public ServerConfig withNetwork(NetworkConfig newNetwork) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork, commitLog, jmx);
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork,
+                commitLog, jmx, timeline);
     }
 
     /**
@@ -83,11 +94,17 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     }
 
     public ServerConfig withCommitLog(Path file) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, file, jmx);
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, file,
+                jmx, timeline);
     }
 
     public ServerConfig withJmx(String url) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog,
-                url);
+                url, timeline);
+    }
+
+    public ServerConfig withTimeline(boolean on) {
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog,
+                jmx, on);
     }
 }

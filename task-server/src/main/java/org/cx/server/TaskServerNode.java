@@ -70,6 +70,7 @@ public final class TaskServerNode implements AutoCloseable {
     private final CommitLog commitLog;
     /** Beside the commit log: every task stored here and how it came, sent away or received in a transfer. */
     private final CommitLog trailLog;
+    private final ServerTimeline timeline;
     private ServerMBeans mbeans;
 
     private TaskServerNode(ServerConfig config) {
@@ -83,6 +84,7 @@ public final class TaskServerNode implements AutoCloseable {
         this.audit = config.auditEffects() ? new EffectAudit() : null;
         this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());
         this.trailLog = config.commitLog() == null ? null : new CommitLog(config.trail());
+        this.timeline = new ServerTimeline(config.timeline());
         this.scheduler = new Scheduler(outbox, config.resultRetention().toNanos(), config.seed(), audit);
         this.code = new CodeService(codecs, new CodeService.Upstream() {
             @Override
@@ -177,6 +179,11 @@ public final class TaskServerNode implements AutoCloseable {
      */
     public CompletableFuture<String> evicted() {
         return evicted;
+    }
+
+    /** The scheduler's decisions with their times, if the config asked for them (else empty). */
+    public ServerTimeline timeline() {
+        return timeline;
     }
 
     /** Where this server stands in the production network. */
@@ -502,6 +509,9 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void assign(ProducerState producer, ReadyTask task) {
             batch(assigns, producer, task);
+            if (timeline.enabled()) {
+                timeline.record("assigned", task.task().id(), producer.name());
+            }
         }
 
         @Override
@@ -534,6 +544,11 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void revoke(ProducerState producer, TaskId[] tasks) {
             revokes.add(Map.entry(producer, tasks));
+            if (timeline.enabled()) {
+                for (TaskId id : tasks) {
+                    timeline.record("revoked", id, producer.name());
+                }
+            }
         }
 
         @Override
@@ -592,6 +607,7 @@ public final class TaskServerNode implements AutoCloseable {
             if (trailLog != null) {
                 trail(id, "stored:" + how);
             }
+            timeline.record("stored", id, how);
         }
 
         @Override
