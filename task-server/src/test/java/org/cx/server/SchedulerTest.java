@@ -125,6 +125,13 @@ class SchedulerTest {
         return scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
     }
 
+    /** Submits the fork-join root and hands it to {@code p}, which has an idle worker; returns its id. */
+    private TaskId submitToIdle(ProducerState p) {
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        return TaskId.root(c);
+    }
+
     /** {@code p} completes the fork-join root: it spawns the sum (waiting for two values) and two leaves. */
     private void completeForkJoinRoot(ProducerState p, TaskId root) {
         TaskId sum = root.child(0);
@@ -137,9 +144,7 @@ class SchedulerTest {
     @Test
     void forkJoinRunsToTheResultAndAppliesEachTaskOnce() {
         ProducerState p = scheduler.addProducer(1, "p1", 1);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        TaskId root = TaskId.root(c);
+        TaskId root = submitToIdle(p);
         assertEquals(root, out.lastAssigned().task().id());
 
         TaskId sum = root.child(0);
@@ -167,17 +172,15 @@ class SchedulerTest {
         assertEquals(1, audit.maxApplied());
         assertEquals(4, audit.appliedTasks());
         assertEquals(5, audit.executions());
-        assertEquals(4, scheduler.summary(c).tasks());
-        assertEquals(5, scheduler.summary(c).executions());
+        assertEquals(4, scheduler.summary(root.computation()).tasks());
+        assertEquals(5, scheduler.summary(root.computation()).executions());
     }
 
     /** Diffusion takes only ready tasks no producer holds, best first; values for moved tasks' successors go home. */
     @Test
     void diffusionMovesOnlyFreshReadyTasks() {
         ProducerState p = scheduler.addProducer(1, "p1", 1);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        TaskId root = TaskId.root(c);
+        TaskId root = submitToIdle(p);
         TaskId sum = root.child(0);
         TaskId left = root.child(1);
         TaskId right = root.child(2);
@@ -195,7 +198,7 @@ class SchedulerTest {
         assertEquals(2, scheduler.taskCount(), "the sum and the downloaded task stay");
 
         // The moved task completes on the other server; its value is routed back here and completes the sum.
-        scheduler.routedValue(c, new ValueEnvelope(Continuation.to(sum, 0), new byte[] {1}));
+        scheduler.routedValue(root.computation(), new ValueEnvelope(Continuation.to(sum, 0), new byte[] {1}));
         scheduler.completed(p, completion(right, List.of(), List.of(new ValueEnvelope(Continuation.to(sum, 1), new byte[] {2}))));
         scheduler.request(p, 1, 1);
         assertEquals(sum, out.lastAssigned().task().id());
@@ -208,9 +211,7 @@ class SchedulerTest {
     @Test
     void seedsAreSpawnedHereOncePerNeighbourAndOnlyEarly() {
         ProducerState p = scheduler.addProducer(1, "p1", 3);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        TaskId root = TaskId.root(c);
+        TaskId root = submitToIdle(p);
         assertNull(scheduler.takeSeed(7), "the submitted task is not a seed: it was not spawned here");
         TaskId sum = root.child(0);
         TaskId left = root.child(1);
@@ -221,7 +222,7 @@ class SchedulerTest {
         assertNotNull(seed);
         assertEquals(right, seed.tasks()[0].task().id(), "the best fresh task");
         assertNull(scheduler.takeSeed(7), "one seed per computation and neighbour");
-        scheduler.seeded(c, 8);
+        scheduler.seeded(root.computation(), 8);
         assertNull(scheduler.takeSeed(8), "tasks of this computation already passed to or from server 8");
         assertEquals(left, scheduler.takeSeed(9).tasks()[0].task().id());
 
@@ -365,9 +366,7 @@ class SchedulerTest {
     void claimedChildIsHeldByItsProducerWithoutBeingSent() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
         ProducerState q = scheduler.addProducer(2, "q", 1);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        TaskId root = TaskId.root(c);
+        TaskId root = submitToIdle(p);
         scheduler.completed(p, forkJoinRoot(root).withClaim(2));
         scheduler.request(q, 2, 1);
         assertEquals(2, out.assigned.size(), "q gets the unclaimed child only");
@@ -397,9 +396,7 @@ class SchedulerTest {
     private void keptForkJoin() {
         p = scheduler.addProducer(1, "p", 1);
         q = scheduler.addProducer(2, "q", 1);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        root = TaskId.root(c);
+        root = submitToIdle(p);
         sum = root.child(0);
         scheduler.completed(p, forkJoinRootKeepingTheSum(root));
         scheduler.request(q, 1, 1);
@@ -478,9 +475,7 @@ class SchedulerTest {
     @Test
     void spawnOutsideTheTasksSubtreeIsRefused() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        TaskId root = TaskId.root(c);
+        TaskId root = submitToIdle(p);
         TaskId stranger = root.child(0).child(0); // a grandchild: not the root's to store
         scheduler.completed(p, completion(root, List.of(task(stranger, Continuation.CONSUMER, 0, 0)), List.of()));
         assertEquals(1, scheduler.counters().effectsRefused());
