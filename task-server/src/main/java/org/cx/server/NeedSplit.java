@@ -2,7 +2,7 @@ package org.cx.server;
 
 /**
  * How a server splits its idle workers (its need) among its neighbours, so that each neighbour is asked for a part
- * and the parts add up to the need. Pure; see {@code ServerNetwork#shareOfNeed}.
+ * and the parts add up to the need. Pure; see {@code ServerNetwork#sharesOfNeed}.
  */
 final class NeedSplit {
     private NeedSplit() {

@@ -545,8 +545,9 @@ final class ServerNetwork implements StateLog {
         lastLoadSent = System.nanoTime();
         lastNeedSent = need();
         reports++;
-        for (int neighbour : neighbours) {
-            send(neighbour, load(neighbour));
+        int[] shares = sharesOfNeed();
+        for (int i = 0; i < neighbours.size(); i++) {
+            send(neighbours.get(i), load(shares[i]));
         }
         flush();
     }
@@ -557,30 +558,34 @@ final class ServerNetwork implements StateLog {
     private boolean reportScheduled;
     private static final long MIN_REPORT_GAP_NANOS = 1_000_000L;
 
-    /** What this server tells neighbour {@code to}: its load, and the share of its need it asks {@code to} for. */
-    private Message.Load load(int to) {
-        return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), shareOfNeed(to),
-                scheduler.workers(), scheduler.queuedCount());
+    /** What this server tells a neighbour: its load, and the {@code share} of its need it asks that neighbour for. */
+    private Message.Load load(int share) {
+        return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), share, scheduler.workers(),
+                scheduler.queuedCount());
     }
 
     /**
-     * The part of {@link #need} neighbour {@code to} is asked to feed ({@link NeedSplit}): in proportion to what each
-     * neighbour could give, as it last reported it (its surplus of fresh tasks, plus the prefetched copies it could
-     * revoke). Asking every neighbour for the whole need, or for a share rounded up, brought in up to one load per
-     * neighbour, and the surplus travelled on: the last tasks of a run moved many times before they ran.
+     * The parts of {@link #need} each neighbour (in {@link #neighbours} order) is asked to feed ({@link NeedSplit}):
+     * in proportion to what each could give, as it last reported it (its surplus of fresh tasks, plus the
+     * prefetched copies it could revoke). Asking every neighbour for the whole need, or for a share rounded up,
+     * brought in up to one load per neighbour, and the surplus travelled on: the last tasks of a run moved many
+     * times before they ran.
      */
-    private int shareOfNeed(int to) {
+    private int[] sharesOfNeed() {
+        int[] shares = new int[neighbours.size()];
         int need = need();
-        int index = neighbours.indexOf(to);
-        if (need == 0 || index < 0) {
-            return 0;
+        if (need == 0) {
+            return shares;
         }
-        long[] weights = new long[neighbours.size()];
+        long[] weights = new long[shares.length];
         for (int i = 0; i < weights.length; i++) {
             int n = neighbours.get(i);
             weights[i] = Math.max(0, neighbourSurplus.getOrDefault(n, 0)) + neighbourQueued.getOrDefault(n, 0);
         }
-        return NeedSplit.share(need, weights, index, reports);
+        for (int i = 0; i < shares.length; i++) {
+            shares[i] = NeedSplit.share(need, weights, i, reports);
+        }
+        return shares;
     }
 
     /** Loads sent so far: turns the order in which an even split of the need hands out its remainder. */
@@ -592,7 +597,7 @@ final class ServerNetwork implements StateLog {
     /** Per neighbour: its fresh tasks less what its producers asked for, as it last reported them. */
     private final Map<Integer, Integer> neighbourSurplus = new HashMap<>();
 
-    /** Per neighbour: the idle workers it asked this server to feed ({@link #shareOfNeed}), less what went since. */
+    /** Per neighbour: the idle workers it asked this server to feed ({@link #sharesOfNeed}), less what went since. */
     private final Map<Integer, Integer> neighbourNeed = new HashMap<>();
 
     /**
@@ -725,7 +730,8 @@ final class ServerNetwork implements StateLog {
                 transfer(theirs.from(), t);
             }
         } else if (other - mine >= 2 && scheduler.workers() > 0) {
-            send(theirs.from(), load(theirs.from()));
+            int index = neighbours.indexOf(theirs.from());
+            send(theirs.from(), load(index < 0 ? 0 : sharesOfNeed()[index]));
         }
     }
 
