@@ -755,7 +755,8 @@ public final class Cx implements Runnable {
                     description = {"Also write the last measured run's timeline: every task each worker ran (and "
                             + "how long it sat in the producer's cache first) and every wait for a task, one lane "
                             + "per worker, grouped by server, and each server's scheduler decisions (stored, "
-                            + "assigned, revoked), as Chrome trace events (JSON). Open it in "
+                            + "assigned, revoked, sent to and transmitted to another server), as Chrome trace "
+                            + "events (JSON). Open it in "
                             + "https://ui.perfetto.dev or chrome://tracing."})
             Path timeline;
 

@@ -6,6 +6,7 @@ import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +20,8 @@ import org.cx.server.ServerTimeline;
  * one lane per producer worker, every task it ran as a span named after the task's class (with how long it had sat
  * in the producer's cache, or {@code claimed} if the worker took it without the server), and every wait for a task
  * as a span named {@code idle}; and on each server's own lane its scheduler's decisions as instants: a task stored
- * there (and how: submitted, spawned, transferred, adopted), assigned to a producer, or revoked from one. Times are
+ * there (and how: submitted, spawned, transferred, adopted), assigned to a producer, revoked from one, or sent to
+ * another server (taken from the ready heap) and transmitted (once its mirror group had recorded the send). Times are
  * microseconds from the start of the run. The idle spans are the intervals the run's idle figures add up
  * ({@link IdleLog}), so the picture shows where those figures come from.
  */
@@ -51,6 +53,10 @@ final class Timeline {
     /** The events: names of servers and lanes, each server's decisions, then each producer's tasks and waits. */
     static List<Map<String, Object>> events(LocalCluster cluster, long startNanos, long endNanos) {
         List<Map<String, Object>> events = new ArrayList<>();
+        Map<String, String> serverById = new HashMap<>();
+        for (int s = 0; s < cluster.servers().size(); s++) {
+            serverById.put(String.valueOf(cluster.servers().get(s).network().id()), "server " + s);
+        }
         for (int s = 0; s < cluster.servers().size(); s++) {
             events.add(name("process_name", s, null, "server " + s));
             events.add(name("thread_name", s, SCHEDULER_LANE, "scheduler"));
@@ -63,8 +69,12 @@ final class Timeline {
                 e.put("ts", micros(d.nanos() - startNanos));
                 e.put("pid", s);
                 e.put("tid", SCHEDULER_LANE);
-                e.put("args", Map.of("task", d.task().toString(), d.what().equals("stored") ? "how" : "producer",
-                        d.how()));
+                e.put("args", switch (d.what()) {
+                    case "stored" -> Map.of("task", d.task().toString(), "how", d.how());
+                    case "sent", "transmitted" -> Map.of("task", d.task().toString(), "to",
+                            serverById.getOrDefault(d.how(), "network id " + d.how()));
+                    default -> Map.of("task", d.task().toString(), "producer", d.how());
+                });
                 events.add(e);
             }
         }

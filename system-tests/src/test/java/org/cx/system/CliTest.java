@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -83,6 +84,8 @@ class CliTest {
         Set<String> ran = new HashSet<>();
         Set<String> stored = new HashSet<>();
         Map<String, Integer> decisions = new TreeMap<>();
+        // task and destination server -> when it was sent, transmitted, stored there as a transfer
+        Map<String, double[]> transfers = new TreeMap<>();
         int taskSpans = 0;
         int claimed = 0;
         double idleMicros = 0;
@@ -105,8 +108,19 @@ class CliTest {
                 case "idle" -> idleMicros += dur;
                 case "scheduler" -> {
                     decisions.merge(e.get("name").asText(), 1, Integer::sum);
-                    if (e.get("name").asText().equals("stored")) {
-                        stored.add(e.at("/args/task").asText());
+                    String task = e.at("/args/task").asText();
+                    switch (e.get("name").asText()) {
+                        case "stored" -> {
+                            stored.add(task);
+                            if (e.at("/args/how").asText().equals("transferred")) {
+                                transfers.computeIfAbsent(task + " to server " + pid, k -> new double[3])[2] = ts;
+                            }
+                        }
+                        case "sent" -> transfers.computeIfAbsent(task + " to " + e.at("/args/to").asText(),
+                                k -> new double[3])[0] = ts;
+                        case "transmitted" -> transfers.computeIfAbsent(task + " to " + e.at("/args/to").asText(),
+                                k -> new double[3])[1] = ts;
+                        default -> { }
                     }
                 }
                 default -> {
@@ -126,6 +140,10 @@ class CliTest {
         assertEquals(run.get("executions").asLong(), taskSpans, "a span per execution");
         assertTrue(claimed > 0 && claimed < taskSpans, "some tasks were claimed, some came through a cache");
         assertTrue(decisions.getOrDefault("assigned", 0) > 0, "assignments: " + decisions);
+        // The second server's producer gets work only by diffusion, and each move shows on both servers.
+        assertTrue(decisions.getOrDefault("sent", 0) > 0, "transfers: " + decisions);
+        transfers.forEach((move, at) -> assertTrue(0 < at[0] && at[0] <= at[1] && at[1] <= at[2],
+                "sent, then transmitted, then stored at the other end: " + move + " " + Arrays.toString(at)));
         double idle = run.get("idle_s").asDouble() * 1e6;
         assertEquals(idle, idleMicros, 1e-4 * idle + 1, "the waits drawn are the run's idle time");
     }

@@ -78,6 +78,13 @@ final class ServerNetwork implements StateLog {
         /** Audit trails: task {@code id} is sent or received ({@code event}) in a transfer. */
         default void trail(TaskId id, String event) {
         }
+
+        /**
+         * For the timeline: the tasks of {@code transfer} left the scheduler for server {@code to}
+         * ({@code transmitted} false), or went on the wire once the mirror group had recorded that (true).
+         */
+        default void transferred(RoutedPayload.Transfer transfer, int to, boolean transmitted) {
+        }
     }
 
     private final NetworkConfig config;
@@ -422,10 +429,16 @@ final class ServerNetwork implements StateLog {
         if (active()) {
             record(new MirrorOp.Send(self, to, seq, payload));
         }
+        if (payload instanceof RoutedPayload.Transfer t) {
+            host.transferred(t, to, false);
+        }
         afterCommit(() -> {
             if (host.trails()) {
                 trail(payload, "committed:" + self + ">" + to + "." + seq + ":journal" + journalSeq + ":acked"
                         + acked.toString().replace(' ', '_'));
+            }
+            if (payload instanceof RoutedPayload.Transfer t) {
+                host.transferred(t, to, true);
             }
             deliver(new Message.Routed(self, to, seq, payload));
         });

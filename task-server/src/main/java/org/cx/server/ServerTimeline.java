@@ -8,7 +8,8 @@ import org.cx.api.TaskId;
 /**
  * The scheduler's decisions on one server, with their times, for a run's timeline ({@code cx bench fib --timeline}):
  * when a task was stored here and how (submitted, spawned, transferred, adopted), when it was assigned to which
- * producer, and when a copy was revoked. Recorded only if the server's config asks for it
+ * producer, when a copy was revoked, and when it left for another server (sent) and went on the wire after its
+ * mirror group had recorded that (transmitted). Recorded only if the server's config asks for it
  * ({@link ServerConfig#timeline()}); at most {@link #MAX_EVENTS} are kept (the oldest go first).
  */
 public final class ServerTimeline {
@@ -18,9 +19,10 @@ public final class ServerTimeline {
      * One decision.
      *
      * @param nanos {@code System.nanoTime()} when it was taken
-     * @param what  {@code stored}, {@code assigned} or {@code revoked}
+     * @param what  {@code stored}, {@code assigned}, {@code revoked}, {@code sent} or {@code transmitted}
      * @param task  the task
-     * @param how   for {@code stored}, how it came; otherwise the producer it concerns
+     * @param how   for {@code stored}, how it came; for {@code sent} and {@code transmitted}, the network id of the
+     *              server it went to; otherwise the producer it concerns
      */
     public record Event(long nanos, String what, TaskId task, String how) {
     }

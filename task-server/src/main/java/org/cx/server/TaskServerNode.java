@@ -450,6 +450,15 @@ public final class TaskServerNode implements AutoCloseable {
         }
 
         @Override
+        public void transferred(RoutedPayload.Transfer transfer, int to, boolean transmitted) {
+            if (timeline.enabled()) {
+                for (ReadyTask task : transfer.tasks()) {
+                    timeline.record(transmitted ? "transmitted" : "sent", task.task().id(), String.valueOf(to));
+                }
+            }
+        }
+
+        @Override
         public void mirrorsChanged(String[] addresses) {
             code.upstreamChanged();
             for (Channel ch : channels.values()) {
