@@ -497,6 +497,12 @@ public final class Cx implements Runnable {
                             + "quickly: the figures then measure overheads, not the paper's experiment).")
             Double timeScale;
 
+            @Option(names = "--warmup-until-quiet", paramLabel = "S",
+                    description = "Before each series, warm up until the JIT is quiet (it compiled for under 5%% of "
+                            + "each of the last 3 runs), for at most S seconds per series (default 60, or 0 with "
+                            + "--quick: a fixed warm-up).")
+            Integer untilQuietS;
+
             @Override
             public Integer call() throws Exception {
                 PaperBench.Profile base = quick ? PaperBench.Profile.quick() : PaperBench.Profile.full();
@@ -505,7 +511,7 @@ public final class Cx implements Runnable {
                         or(producers, base.producers()), or(repeat, base.repeat()),
                         timeScale != null ? timeScale : base.timeScale(),
                         or(prefetchProducers, base.prefetchProducers()), base.prefetchNs(),
-                        or(fastProducers, base.fastProducers()));
+                        or(fastProducers, base.fastProducers()), or(untilQuietS, base.untilQuietS()));
                 PaperBench.Results results = PaperBench.run(profile, err());
                 StringBuilder command = new StringBuilder("cx");
                 for (String arg : spec.commandLine().getParseResult().originalArgs()) {
@@ -742,6 +748,13 @@ public final class Cx implements Runnable {
                             + "rather than K loaded runs. Default: ${DEFAULT-VALUE}.")
             int warmup;
 
+            @Option(names = "--warmup-until-quiet", defaultValue = "60", paramLabel = "S",
+                    description = "After the K warm-up runs (if K > 0), keep warming up while the JIT is still "
+                            + "compiling (for 5%% or more of any of the last 3 runs), for at most S seconds, so "
+                            + "that the compiled code is measured, not the compiler: 7 servers sharing 2 cores "
+                            + "need about 25 runs of F(13). 0: only the K runs. Default: ${DEFAULT-VALUE}.")
+            int untilQuietS;
+
             @Option(names = "--repeat", defaultValue = "1", paramLabel = "R",
                     description = "Measured runs on the same warmed-up cluster; the median wall time is reported. "
                             + "Default: ${DEFAULT-VALUE}.")
@@ -768,7 +781,12 @@ public final class Cx implements Runnable {
                     throw new CommandLine.ParameterException(spec.commandLine(),
                             "--timeline records the producers of a cluster; --local runs none: drop one of them");
                 }
-                List<FibBench.Outcome> runs = FibBench.run(s, System.err, timeline);
+                if (untilQuietS < 0) {
+                    throw new CommandLine.ParameterException(spec.commandLine(),
+                            "--warmup-until-quiet must be >= 0 seconds, got " + untilQuietS);
+                }
+                List<FibBench.Outcome> runs = FibBench.run(s, Duration.ofSeconds(untilQuietS), System.err,
+                        timeline);
                 FibBench.Outcome o = FibBench.median(runs);
                 out().println((repeat > 1 ? "median of " + repeat + ": " : "") + FibBench.describe(o));
                 if (json != null) {

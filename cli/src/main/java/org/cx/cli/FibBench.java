@@ -3,6 +3,7 @@ package org.cx.cli;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -98,14 +99,15 @@ public final class FibBench {
      * lines go to {@code log}. Returns the measured runs in order.
      */
     public static List<Outcome> run(Settings s, PrintStream log) throws IOException, InterruptedException {
-        return run(s, log, null);
+        return run(s, Duration.ZERO, log, null);
     }
 
     /**
-     * As {@link #run(Settings, PrintStream)}; if {@code timeline} is not null, also writes the last measured run's
-     * timeline there ({@link Timeline}).
+     * As {@link #run(Settings, PrintStream)}, but after the {@code warmup} runs (if there are any) warms up further
+     * until the JIT is quiet, for at most {@code untilQuiet} ({@link JitWarmUp}); if {@code timeline} is not null,
+     * also writes the last measured run's timeline there ({@link Timeline}).
      */
-    public static List<Outcome> run(Settings s, PrintStream log, Path timeline)
+    public static List<Outcome> run(Settings s, Duration untilQuiet, PrintStream log, Path timeline)
             throws IOException, InterruptedException {
         Load load = s.load().toLoad();
         List<Outcome> runs = new ArrayList<>();
@@ -132,10 +134,13 @@ public final class FibBench {
                     runOnce(unloaded, none.toLoad(), consumer, cluster);
                 }
             }
-            for (int i = 0; i < s.warmup(); i++) {
-                log.printf("warm-up %d/%d ...%n", i + 1, s.warmup());
+            int[] done = {0};
+            JitWarmUp.untilQuiet(() -> {
+                if (done[0] < s.warmup()) {
+                    log.printf("warm-up %d/%d ...%n", ++done[0], s.warmup());
+                }
                 runOnce(s, load, consumer, cluster);
-            }
+            }, s.warmup(), s.warmup() > 0 ? untilQuiet : Duration.ZERO, log::println);
             Timed last = null;
             for (int i = 0; i < s.repeat(); i++) {
                 last = runTimed(s, load, consumer, cluster);

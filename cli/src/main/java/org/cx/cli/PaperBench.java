@@ -2,6 +2,7 @@ package org.cx.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -55,9 +56,12 @@ public final class PaperBench {
      * @param prefetchProducers producers of the prefetch experiment (16 in the paper)
      * @param prefetchNs        the n of the prefetch experiment (11 and 15 in the paper)
      * @param fastProducers     how many of the mixed-speed experiment's producers run at {@link #QUAD_SPEED}
+     * @param untilQuietS       before each series, warm up until the JIT is quiet, for at most this many seconds
+     *                          ({@link JitWarmUp}; 0: a fixed number of warm-up runs)
      */
     public record Profile(String name, int nMin, int nMax, List<Integer> servers, int producers, int repeat,
-                          double timeScale, int prefetchProducers, List<Integer> prefetchNs, int fastProducers) {
+                          double timeScale, int prefetchProducers, List<Integer> prefetchNs, int fastProducers,
+                          int untilQuietS) {
         public Profile {
             if (nMin < 2 || nMax < nMin || nMax > 30) {
                 throw new IllegalArgumentException("need 2 <= --n-min <= --n-max <= 30, got " + nMin + ".." + nMax);
@@ -75,18 +79,24 @@ public final class PaperBench {
             if (fastProducers < 0 || fastProducers > producers) {
                 throw new IllegalArgumentException("--fast-producers must be in 0.." + producers);
             }
+            if (untilQuietS < 0) {
+                throw new IllegalArgumentException("--warmup-until-quiet must be >= 0 seconds, got " + untilQuietS);
+            }
             servers = List.copyOf(servers);
             prefetchNs = List.copyOf(prefetchNs);
         }
 
-        /** The experiments: n = 13..18, 1, 3 and 7 servers, 64 producers, median of 3 runs. */
+        /**
+         * The issue's experiments: n = 13..18, 1, 3 and 7 servers, 64 producers, median of 3 runs, each series after
+         * the JIT is quiet (at most 60 s of warm-up per series).
+         */
         public static Profile full() {
-            return new Profile("full", 13, 18, List.of(1, 3, 7), 64, 3, 1.0, 16, List.of(11, 15), 4);
+            return new Profile("full", 13, 18, List.of(1, 3, 7), 64, 3, 1.0, 16, List.of(11, 15), 4, 60);
         }
 
-        /** The same points, one run each. */
+        /** The same points, one run each, after a fixed warm-up. */
         public static Profile quick() {
-            return new Profile("quick", 13, 18, List.of(1, 3, 7), 64, 1, 1.0, 16, List.of(11, 15), 4);
+            return new Profile("quick", 13, 18, List.of(1, 3, 7), 64, 1, 1.0, 16, List.of(11, 15), 4, 0);
         }
 
         Map<String, Object> toMap() {
@@ -101,6 +111,7 @@ public final class PaperBench {
             m.put("prefetch_producers", prefetchProducers);
             m.put("prefetch_n", prefetchNs);
             m.put("fast_producers", fastProducers);
+            m.put("warmup_until_quiet_s", untilQuietS);
             m.put("fast_speed", QUAD_SPEED);
             return m;
         }
@@ -287,14 +298,20 @@ public final class PaperBench {
                 FibBench.measure(noLoad, consumer, cluster);
             }
         }
-        for (int i = 0; i < LOADED_WARM_UPS; i++) {
-            FibBench.measure(settings(profile.nMin(), servers, producers, w, prefetch), consumer, cluster);
+        FibBench.Settings smallest = settings(profile.nMin(), servers, producers, w, prefetch);
+        String[] last = {null};
+        JitWarmUp.untilQuiet(() -> FibBench.measure(smallest, consumer, cluster), LOADED_WARM_UPS,
+                Duration.ofSeconds(profile.untilQuietS()), line -> last[0] = line);
+        if (last[0] != null) {
+            log.printf("%d server%s, workload %d: %s%n", servers, servers == 1 ? "" : "s", w.number(), last[0]);
+            log.flush();
         }
     }
 
     /**
-     * Loaded runs of the smallest point before each series. With one, that point measured about 0.01 below what
-     * {@code cx bench fib} gives after five (F(13), workload 1, 1 server: 0.953-0.961 against 0.969).
+     * Loaded runs of the smallest point before each series, at least; then more until the JIT is quiet, if the
+     * profile says so. With one, that point measured about 0.01 below what {@code cx bench fib} gives after five
+     * (F(13), workload 1, 1 server: 0.953-0.961 against 0.969).
      */
     private static final int LOADED_WARM_UPS = 3;
 
