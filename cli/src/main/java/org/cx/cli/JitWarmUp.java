@@ -11,8 +11,8 @@ import java.util.function.LongSupplier;
  * runs a warm-up computation at least a given number of times, then again while the JIT compiled for more than
  * {@link #QUIET_SHARE} of the wall time of any of the last {@link #QUIET_RUNS} runs, within a time budget.
  *
- * <p>Why: seven task servers in one JVM on two cores went on compiling their network paths for about 25 loaded runs
- * of F(13) (100–600 ms of compilation in each of the first ten runs of 0.33 s, under 20 ms after 25), and their
+ * <p>Why: seven task servers in one JVM on two cores went on compiling their network paths for about 30 loaded runs
+ * of F(13) (100–600 ms of compilation in each of the first ten runs of 0.33 s, under 20 ms after about 30), and their
  * efficiency rose from 0.88 to 0.96 of the ceiling meanwhile; one server was quiet after about ten.
  */
 final class JitWarmUp {
