@@ -38,12 +38,15 @@ final class JitWarmUp {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean reported = jit != null && jit.isCompilationTimeMonitoringSupported();
         return untilQuiet(run, min, reported ? budget : Duration.ZERO,
-                reported ? jit::getTotalCompilationTime : () -> 0, progress);
+                reported ? jit::getTotalCompilationTime : () -> 0, System::nanoTime, progress);
     }
 
-    /** As {@link #untilQuiet(Run, int, Duration, Consumer)}, with the JIT's total compilation time (ms) given. */
-    static int untilQuiet(Run run, int min, Duration budget, LongSupplier compiledMs, Consumer<String> progress)
-            throws InterruptedException {
+    /**
+     * As {@link #untilQuiet(Run, int, Duration, Consumer)}, with the JIT's total compilation time (ms) and the clock
+     * ({@code System.nanoTime}) given.
+     */
+    static int untilQuiet(Run run, int min, Duration budget, LongSupplier compiledMs, LongSupplier nanoTime,
+                          Consumer<String> progress) throws InterruptedException {
         int runs = 0;
         for (; runs < min; runs++) {
             run.run();
@@ -51,14 +54,14 @@ final class JitWarmUp {
         if (budget.isZero()) {
             return runs;
         }
-        long deadline = System.nanoTime() + budget.toNanos();
+        long deadline = nanoTime.getAsLong() + budget.toNanos();
         int quietInARow = 0;
-        while (quietInARow < QUIET_RUNS && System.nanoTime() < deadline) {
+        while (quietInARow < QUIET_RUNS && nanoTime.getAsLong() < deadline) {
             long compiledBefore = compiledMs.getAsLong();
-            long start = System.nanoTime();
+            long start = nanoTime.getAsLong();
             run.run();
             runs++;
-            double wallMs = (System.nanoTime() - start) / 1e6;
+            double wallMs = (nanoTime.getAsLong() - start) / 1e6;
             long compiled = compiledMs.getAsLong() - compiledBefore;
             quietInARow = compiled < QUIET_SHARE * wallMs ? quietInARow + 1 : 0;
             progress.accept(String.format("warm-up %d: the JIT compiled for %d ms of %.0f ms%s", runs, compiled,
