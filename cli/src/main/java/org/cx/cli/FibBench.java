@@ -134,13 +134,12 @@ public final class FibBench {
                     runOnce(unloaded, none.toLoad(), consumer, cluster);
                 }
             }
-            int[] done = {0};
-            JitWarmUp.untilQuiet(() -> {
-                if (done[0] < s.warmup()) {
-                    log.printf("warm-up %d/%d ...%n", ++done[0], s.warmup());
-                }
+            for (int i = 0; i < s.warmup(); i++) {
+                log.printf("warm-up %d/%d ...%n", i + 1, s.warmup());
                 runOnce(s, load, consumer, cluster);
-            }, s.warmup(), s.warmup() > 0 ? untilQuiet : Duration.ZERO, log::println);
+            }
+            JitWarmUp.untilQuiet(() -> runOnce(s, load, consumer, cluster), 0,
+                    s.warmup() > 0 ? untilQuiet : Duration.ZERO, log::println);
             Timed last = null;
             for (int i = 0; i < s.repeat(); i++) {
                 last = runTimed(s, load, consumer, cluster);

@@ -64,7 +64,7 @@ final class JitWarmUp {
             double wallMs = (nanoTime.getAsLong() - start) / 1e6;
             long compiled = compiledMs.getAsLong() - compiledBefore;
             quietInARow = compiled < QUIET_SHARE * wallMs ? quietInARow + 1 : 0;
-            progress.accept(String.format("warm-up %d: the JIT compiled for %d ms of %.0f ms%s", runs, compiled,
+            progress.accept(String.format("warm-up until the JIT is quiet, run %d: it compiled for %d ms of %.0f ms%s", runs - min, compiled,
                     wallMs, quietInARow == QUIET_RUNS ? ": quiet" : ""));
         }
         if (quietInARow < QUIET_RUNS) {
