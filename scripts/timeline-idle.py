@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Idle time that a better scheduler could have used, from `cx bench fib --timeline FILE` traces.
+
+For every worker-moment of a run it asks: was this worker idle while some task of the DAG was ready (its
+inputs computed) but not started, anywhere in the network? That time is "idle with work waiting"; the rest of the
+idle time is the DAG itself (nothing was ready) or the critical path running late. It is split into the first
+tenth of the run, the middle and the last tenth.
+
+A task is ready when its DAG predecessors have run (a decomposition's children when it ends, a composition when
+both values it sums exist), not when a server first stores it: producers run kept successors before the server
+records them. Only the first execution of a task counts (eager copies are duplicates).
+
+Usage: scripts/timeline-idle.py [--workers N] TIMELINE.json ...
+"""
+import argparse
+import json
+import statistics
+
+
+def executions(trace):
+    """Task id -> (start, end) in µs of its first execution."""
+    runs = {}
+    for e in trace:
+        if e.get('ph') == 'X' and e.get('cat') != 'idle' and 'task' in e.get('args', {}):
+            task, start, end = e['args']['task'], e['ts'], e['ts'] + e['dur']
+            if task not in runs or start < runs[task][0]:
+                runs[task] = (start, end)
+    return runs
+
+
+def ready_times(runs):
+    """Task id -> when its inputs existed. Ids are paths: children of /a are /a/1 and /a/2, its sum is /a/0."""
+    def value_at(task):
+        return runs[task + '/0'][1] if task + '/0' in runs else runs[task][1]
+
+    ready = {}
+    for task, (start, _) in runs.items():
+        parent, _, last = task.rpartition('/')
+        if last == '0':
+            ready[task] = max(value_at(parent + '/1'), value_at(parent + '/2'))
+        elif parent in runs:
+            ready[task] = runs[parent][1]
+        else:
+            ready[task] = start  # the root task
+    return ready
+
+
+def idle_with_work_waiting(runs, workers):
+    """Worker-seconds idle while a ready task waited: (total, [first tenth, middle, last tenth])."""
+    ready = ready_times(runs)
+    events = []
+    for task, (start, end) in runs.items():
+        events += [(ready[task], 1, 0), (start, -1, 0), (start, 0, 1), (end, 0, -1)]
+    events.sort()
+    first = min(s for s, _ in runs.values())
+    span = max(e for _, e in runs.values()) - first
+    waiting = running = 0
+    last = first
+    phases = [0.0, 0.0, 0.0]
+    for ts, d_waiting, d_running in events:
+        at = (last - first) / span
+        phases[0 if at < 0.1 else 2 if at > 0.9 else 1] += min(max(workers - running, 0), waiting) * (ts - last)
+        last = ts
+        waiting += d_waiting
+        running += d_running
+    phases = [p / 1e6 for p in phases]
+    return sum(phases), phases, span / 1e3
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--workers', type=int, default=64, help='workers in the run (default 64)')
+    parser.add_argument('timelines', nargs='+')
+    args = parser.parse_args()
+    totals = []
+    for path in args.timelines:
+        with open(path) as f:
+            trace = json.load(f)
+        trace = trace['traceEvents'] if isinstance(trace, dict) else trace
+        total, phases, span_ms = idle_with_work_waiting(executions(trace), args.workers)
+        totals.append(total)
+        print(f'{path}: run {span_ms:.1f} ms, idle with work waiting {total:.3f} worker-s '
+              f'(first tenth {phases[0]:.3f}, middle {phases[1]:.3f}, last tenth {phases[2]:.3f})')
+    if len(totals) > 1:
+        print(f'median of {len(totals)}: {statistics.median(totals):.3f} worker-s')
+
+
+if __name__ == '__main__':
+    main()
