@@ -55,7 +55,7 @@ public final class FibBench {
                           boolean local, long result, boolean correct, long tasks, long expectedTasks,
                           long executions, double wallS, double t1S, double efficiency, double ceiling,
                           double ceilingNominal, double tasksPerS, IdleLog.Split idle, double limitInitialShare,
-                          double limitTerminationShare) {
+                          double limitTerminationShare, double serverCpuS, double producerIoCpuS) {
 
         public Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -87,6 +87,10 @@ public final class FibBench {
             // The same split of the zero-overhead schedule's idle time, as shares: the limit for the ones above.
             m.put("limit_idle_initial_share", limitInitialShare);
             m.put("limit_idle_termination_share", limitTerminationShare);
+            // CPU time of the servers' event loops and of the producers' I/O threads during the run: the cost of
+            // the network beside the tasks themselves (on a small machine, what the network's messages queue for).
+            m.put("server_cpu_s", serverCpuS);
+            m.put("producer_io_cpu_s", producerIoCpuS);
             return m;
         }
     }
@@ -191,6 +195,7 @@ public final class FibBench {
     private static Timed runTimed(Settings s, Load load, Consumer consumer, LocalCluster cluster)
             throws InterruptedException {
         long[] before = cluster.totals();
+        long[] cpuBefore = cluster.ioCpuNanos();
         long start = System.nanoTime();
         Consumer.Pending<Long> computation = consumer.submit(new Fib(s.n(), load));
         long value;
@@ -205,16 +210,18 @@ public final class FibBench {
         double wall = (end - start) / 1e9;
         // Tasks run on every server of the network: count them there (runs are one at a time).
         long[] after = cluster.totals();
+        long[] cpuAfter = cluster.ioCpuNanos();
         IdleLog.Split idle = new IdleLog.Split(0, 0, 0);
         for (Producer p : cluster.producers()) {
             idle = idle.plus(p.idleLog().split(start, end));
         }
         return new Timed(outcome(s, load, value, after[0] - before[0], after[1] - before[1], wall,
-                (after[2] - before[2]) / 1e9, idle), start, end);
+                (after[2] - before[2]) / 1e9, idle, (cpuAfter[0] - cpuBefore[0]) / 1e9,
+                (cpuAfter[1] - cpuBefore[1]) / 1e9), start, end);
     }
 
     private static Outcome outcome(Settings s, Load load, long value, long tasks, long executions, double wall,
-                                   double t1, IdleLog.Split idle) {
+                                   double t1, IdleLog.Split idle, double serverCpuS, double producerIoCpuS) {
         long expected = Fib.taskCount(s.n());
         int slots = s.producers() * s.workers();
         double efficiency = (t1 / slots) / wall;
@@ -223,7 +230,7 @@ public final class FibBench {
         return new Outcome(s.n(), s.servers(), s.producers(), s.workers(), load.kind().name().toLowerCase(),
                 s.prefetch(), s.local(), value, value == Fib.value(s.n()) && tasks == expected, tasks, expected,
                 executions, wall, t1, efficiency, limit.efficiency(), nominal.efficiency(), tasks / wall, idle,
-                limit.initialShare(), limit.terminationShare());
+                limit.initialShare(), limit.terminationShare(), serverCpuS, producerIoCpuS);
     }
 
     /**
@@ -271,7 +278,7 @@ public final class FibBench {
             long value = pool.invoke(new LocalFib(s.n(), load, tasks, busyNanos));
             double wall = (System.nanoTime() - start) / 1e9;
             long n = tasks.sum();
-            return outcome(s, load, value, n, n, wall, busyNanos.sum() / 1e9, new IdleLog.Split(0, 0, 0));
+            return outcome(s, load, value, n, n, wall, busyNanos.sum() / 1e9, new IdleLog.Split(0, 0, 0), 0, 0);
         } finally {
             pool.shutdownNow();
         }
@@ -323,13 +330,15 @@ public final class FibBench {
     public static String describe(Outcome o) {
         return String.format("F(%d) = %d%s | tasks %d (expected 3*F(n+1)-2 = %d) | executions %d | wall %.3f s | "
                         + "efficiency %.3f (ceiling %.3f, ratio %.3f) | %,.0f tasks/s | idle %.3f s: start-up %.1f%%, "
-                        + "steady %.1f%%, wind-down %.1f%% (limit: %.1f%%, %.1f%%, %.1f%%)",
+                        + "steady %.1f%%, wind-down %.1f%% (limit: %.1f%%, %.1f%%, %.1f%%)%s",
                 o.n(), o.result(), o.correct() ? "" : " WRONG", o.tasks(), o.expectedTasks(), o.executions(),
                 o.wallS(), o.efficiency(), o.ceiling(), o.ceiling() == 0 ? 0 : o.efficiency() / o.ceiling(),
                 o.tasksPerS(), o.idle().totalNanos() / 1e9, percent(o.idle().initialNanos(), o.idle()),
                 percent(o.idle().steadyNanos(), o.idle()), percent(o.idle().terminationNanos(), o.idle()),
                 100 * o.limitInitialShare(), 100 * (1 - o.limitInitialShare() - o.limitTerminationShare()),
-                100 * o.limitTerminationShare());
+                100 * o.limitTerminationShare(), o.local() ? "" : String.format(
+                        " | CPU: servers %.0f ms, producers' I/O %.0f ms", o.serverCpuS() * 1e3,
+                        o.producerIoCpuS() * 1e3));
     }
 
     private static double percent(long part, IdleLog.Split idle) {

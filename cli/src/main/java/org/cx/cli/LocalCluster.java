@@ -2,6 +2,9 @@ package org.cx.cli;
 
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +21,8 @@ import org.cx.wire.EventLoops;
  * connection. Used by {@code cx demo}, {@code cx bench} and the system tests.
  */
 public final class LocalCluster implements AutoCloseable {
+    private static final String SERVER_THREADS = "cx-server-";
+    private static final String PRODUCER_IO_THREADS = "cx-producers-io";
     private final List<TaskServerNode> servers = new ArrayList<>();
     private final EventLoopGroup producerLoops;
     private final List<Producer> producers = new ArrayList<>();
@@ -52,7 +57,7 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster start(ServerConfig serverConfig, int servers, int producers, int workers,
                                      boolean prefetch, boolean timelines) throws IOException, InterruptedException {
-        LocalCluster cluster = new LocalCluster(EventLoops.create("cx-producers-io", 2), timelines);
+        LocalCluster cluster = new LocalCluster(EventLoops.create(PRODUCER_IO_THREADS, 2), timelines);
         ServerConfig config = serverConfig.withTimeline(timelines);
         try {
             TaskServerNode root = TaskServerNode.start(config);
@@ -129,6 +134,31 @@ public final class LocalCluster implements AutoCloseable {
     /** A new consumer connection to the primary root. */
     public Consumer consumer() throws IOException {
         return Consumer.connect(server().address());
+    }
+
+    /**
+     * CPU time so far, in nanoseconds, of the threads of this process's task servers (event loops, named
+     * {@code cx-server-...}) and of the producers' I/O threads, in that order: the difference over a run is what the
+     * network cost beside the tasks. Zeros where the JVM does not measure thread CPU time.
+     */
+    public long[] ioCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long[] cpu = new long[2];
+        if (!threads.isThreadCpuTimeSupported() || !threads.isThreadCpuTimeEnabled()) {
+            return cpu;
+        }
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds(), 0)) {
+            if (info == null) {
+                continue; // ended meanwhile
+            }
+            String name = info.getThreadName();
+            int kind = name.startsWith(SERVER_THREADS) ? 0 : name.startsWith(PRODUCER_IO_THREADS) ? 1 : -1;
+            long nanos = kind < 0 ? -1 : threads.getThreadCpuTime(info.getThreadId());
+            if (nanos > 0) {
+                cpu[kind] += nanos;
+            }
+        }
+        return cpu;
     }
 
     /** Tasks completed, completions received and execution time applied, summed over the servers. */

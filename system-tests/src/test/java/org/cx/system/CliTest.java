@@ -52,7 +52,8 @@ class CliTest {
         for (String key : new String[] {"n", "servers", "producers", "workers", "load", "prefetch", "result",
                 "correct", "tasks", "expected_tasks", "executions", "wall_s", "t1_s", "efficiency", "ceiling",
                 "tasks_per_s", "idle_initial_s", "idle_steady_s", "idle_termination_s", "idle_s",
-                "limit_idle_initial_share", "limit_idle_termination_share"}) {
+                "limit_idle_initial_share", "limit_idle_termination_share", "server_cpu_s",
+                "producer_io_cpu_s"}) {
             assertTrue(text.contains("\"" + key + "\":"), key + " missing from " + text);
         }
         assertTrue(text.contains("\"correct\": true"), text);
@@ -62,6 +63,10 @@ class CliTest {
                 + number(text, "idle_termination_s");
         assertEquals(idle, parts, 1e-5, "the idle-time split adds up (the JSON rounds to microseconds)");
         assertTrue(idle <= 3 * 2 * number(text, "wall_s") + 1e-6, "idle within workers × wall: " + text);
+        // One server: one event loop thread did the servers' work, within the run (measured just around it).
+        double serverCpu = number(text, "server_cpu_s");
+        assertTrue(serverCpu > 0 && serverCpu <= number(text, "wall_s") + 0.05, "server CPU: " + text);
+        assertTrue(number(text, "producer_io_cpu_s") > 0, "producers' I/O CPU: " + text);
     }
 
     /**
