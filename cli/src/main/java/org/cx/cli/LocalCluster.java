@@ -21,7 +21,6 @@ import org.cx.wire.EventLoops;
  * connection. Used by {@code cx demo}, {@code cx bench} and the system tests.
  */
 public final class LocalCluster implements AutoCloseable {
-    private static final String SERVER_THREADS = "cx-server-";
     private static final String PRODUCER_IO_THREADS = "cx-producers-io";
     private final List<TaskServerNode> servers = new ArrayList<>();
     private final EventLoopGroup producerLoops;
@@ -137,9 +136,9 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * CPU time so far, in nanoseconds, of the threads of this process's task servers (event loops, named
-     * {@code cx-server-...}) and of the producers' I/O threads, in that order: the difference over a run is what the
-     * network cost beside the tasks. Zeros where the JVM does not measure thread CPU time.
+     * CPU time so far, in nanoseconds, of the event loop threads of this process's task servers and of the producers'
+     * I/O threads, in that order: the difference over a run is what the network cost beside the tasks. Zeros where
+     * the JVM does not measure thread CPU time.
      */
     public long[] ioCpuNanos() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -152,7 +151,7 @@ public final class LocalCluster implements AutoCloseable {
                 continue; // ended meanwhile
             }
             String name = info.getThreadName();
-            int kind = name.startsWith(SERVER_THREADS) ? 0 : name.startsWith(PRODUCER_IO_THREADS) ? 1 : -1;
+            int kind = TaskServerNode.isEventLoopThread(name) ? 0 : name.startsWith(PRODUCER_IO_THREADS) ? 1 : -1;
             long nanos = kind < 0 ? -1 : threads.getThreadCpuTime(info.getThreadId());
             if (nanos > 0) {
                 cpu[kind] += nanos;

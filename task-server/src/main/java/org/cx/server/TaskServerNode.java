@@ -52,6 +52,9 @@ public final class TaskServerNode implements AutoCloseable {
 
     /** How often to look for late tasks to duplicate: a tenth of the minimum lateness. */
     private static final long EAGER_CHECK_MILLIS = Scheduler.MIN_LATENESS_NANOS / 10_000_000L;
+    /** Names of the event loop threads, then of the threads that run {@code executeOnServer} tasks. */
+    private static final String LOOP_THREADS = "cx-server-";
+    private static final String TASK_THREADS = "cx-server-task";
 
     private final ServerConfig config;
     private final EventLoopGroup loop;
@@ -73,11 +76,16 @@ public final class TaskServerNode implements AutoCloseable {
     private final ServerTimeline timeline;
     private ServerMBeans mbeans;
 
+    /** Whether {@code threadName} names a server's event loop thread, where all its networking and scheduling runs. */
+    public static boolean isEventLoopThread(String threadName) {
+        return threadName.startsWith(LOOP_THREADS) && !threadName.equals(TASK_THREADS);
+    }
+
     private TaskServerNode(ServerConfig config) {
         this.config = config;
-        this.loop = EventLoops.create("cx-server-" + config.name(), 1);
+        this.loop = EventLoops.create(LOOP_THREADS + config.name(), 1);
         this.serverTasks = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "cx-server-task");
+            Thread t = new Thread(r, TASK_THREADS);
             t.setDaemon(true);
             return t;
         });
