@@ -716,7 +716,8 @@ public final class Cx implements Runnable {
         @Command(name = "fib", mixinStandardHelpOptions = true,
                 description = {"Runs the Fibonacci DAG and reports efficiency and throughput.",
                     "P producers, each with its own TCP connection; efficiency (T1/(P*W))/Tp is shown beside the",
-                    "zero-overhead greedy ceiling."})
+                    "zero-overhead greedy ceiling. Each run also says how the workers' idle time splits (start-up,",
+                    "steady, wind-down) and how much CPU the servers and the producers' I/O threads used."})
         static final class BenchFib extends Printing implements Callable<Integer> {
 
             @Option(names = "--n", required = true, description = "Which Fibonacci number.")
