@@ -139,6 +139,18 @@ public final class PaperReport {
             idleTable(md, r, w);
         }
 
+        if (r.profile().servers().size() > 1) {
+            md.append("## The network's own cost\n\n");
+            line(md, "CPU time of the servers' event loop threads during the median run (what the servers spent "
+                    + "scheduling, mirroring, diffusing and on the sockets), and per task. The tasks' own time is "
+                    + "not in it; on a machine where servers and producers share the cores, this is what the "
+                    + "network's messages wait for.");
+            md.append('\n');
+            for (Workload w : PaperBench.WORKLOADS) {
+                cpuTable(md, r, w);
+            }
+        }
+
         md.append("## Prefetch on and off\n\n");
         prefetchTable(md, r);
 
@@ -244,6 +256,25 @@ public final class PaperReport {
                         fmt(percent(p, Kind.STEADY)), fmt(percent(p, Kind.TERMINATION)),
                         fmt(100 * p.median().limitInitialShare()), fmt(100 * p.median().limitTerminationShare()));
             }
+        }
+        md.append('\n');
+    }
+
+    private static void cpuTable(StringBuilder md, Results r, Workload w) {
+        List<Integer> servers = r.profile().servers();
+        md.append("Workload ").append(w.number()).append(", servers' CPU per run in ms (per task in µs):\n\n| n |");
+        for (int s : servers) {
+            md.append(" ").append(s).append(s == 1 ? " server" : " servers").append(" |");
+        }
+        md.append("\n|---|").append("---|".repeat(servers.size())).append('\n');
+        for (int n = r.profile().nMin(); n <= r.profile().nMax(); n++) {
+            md.append("| ").append(n).append(" |");
+            for (int s : servers) {
+                Optional<Point> p = find(r, Experiment.SCALING, w.number(), s, n);
+                md.append(p.map(x -> String.format(" %.0f (%.0f)", x.median().serverCpuS() * 1e3,
+                        x.median().serverCpuS() * 1e6 / Math.max(1, x.median().tasks()))).orElse(" –")).append(" |");
+            }
+            md.append('\n');
         }
         md.append('\n');
     }

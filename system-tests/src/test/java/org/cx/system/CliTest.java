@@ -184,12 +184,14 @@ class CliTest {
                     + run.get("idle_termination_s").asDouble();
             assertEquals(run.get("idle_s").asDouble(), parts, 1e-5, "idle split adds up: " + run);
             assertTrue(run.get("ceiling").asDouble() > 0 && run.get("ceiling").asDouble() <= 1, run.toString());
+            assertTrue(run.get("server_cpu_s").asDouble() > 0, "the servers' CPU is measured: " + run);
         }
         assertEquals(Map.of("mixed", 2, "prefetch", 4, "scaling", 8), perExperiment);
 
         String report = Files.readString(out.resolve("report.md"));
         for (String section : new String[] {"## Efficiency against n (Fig. 5)", "## Where the idle time went (Fig. 6)",
-                "## Prefetch on and off", "## Mixed processor types", "Target, prefetch on ≥ off at n = 15"}) {
+                "## Prefetch on and off", "## Mixed processor types", "Target, prefetch on ≥ off at n = 15",
+                "## The network's own cost"}) {
             assertTrue(report.contains(section), section + " missing from\n" + report);
         }
         for (String chart : new String[] {"fig5-efficiency-workload1.png", "fig5-efficiency-workload2.png",
