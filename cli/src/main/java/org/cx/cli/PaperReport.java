@@ -129,26 +129,17 @@ public final class PaperReport {
         }
         targets(md, r);
 
-        md.append("## Where the idle time went (Fig. 6)\n\n");
-        line(md, "Worker idle time, summed over producers, split into the initial transient (each worker's wait "
-                + "for its first task), the termination transient (each worker's wait after its last task, until the "
-                + "result) and the steady state (every other wait). The paper: at 0.99 of optimal, the transients were 25%% of idle time and the initial "
-                + "one 0.1%%. The limit columns split the idle time of the zero-overhead schedule the same way.");
-        md.append('\n');
-        for (Workload w : PaperBench.WORKLOADS) {
-            idleTable(md, r, w);
-        }
-
+        tablePerWorkload(md, r, "Where the idle time went (Fig. 6)", "Worker idle time, summed over producers, "
+                + "split into the initial transient (each worker's wait for its first task), the termination "
+                + "transient (each worker's wait after its last task, until the result) and the steady state (every "
+                + "other wait). The paper: at 0.99 of optimal, the transients were 25%% of idle time and the initial "
+                + "one 0.1%%. The limit columns split the idle time of the zero-overhead schedule the same way.",
+                PaperReport::idleTable);
         if (r.profile().servers().size() > 1) {
-            md.append("## The network's own cost\n\n");
-            line(md, "CPU time of the servers' event loop threads during the median run (what the servers spent "
-                    + "scheduling, mirroring, diffusing and on the sockets), and per task. The tasks' own time is "
-                    + "not in it; on a machine where servers and producers share the cores, this is what the "
-                    + "network's messages wait for.");
-            md.append('\n');
-            for (Workload w : PaperBench.WORKLOADS) {
-                cpuTable(md, r, w);
-            }
+            tablePerWorkload(md, r, "The network's own cost", "CPU time of the servers' event loop threads during "
+                    + "the median run (what the servers spent scheduling, mirroring, diffusing and on the sockets), "
+                    + "and per task. The tasks' own time is not in it; on a machine where servers and producers "
+                    + "share the cores, this is what the network's messages wait for.", PaperReport::cpuTable);
         }
 
         md.append("## Prefetch on and off\n\n");
@@ -165,6 +156,21 @@ public final class PaperReport {
         }
         md.append("- `report.md`\n");
         return md.toString();
+    }
+
+    /** A section: its heading, an introduction (a {@link #line} format), then one table per workload. */
+    private static void tablePerWorkload(StringBuilder md, Results r, String heading, String intro,
+                                         WorkloadTable table) {
+        md.append("## ").append(heading).append("\n\n");
+        line(md, intro);
+        md.append('\n');
+        for (Workload w : PaperBench.WORKLOADS) {
+            table.write(md, r, w);
+        }
+    }
+
+    private interface WorkloadTable {
+        void write(StringBuilder md, Results r, Workload w);
     }
 
     private static void efficiencyTable(StringBuilder md, Results r, Workload w) {
