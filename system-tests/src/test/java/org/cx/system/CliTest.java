@@ -42,6 +42,25 @@ class CliTest {
         return new Run(exit, out.toString(), err.toString());
     }
 
+    /**
+     * The README's first command, smaller: the embedded lookup service, a server registered there and producers that
+     * found it, a warm-up, then every measured run with the right value and task count.
+     */
+    @Test
+    void demoComputesOnAnEmbeddedNetwork() {
+        Run r = cx("demo", "--n", "12", "--producers", "3", "--runs", "2");
+        assertEquals(0, r.exit(), r.err() + r.out());
+        assertTrue(r.out().contains("registered there") && r.out().contains("3 producers found it there"), r.out());
+        assertTrue(r.out().contains("warmed up in"), r.out());
+        for (int run = 1; run <= 2; run++) {
+            assertTrue(r.out().contains("run " + run + "/2: F(12) = 144 | " + Fib.taskCount(12)
+                    + " tasks (3*F(n+1)-2: match)"), r.out());
+        }
+        Run noRuns = cx("demo", "--runs", "0");
+        assertEquals(2, noRuns.exit());
+        assertTrue(noRuns.err().contains("--runs at least 1"), noRuns.err());
+    }
+
     @Test
     void benchWritesEveryFieldToJson(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("out/fib.json");
