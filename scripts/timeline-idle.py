@@ -10,7 +10,11 @@ A task is ready when its DAG predecessors have run (a decomposition's children w
 both values it sums exist), not when a server first stores it: producers run kept successors before the server
 records them. Only the first execution of a task counts (eager copies are duplicates).
 
-Usage: scripts/timeline-idle.py [--workers N] TIMELINE.json ...
+With --compositions it also says how long compositions waited from the moment their last input was computed
+until they started, apart for those whose last input ran at a producer of another server: with one server the
+producer that computes a composition's last input runs it at once; across servers the value travels first.
+
+Usage: scripts/timeline-idle.py [--workers N] [--compositions] TIMELINE.json ...
 """
 import argparse
 import json
@@ -26,6 +30,31 @@ def executions(trace):
             if task not in runs or start < runs[task][0]:
                 runs[task] = (start, end)
     return runs
+
+
+def servers(trace):
+    """Task id -> the server (trace process) of the producer that ran its first execution."""
+    first = {}
+    for e in trace:
+        if e.get('ph') == 'X' and e.get('cat') != 'idle' and 'task' in e.get('args', {}):
+            task = e['args']['task']
+            if task not in first or e['ts'] < first[task][0]:
+                first[task] = (e['ts'], e['pid'])
+    return {task: pid for task, (_, pid) in first.items()}
+
+
+def composition_waits(runs, where):
+    """Waits in ms of compositions whose last input ran on the same server, and on another: two lists."""
+    ready = ready_times(runs)
+    same, other = [], []
+    for task in runs:
+        parent, _, last = task.rpartition('/')
+        if last != '0':
+            continue
+        inputs = [x + '/0' if x + '/0' in runs else x for x in (parent + '/1', parent + '/2')]
+        latest = max(inputs, key=lambda x: runs[x][1])
+        (same if where[latest] == where[task] else other).append((runs[task][0] - ready[task]) / 1e3)
+    return same, other
 
 
 def ready_times(runs):
@@ -70,6 +99,8 @@ def idle_with_work_waiting(runs, workers):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--workers', type=int, default=64, help='workers in the run (default 64)')
+    parser.add_argument('--compositions', action='store_true',
+                        help='also the compositions\' waits, by where their last input ran')
     parser.add_argument('timelines', nargs='+')
     args = parser.parse_args()
     totals = []
@@ -81,6 +112,12 @@ def main():
         totals.append(total)
         print(f'{path}: run {span_ms:.1f} ms, idle with work waiting {total:.3f} worker-s '
               f'(first tenth {phases[0]:.3f}, middle {phases[1]:.3f}, last tenth {phases[2]:.3f})')
+        if args.compositions:
+            runs = executions(trace)
+            for label, waits in zip(('the same server', 'another server'), composition_waits(runs, servers(trace))):
+                if waits:
+                    print(f'  compositions whose last input ran on {label}: {len(waits)}, waited median '
+                          f'{statistics.median(waits):.2f} ms, mean {statistics.mean(waits):.2f} ms')
     if len(totals) > 1:
         print(f'median of {len(totals)}: {statistics.median(totals):.3f} worker-s')
 
