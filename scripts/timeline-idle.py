@@ -11,7 +11,7 @@ both values it sums exist), not when a server first stores it: producers run kep
 records them. Only the first execution of a task counts (eager copies are duplicates).
 
 With --compositions it also says how long compositions waited from the moment their last input was computed
-until they started, apart for those whose last input ran at a producer of another server: with one server the
+until they started, separately for those whose last input ran at a producer of another server: with one server the
 producer that computes a composition's last input runs it at once; across servers the value travels first.
 
 Usage: scripts/timeline-idle.py [--workers N] [--compositions] TIMELINE.json ...
