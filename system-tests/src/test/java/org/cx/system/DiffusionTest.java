@@ -23,9 +23,11 @@ class DiffusionTest {
             for (int i = 0; i < 4; i++) {
                 cluster.addProducer(2, 1, true);
             }
+            Consumer.Summary summary;
             try (Consumer consumer = cluster.consumer()) {
                 Consumer.Pending<Long> run = consumer.submit(new Fib(n, Load.NONE));
                 assertEquals(Fib.value(n), run.result().get(60, TimeUnit.SECONDS));
+                summary = run.summary();
             }
             TaskServerNode.Status root = cluster.server().status();
             TaskServerNode.Status worker = cluster.servers().get(2).status();
@@ -34,6 +36,11 @@ class DiffusionTest {
             assertTrue(worker.tasksDiffusedIn() > 0, "the producers' server received tasks: " + worker);
             long completed = cluster.servers().stream().mapToLong(s -> s.status().tasksCompleted()).sum();
             assertEquals(Fib.taskCount(n), completed, "every task completed once, wherever it went");
+            // The consumer's summary counts the whole network, though no task ran at the root it came from.
+            assertEquals(Fib.taskCount(n), summary.tasks(), "tasks in the summary: " + summary);
+            assertTrue(summary.executions() >= summary.tasks(), "executions in the summary: " + summary);
+            long execNanos = cluster.servers().stream().mapToLong(s -> s.status().execNanosApplied()).sum();
+            assertEquals(execNanos, summary.t1Nanos(), "T1 in the summary: " + summary);
         }
     }
 }

@@ -46,7 +46,7 @@ class FencedServerTest {
             TaskEnvelope task = new TaskEnvelope(TaskId.root(42).child(0), Continuation.CONSUMER, 0, 0, false,
                     new byte[] {1});
             RoutedPayload.Transfer transfer = new RoutedPayload.Transfer(42, failed, "",
-                    new ReadyTask[] {new ReadyTask(task, new byte[0][])}, new int[] {failed});
+                    new ReadyTask[] {new ReadyTask(task, new byte[0][])}, new int[] {failed}, RoutedPayload.Tally.NONE);
             int port = WireClient.parseAddress(network.address(0)).getPort();
             try (Socket s = new Socket("127.0.0.1", port)) {
                 s.setSoTimeout(10_000);

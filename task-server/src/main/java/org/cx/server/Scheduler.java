@@ -492,7 +492,7 @@ public final class Scheduler {
     private void storeValue(ComputationState c, ValueEnvelope v, int home, ProducerState from, boolean claimed) {
         Continuation to = v.to();
         if (to.isConsumer() && c.origin != self) {
-            outbox.route(c.origin, new RoutedPayload.Value(c.id, v));
+            outbox.route(c.origin, new RoutedPayload.Value(c.id, v, c.untold()));
             return;
         }
         if (to.isConsumer()) {
@@ -505,7 +505,7 @@ public final class Scheduler {
         }
         int where = resolve.applyAsInt(home);
         if (where != self) {
-            outbox.route(where, new RoutedPayload.Value(c.id, v));
+            outbox.route(where, new RoutedPayload.Value(c.id, v, c.untold()));
             return;
         }
         TaskEntry target = to.target().computation() == c.id ? c.tasks.get(to.target()) : null;
@@ -758,14 +758,18 @@ public final class Scheduler {
 
     // ---------------------------------------------------------------- the production network
 
-    /** A value routed here from another server, for a task that lives here or for this origin's consumer. */
-    public void routedValue(long computation, ValueEnvelope v) {
-        ComputationState c = computations.get(computation);
+    /**
+     * A value routed here from another server, for a task that lives here or for this origin's consumer, with the
+     * sender's counts for the computation.
+     */
+    public void routedValue(RoutedPayload.Value routed) {
+        ComputationState c = computations.get(routed.computation());
         if (c == null || c.phase != ComputationState.Phase.RUNNING) {
             counters.duplicatesDiscarded++; // over, or its target completed and left
             return;
         }
-        storeValue(c, v, self, null, false);
+        c.add(routed.tally());
+        storeValue(c, routed.value(), self, null, false);
         dispatch();
     }
 
@@ -796,6 +800,7 @@ public final class Scheduler {
             return;
         }
         c.seeded.add(from);
+        c.add(transfer.tally());
         ReadyTask[] tasks = transfer.tasks();
         for (int i = 0; i < tasks.length; i++) {
             store(c, tasks[i].task(), transfer.homes()[i], tasks[i].inputs(), "transferred");
@@ -861,7 +866,7 @@ public final class Scheduler {
                 homes[i] = entries.get(i).home;
             }
             ComputationState c = computations.get(group.getKey());
-            transfers.add(new RoutedPayload.Transfer(c.id, c.origin, c.bundle, tasks, homes));
+            transfers.add(new RoutedPayload.Transfer(c.id, c.origin, c.bundle, tasks, homes, c.untold()));
             counters.tasksDiffusedOut += tasks.length;
         }
         return transfers;

@@ -489,7 +489,7 @@ final class ServerNetwork implements StateLog {
             }
             switch (m.payload()) {
                 case RoutedPayload.Transfer t -> scheduler.accept(t, m.from());
-                case RoutedPayload.Value v -> scheduler.routedValue(v.computation(), v.value());
+                case RoutedPayload.Value v -> scheduler.routedValue(v);
                 case RoutedPayload.Failure f -> scheduler.routedFailure(f.computation(), f.taskId(), f.reason());
             }
         } else if (m.seq() > mark + 1) {

@@ -13,6 +13,7 @@ import org.cx.api.Continuation;
 import org.cx.api.TaskId;
 import org.cx.wire.Completion;
 import org.cx.wire.ReadyTask;
+import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.ValueEnvelope;
 import org.junit.jupiter.api.BeforeEach;
@@ -198,7 +199,8 @@ class SchedulerTest {
         assertEquals(2, scheduler.taskCount(), "the sum and the downloaded task stay");
 
         // The moved task completes on the other server; its value is routed back here and completes the sum.
-        scheduler.routedValue(root.computation(), new ValueEnvelope(Continuation.to(sum, 0), new byte[] {1}));
+        scheduler.routedValue(new RoutedPayload.Value(root.computation(),
+                new ValueEnvelope(Continuation.to(sum, 0), new byte[] {1}), RoutedPayload.Tally.NONE));
         scheduler.completed(p, completion(right, List.of(), List.of(new ValueEnvelope(Continuation.to(sum, 1), new byte[] {2}))));
         scheduler.request(p, 1, 1);
         assertEquals(sum, out.lastAssigned().task().id());

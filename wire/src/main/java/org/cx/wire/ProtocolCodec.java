@@ -202,6 +202,7 @@ public final class ProtocolCodec {
             MirrorOp.Finished.class, MirrorOp.Forget.class, MirrorOp.Send.class, MirrorOp.Acked.class,
             MirrorOp.Received.class, MirrorOp.Code.class,
             RoutedPayload.Transfer.class, RoutedPayload.Value.class, RoutedPayload.Failure.class,
+            RoutedPayload.Tally.class,
             Message.Join.class, Message.Redirect.class, Message.Topology.class, Message.Heartbeat.class,
             Message.HeartbeatAck.class, Message.Evicted.class, Message.Mirror.class, Message.MirrorAck.class,
             Message.MirrorRelease.class, Message.Load.class, Message.Routed.class, Message.RoutedAck.class,

@@ -6,14 +6,32 @@ public sealed interface RoutedPayload {
     /**
      * Diffusion: ready tasks of computation {@code computation} (whose result is delivered by server
      * {@code origin}, from code bundle {@code bundle}) move to the receiver; {@code homes[i]} holds task i's
-     * successor.
+     * successor. {@code tally}: see {@link Tally}.
      */
-    record Transfer(long computation, int origin, String bundle, ReadyTask[] tasks, int[] homes)
+    record Transfer(long computation, int origin, String bundle, ReadyTask[] tasks, int[] homes, Tally tally)
             implements RoutedPayload {
+        public Transfer {
+            tally = tally == null ? Tally.NONE : tally;
+        }
     }
 
-    /** A value for a task that lives on the receiver (or for the consumer, when the receiver is the origin). */
-    record Value(long computation, ValueEnvelope value) implements RoutedPayload {
+    /**
+     * A value for a task that lives on the receiver (or for the consumer, when the receiver is the origin).
+     * {@code tally}: see {@link Tally}.
+     */
+    record Value(long computation, ValueEnvelope value, Tally tally) implements RoutedPayload {
+        public Value {
+            tally = tally == null ? Tally.NONE : tally;
+        }
+    }
+
+    /**
+     * What the sender counted of the computation that it has not passed on yet: tasks completed, executions and
+     * their execution time. Tallies ride with the computation's values and transfers, which all lead to its
+     * origin in the end, so that the origin's summary for the consumer covers the whole network.
+     */
+    record Tally(long tasks, long executions, long execNanos) {
+        public static final Tally NONE = new Tally(0, 0, 0);
     }
 
     /** A task of {@code computation} failed elsewhere; the origin fails the computation. */

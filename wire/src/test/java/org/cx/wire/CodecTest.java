@@ -74,10 +74,12 @@ class CodecTest {
                     new MirrorOp.Code(42, "cd".repeat(32)),
                     new MirrorOp.Finished(42, null, "42:/1", "boom", 1, 2, 3, 4),
                     new MirrorOp.Send(3, 1, 8, new RoutedPayload.Value(42,
-                            new ValueEnvelope(Continuation.to(parent, 0), new byte[] {1}))),
+                            new ValueEnvelope(Continuation.to(parent, 0), new byte[] {1}),
+                            new RoutedPayload.Tally(5, 6, 7_000_000))),
                 }),
                 new Message.Routed(3, 1, 9, new RoutedPayload.Transfer(42, 1, "",
-                        new ReadyTask[] {new ReadyTask(env, new byte[][] {{7}, {}})}, new int[] {3})),
+                        new ReadyTask[] {new ReadyTask(env, new byte[][] {{7}, {}})}, new int[] {3},
+                        new RoutedPayload.Tally(1, 1, 1_000))),
                 new Message.NetworkStatus(7, 2, true, new Message.ServerStatus[] {
                     new Message.ServerStatus(1, "a", "a:1", 0, new int[] {2}, new int[] {2}, 1, 2, 3, 4, 5, "")}));
     }
