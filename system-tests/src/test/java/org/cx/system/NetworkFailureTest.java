@@ -63,6 +63,7 @@ class NetworkFailureTest {
                 }
                 assertFalse(run.result().isDone(), "the computation should outlast the failures; make it longer");
                 assertEquals(Fib.value(n), resultOf(run, network));
+                assertSummaryCountsEveryTask(run, n);
             }
             network.assertExactlyOnce(DROP_MARGIN);
             network.assertCommittedWithin(Fib.taskCount(n));
@@ -120,10 +121,21 @@ class NetworkFailureTest {
                     }
                 }
                 assertEquals(Fib.value(n), resultOf(run, network));
+                assertSummaryCountsEveryTask(run, n);
             }
             network.assertExactlyOnce(DROP_MARGIN);
             network.assertCommittedWithin(Fib.taskCount(n));
         }
+    }
+
+    /**
+     * The consumer's summary counts every task once, across the failures: a failed server's counts that it had not
+     * passed on reach the origin through its heir.
+     */
+    private static void assertSummaryCountsEveryTask(Consumer.Pending<Long> run, int n) {
+        Consumer.Summary s = run.summary();
+        assertEquals(Fib.taskCount(n), s.tasks(), "tasks in the consumer's summary: " + s);
+        assertTrue(s.executions() >= s.tasks() && s.t1Nanos() > 0, "the consumer's summary: " + s);
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.cx.api.TaskId;
+import org.cx.wire.MirrorOp;
 import org.cx.wire.RoutedPayload;
 
 /** One computation on this server. Owned by the scheduler thread. */
@@ -25,14 +26,24 @@ final class ComputationState {
     String failedTask;
     String failure;
     long finishedNanos;
-    /** Counted here, or by servers that passed their counts on to this one (see {@link #untold}). */
-    long tasksCompleted;
-    long executions;
-    long t1Nanos;
-    /** The part of the counts above already passed on to another server. */
+    /** Tasks of it completed at this server (its status, and whether it is still young here). */
+    long completedHere;
+    /**
+     * Its counts that reached this server: tasks completed, executions and their execution time, here or at servers
+     * that passed their counts on to this one ({@link RoutedPayload.Tally}). The counts this server holds are these
+     * less what it passed on in turn (the told counts); they move as units, so each is held at one server at a time
+     * and, by the end, at the origin.
+     */
+    private long tasksDone;
+    private long executions;
+    private long execNanos;
     private long toldTasks;
     private long toldExecutions;
     private long toldNanos;
+    /** The part of the counts that reached this server already recorded for the mirrors ({@link MirrorOp.Tally}). */
+    private long loggedTasks;
+    private long loggedExecutions;
+    private long loggedNanos;
     /** Neighbouring servers this one sent tasks of this computation to, or received some from. */
     final Set<Integer> seeded = new HashSet<>(4);
 
@@ -42,24 +53,62 @@ final class ComputationState {
         this.consumer = consumer;
     }
 
-    /** The counts not passed on yet, now marked as passed on: they go with a value or transfer to another server. */
+    /** A producer ran one of its tasks (perhaps a duplicate). */
+    void executed() {
+        executions++;
+    }
+
+    /** One of its tasks completed here, after running for {@code nanos}. */
+    void completed(long nanos) {
+        completedHere++;
+        tasksDone++;
+        execNanos += nanos;
+    }
+
+    /** The counts this server holds, now marked as passed on: they go with a value or transfer to another server. */
     RoutedPayload.Tally untold() {
-        RoutedPayload.Tally t = new RoutedPayload.Tally(tasksCompleted - toldTasks, executions - toldExecutions,
-                t1Nanos - toldNanos);
-        toldTasks = tasksCompleted;
+        RoutedPayload.Tally t = new RoutedPayload.Tally(tasksDone - toldTasks, executions - toldExecutions,
+                execNanos - toldNanos);
+        toldTasks = tasksDone;
         toldExecutions = executions;
-        toldNanos = t1Nanos;
+        toldNanos = execNanos;
         return t;
     }
 
-    /** Counts another server passed on. */
+    /** Counts another server passed on (or the untold counts of a failed server this one took over). */
     void add(RoutedPayload.Tally t) {
-        tasksCompleted += t.tasks();
+        tasksDone += t.tasks();
         executions += t.executions();
-        t1Nanos += t.execNanos();
+        execNanos += t.execNanos();
     }
 
+    /**
+     * For the mirrors: how the counts that reached this server grew since the last call, or null if they did not;
+     * with {@code all} (a snapshot, which replaces a mirror's copy), the counts it holds.
+     */
+    MirrorOp.Tally logTally(boolean all) {
+        long t = tasksDone - (all ? toldTasks : loggedTasks);
+        long e = executions - (all ? toldExecutions : loggedExecutions);
+        long n = execNanos - (all ? toldNanos : loggedNanos);
+        loggedTasks = tasksDone;
+        loggedExecutions = executions;
+        loggedNanos = execNanos;
+        return t == 0 && e == 0 && n == 0 ? null : new MirrorOp.Tally(id, t, e, n);
+    }
+
+    /** A finished computation taken over from a failed origin: its summary as the origin recorded it. */
+    void finishedWith(MirrorOp.Finished f) {
+        tasksDone = f.tasks();
+        executions = f.executions();
+        execNanos = f.t1Nanos();
+        toldTasks = 0;
+        toldExecutions = 0;
+        toldNanos = 0;
+    }
+
+    /** At the origin, once the computation is over: the whole network's counts. */
     ComputationSummary summary() {
-        return new ComputationSummary(tasksCompleted, executions, t1Nanos, finishedNanos - submittedNanos);
+        return new ComputationSummary(tasksDone - toldTasks, executions - toldExecutions, execNanos - toldNanos,
+                finishedNanos - submittedNanos);
     }
 }

@@ -27,6 +27,8 @@ final class Replica {
     private final Map<Long, TreeMap<Long, RoutedPayload>> outgoing = new HashMap<>();
     /** Highest sequence number received and applied, by channel. */
     private final Map<Long, Long> received = new HashMap<>();
+    /** Computation → the counts the mirrored server had not passed on ({@link MirrorOp.Tally}). */
+    private final Map<Long, RoutedPayload.Tally> untold = new HashMap<>();
     /** Computation → code bundle hash, for computations that have one. */
     private final Map<Long, String> bundles = new HashMap<>();
     /** The copy started from a snapshot, so it is complete. */
@@ -73,12 +75,38 @@ final class Replica {
             outgoing.clear();
             received.clear();
             bundles.clear();
+            untold.clear();
             complete = true;
         }
         lastSeq = seq;
         for (MirrorOp op : ops) {
             apply(op);
+            if (!snapshot && op instanceof MirrorOp.Send send) {
+                passedOn(send.payload()); // a snapshot's tallies already leave out what its messages carry
+            }
         }
+    }
+
+    private void passedOn(RoutedPayload payload) {
+        RoutedPayload.Tally t = switch (payload) {
+            case RoutedPayload.Value v -> v.tally();
+            case RoutedPayload.Transfer tr -> tr.tally();
+            case RoutedPayload.Failure f -> RoutedPayload.Tally.NONE;
+        };
+        long id = switch (payload) {
+            case RoutedPayload.Value v -> v.computation();
+            case RoutedPayload.Transfer tr -> tr.computation();
+            case RoutedPayload.Failure f -> f.computation();
+        };
+        if (!t.equals(RoutedPayload.Tally.NONE)) {
+            addUntold(id, -t.tasks(), -t.executions(), -t.execNanos());
+        }
+    }
+
+    private void addUntold(long id, long tasks, long executions, long execNanos) {
+        untold.merge(id, new RoutedPayload.Tally(tasks, executions, execNanos), (a, b) ->
+                new RoutedPayload.Tally(a.tasks() + b.tasks(), a.executions() + b.executions(),
+                        a.execNanos() + b.execNanos()));
     }
 
     private void apply(MirrorOp op) {
@@ -98,10 +126,12 @@ final class Replica {
                     computations.put(f.id(), new Computation(c.id(), c.submittedNanos(), f));
                 }
                 tasks.keySet().removeIf(id -> id.computation() == f.id());
+                untold.remove(f.id());
             }
             case MirrorOp.Forget f -> {
                 computations.remove(f.id());
                 bundles.remove(f.id());
+                untold.remove(f.id());
                 tasks.keySet().removeIf(id -> id.computation() == f.id());
             }
             case MirrorOp.Send send -> outgoing.computeIfAbsent(ServerNetwork.channel(send.from(), send.to()),
@@ -114,7 +144,13 @@ final class Replica {
             }
             case MirrorOp.Received r -> received.merge(ServerNetwork.channel(r.from(), r.to()), r.seq(), Math::max);
             case MirrorOp.Code code -> bundles.put(code.id(), code.bundle());
+            case MirrorOp.Tally t -> addUntold(t.id(), t.tasks(), t.executions(), t.execNanos());
         }
+    }
+
+    /** Per computation, the counts the mirrored server had not passed on to another server. */
+    Map<Long, RoutedPayload.Tally> untold() {
+        return untold;
     }
 
     /** The code bundle of computation {@code id} ({@code ""}: the class path). */

@@ -2,6 +2,7 @@ package org.cx.server;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -59,6 +60,8 @@ public final class Scheduler {
     private final LinkedHashSet<TaskEntry> running = new LinkedHashSet<>();
     /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
     private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
+    /** Computations whose counts changed since {@link #logTallies} last ran. */
+    private final Set<ComputationState> tallied = new HashSet<>();
     /** Set by {@link #tick} before each command: time is passed in, never read. */
     private long now;
     /**
@@ -300,7 +303,8 @@ public final class Scheduler {
             audit.executed(completion.id());
         }
         if (c != null) {
-            c.executions++;
+            c.executed();
+            tallied.add(c);
         }
         if (e == null || !e.isReady()) {
             counters.duplicatesDiscarded++;
@@ -339,8 +343,7 @@ public final class Scheduler {
         if (p != null) {
             p.tasksCompleted++;
         }
-        c.tasksCompleted++;
-        c.t1Nanos += completion.execNanos();
+        c.completed(completion.execNanos());
         counters.tasksCompleted++;
         counters.execNanosApplied += completion.execNanos();
         TaskEnvelope[] spawned = completion.spawned();
@@ -575,6 +578,7 @@ public final class Scheduler {
 
     /** Drops every remaining task of a finished computation and tells the producers. */
     private void end(ComputationState c) {
+        tallied.remove(c);
         for (TaskEntry e : c.tasks.values()) {
             ready.remove(e);
             revocable.remove(e);
@@ -769,6 +773,7 @@ public final class Scheduler {
             return;
         }
         c.add(routed.tally());
+        tallied.add(c);
         storeValue(c, routed.value(), self, null, false);
         dispatch();
     }
@@ -801,6 +806,7 @@ public final class Scheduler {
         }
         c.seeded.add(from);
         c.add(transfer.tally());
+        tallied.add(c);
         ReadyTask[] tasks = transfer.tasks();
         for (int i = 0; i < tasks.length; i++) {
             store(c, tasks[i].task(), transfer.homes()[i], tasks[i].inputs(), "transferred");
@@ -883,7 +889,7 @@ public final class Scheduler {
             return null;
         }
         ComputationState c = computations.get(top.envelope.id().computation());
-        if (c.tasksCompleted >= Math.max(1, workers) || !c.seeded.add(server)) {
+        if (c.completedHere >= Math.max(1, workers) || !c.seeded.add(server)) {
             return null;
         }
         return takeFresh(1).getFirst();
@@ -963,9 +969,31 @@ public final class Scheduler {
         }
     }
 
+    /**
+     * Records for the mirrors how the counts of every computation whose counts changed since the last call grew
+     * ({@link MirrorOp.Tally}); called before each batch is cut, so a tally rides in the batch with the values that
+     * pass it on.
+     */
+    void logTallies() {
+        if (log.active()) {
+            for (ComputationState c : tallied) {
+                MirrorOp.Tally t = c.logTally(false);
+                if (t != null) {
+                    log.record(t);
+                }
+            }
+        }
+        tallied.clear();
+    }
+
     /** Every change needed to rebuild this server's replicated state from nothing, for a new mirror. */
     void snapshot(List<MirrorOp> ops) {
+        tallied.clear();
         for (ComputationState c : computations.values()) {
+            MirrorOp.Tally untold = c.logTally(true);
+            if (untold != null) {
+                ops.add(untold);
+            }
             if (c.origin == self) {
                 ops.add(new MirrorOp.Started(c.id, c.submittedNanos));
                 if (c.phase != ComputationState.Phase.RUNNING) {
@@ -1003,9 +1031,7 @@ public final class Scheduler {
                 c.failedTask = f.failedTask();
                 c.failure = f.failure();
                 c.finishedNanos = now;
-                c.tasksCompleted = f.tasks();
-                c.executions = f.executions();
-                c.t1Nanos = f.t1Nanos();
+                c.finishedWith(f);
             }
         }
         for (MirrorOp.Put put : copy.tasks()) {
@@ -1016,6 +1042,13 @@ public final class Scheduler {
             }
         }
         counters.tasksAdopted += copy.tasks().size();
+        for (Map.Entry<Long, RoutedPayload.Tally> untold : copy.untold().entrySet()) {
+            ComputationState c = computations.get(untold.getKey());
+            if (c != null) { // else the counts could go nowhere: the failed server had nothing left of it
+                c.add(untold.getValue());
+                tallied.add(c);
+            }
+        }
         dispatch();
     }
 
@@ -1053,7 +1086,7 @@ public final class Scheduler {
     }
 
     private ComputationView view(ComputationState c) {
-        return new ComputationView(c.id, c.origin == self, c.tasksCompleted, c.tasks.size(), c.submittedNanos,
+        return new ComputationView(c.id, c.origin == self, c.completedHere, c.tasks.size(), c.submittedNanos,
                 c.phase.name());
     }
 

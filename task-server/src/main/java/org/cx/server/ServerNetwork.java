@@ -305,6 +305,7 @@ final class ServerNetwork implements StateLog {
 
     /** Sends the changes of this burst to the mirrors as one batch (call after each burst of messages). */
     void flush() {
+        scheduler.logTallies();
         if (mirrorLinkLost && !acked.isEmpty()) {
             mirrorLinkLost = false;
             sendSnapshot(); // it carries the pending changes too

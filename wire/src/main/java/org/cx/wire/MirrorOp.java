@@ -49,6 +49,15 @@ public sealed interface MirrorOp {
     record Received(int from, int to, long seq) implements MirrorOp {
     }
 
+    /**
+     * The counts of computation {@code id} that the server holds and has not passed on (its {@link
+     * RoutedPayload.Tally}) grew by these: tasks it completed, executions and execution time, or a tally it received.
+     * A mirror subtracts the tally of every value or transfer the server sends, so that an heir passes on exactly
+     * what the failed server had not.
+     */
+    record Tally(long id, long tasks, long executions, long execNanos) implements MirrorOp {
+    }
+
     /** The server learned that computation {@code id} runs from code bundle {@code bundle}. */
     record Code(long id, String bundle) implements MirrorOp {
     }

@@ -200,7 +200,7 @@ public final class ProtocolCodec {
             ReadyTask.class, Message.Member.class, Message.ServerStatus.class,
             MirrorOp.Put.class, MirrorOp.Input.class, MirrorOp.Remove.class, MirrorOp.Started.class,
             MirrorOp.Finished.class, MirrorOp.Forget.class, MirrorOp.Send.class, MirrorOp.Acked.class,
-            MirrorOp.Received.class, MirrorOp.Code.class,
+            MirrorOp.Received.class, MirrorOp.Code.class, MirrorOp.Tally.class,
             RoutedPayload.Transfer.class, RoutedPayload.Value.class, RoutedPayload.Failure.class,
             RoutedPayload.Tally.class,
             Message.Join.class, Message.Redirect.class, Message.Topology.class, Message.Heartbeat.class,
