@@ -76,8 +76,9 @@ final class SubmitCommand extends Cx.Printing implements Callable<Integer> {
                     progress.close();
                 }
             }
-            err().printf("cx submit: finished with status %d in %.2f s; %s; uploaded %,d bytes of code%n", status,
-                    (System.nanoTime() - start) / 1e9, progress == null ? "progress not shown" : progress.summary(),
+            err().printf("cx submit: finished with status %d in %.2f s; %,d tasks completed (%,d executions) in the "
+                            + "computations that succeeded; uploaded %,d bytes of code%n", status,
+                    (System.nanoTime() - start) / 1e9, consumer.tasksCompleted(), consumer.executions(),
                     consumer.bundleBytesSent());
         }
         return status;
@@ -172,10 +173,6 @@ final class SubmitCommand extends Cx.Printing implements Callable<Integer> {
                     s.servers().length);
             err.print(terminal ? "\r" + line : line + System.lineSeparator());
             err.flush();
-        }
-
-        String summary() {
-            return String.format("%,d tasks completed", completed);
         }
 
         @Override

@@ -54,6 +54,9 @@ public final class Consumer implements TaskServer {
     /** Hash → when it was last uploaded, in {@link #sends} order. Event loop only. */
     private final Map<String, Long> uploadedAt = new java.util.HashMap<>();
     private final AtomicLong bundleBytesSent = new AtomicLong();
+    /** Over the computations that succeeded: tasks and executions, from their summaries. */
+    private final AtomicLong tasksDone = new AtomicLong();
+    private final AtomicLong executionsDone = new AtomicLong();
 
     private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses) throws IOException {
         this.codecs = new BodyCodecs(applicationClasses);
@@ -144,6 +147,16 @@ public final class Consumer implements TaskServer {
     /** Bytes of code bundles this consumer sent. */
     public long bundleBytesSent() {
         return bundleBytesSent.get();
+    }
+
+    /** Tasks of the computations this consumer submitted that succeeded, over the whole network. */
+    public long tasksCompleted() {
+        return tasksDone.get();
+    }
+
+    /** Executions of those tasks, duplicates included. */
+    public long executions() {
+        return executionsDone.get();
     }
 
     private BodyCodec codec(long computation) {
@@ -252,6 +265,8 @@ public final class Consumer implements TaskServer {
                     }
                     codecs.remove(r.computation());
                     ctx.writeAndFlush(new Message.Collected(r.computation()));
+                    tasksDone.addAndGet(r.tasks());
+                    executionsDone.addAndGet(r.executions());
                     p.succeed(value, new Summary(r.tasks(), r.executions(), r.t1Nanos(), r.wallNanos()));
                 }
                 case Message.Failed f -> {

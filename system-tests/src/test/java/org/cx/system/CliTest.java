@@ -347,6 +347,8 @@ class CliTest {
                 Run r = cx("submit", app.toString(), "--server", address, "1000");
                 assertEquals(0, r.exit(), r.err());
                 assertTrue(r.err().contains("finished with status 0"), r.err());
+                // RangeSum(0, 1000): 1,999 ranges and 999 sums, from the computation's summary.
+                assertTrue(r.err().contains("2,998 tasks completed"), r.err());
                 assertTrue(r.err().contains("uploaded " + String.format("%,d", Files.size(app)) + " bytes"), r.err());
             }
         }
