@@ -356,7 +356,8 @@ public final class Cx implements Runnable {
     // ---------------------------------------------------------------- producer
 
     @Command(name = "producer", mixinStandardHelpOptions = true,
-            description = "Runs a producer attached to a task server until the server goes away.")
+            description = {"Runs a producer attached to a task server, until no server of its network is left.",
+                "If its server fails, it moves to a member of that server's mirror group (named when it attached)."})
     static final class ProducerCommand extends Printing implements Callable<Integer> {
 
         @Option(names = "--server", paramLabel = "HOST:PORT", description = "The task server to attach to.")
