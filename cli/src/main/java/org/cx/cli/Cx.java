@@ -404,7 +404,8 @@ public final class Cx implements Runnable {
             ProducerConfig config = ProducerConfig.of(address, workers).withName(name).withPrefetch(!noPrefetch)
                     .withJmx(jmx).withSpeed(speed);
             try (Producer p = Producer.start(config)) {
-                out().println("producer " + name + " attached to " + server + " with " + workers + " workers");
+                out().println("producer '" + name + "' attached to " + server + " with " + workers + " worker"
+                        + (workers == 1 ? "" : "s"));
                 out().flush();
                 while (p.tasksRun() == 0 && !p.disconnected().isDone()) {
                     Thread.sleep(5);
@@ -412,13 +413,13 @@ public final class Cx implements Runnable {
                 if (p.tasksRun() > 0) {
                     long sinceStart = System.currentTimeMillis()
                             - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
-                    out().println("producer " + name + " ran its first task " + sinceStart + " ms after its JVM "
+                    out().println("producer '" + name + "' ran its first task " + sinceStart + " ms after its JVM "
                             + "started");
                     out().flush();
                 }
                 p.disconnected().join();
-                out().println("producer " + name + ": the server at " + server + " went away after "
-                        + p.tasksRun() + " tasks");
+                out().println("producer '" + name + "' stops: its server is gone and no member of its mirror group "
+                        + "took it (" + p.tasksRun() + " tasks run)");
             }
             return 1;
         }
