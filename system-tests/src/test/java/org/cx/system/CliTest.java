@@ -21,6 +21,7 @@ import javax.imageio.ImageIO;
 import org.cx.cli.AppJars;
 import org.cx.cli.Cx;
 import org.cx.examples.fib.Fib;
+import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -265,6 +266,29 @@ class CliTest {
         Run help = cx("--help");
         assertEquals(0, help.exit());
         assertTrue(help.out().contains("cx demo"), help.out());
+    }
+
+    /**
+     * {@code cx server --join} to an address where nothing listens yet says why it is not in, keeps asking, and joins
+     * once a server is there.
+     */
+    @Test
+    void aServerJoiningANetworkNotUpYetSaysSoAndJoinsWhenItIs() throws Exception {
+        int port;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            port = probe.getLocalPort(); // free now; the root takes it below
+        }
+        try (ChildProcess joiner = ChildProcess.start("joiner", Cx.class.getName(), "server", "--port", "0",
+                "--no-jmx", "--join", "127.0.0.1:" + port)) {
+            String warning = joiner.awaitLine("is not in the network yet", Duration.ofSeconds(30));
+            assertTrue(warning.contains("127.0.0.1:" + port) && warning.contains("Connection refused"), warning);
+            try (ChildProcess root = ChildProcess.start("root", Cx.class.getName(), "server", "--port",
+                    String.valueOf(port), "--no-jmx")) {
+                root.awaitLine("listening on", Duration.ofSeconds(30));
+                Await.until("the joiner in the network", Duration.ofSeconds(30), () -> cx("network", "status",
+                        "--server", "127.0.0.1:" + port).out().contains("2 server(s)"));
+            }
+        }
     }
 
     @Test

@@ -751,10 +751,23 @@ final class ServerNetwork implements StateLog {
 
     // ---------------------------------------------------------------- membership
 
+    /**
+     * Asks {@code target} to let this server in; if it is not in the network {@link #JOIN_RETRY_SECONDS} later
+     * (the target is down, unreachable or refused it), says why and asks again.
+     */
     private void sendJoin(String target) {
         Link link = new Link(-1, target);
         link.send(new Message.Join(name, address, jmx));
         link.flush();
+        int attempt = ++joinAttempts;
+        loop.schedule(() -> {
+            if (!joined() && !evicted && !shuttingDown && attempt == joinAttempts) {
+                LOG.warn("server {} is not in the network yet: {} did not let it in ({}); asking again", name,
+                        target, link.failure != null ? link.failure : "no answer");
+                link.close();
+                sendJoin(target);
+            }
+        }, JOIN_RETRY_SECONDS, TimeUnit.SECONDS);
     }
 
     private void onJoin(Message.Join join, Channel from) {
@@ -771,6 +784,10 @@ final class ServerNetwork implements StateLog {
         LOG.info("server {} ({}) joined at position {}", id, join.name(), tree.position(id));
         publishTopology();
     }
+
+    private static final int JOIN_RETRY_SECONDS = 3;
+    /** Join requests sent so far: only the latest one's timer asks again (a redirect starts a new one). */
+    private int joinAttempts;
 
     private int nextId() {
         int max = 0;
@@ -1233,6 +1250,8 @@ final class ServerNetwork implements StateLog {
         private Channel channel;
         private boolean ready;
         private boolean closed;
+        /** Why the connection could not be made or was refused, if it was. */
+        private String failure;
 
         Link(int id, String target) {
             this.id = id;
@@ -1252,6 +1271,7 @@ final class ServerNetwork implements StateLog {
             bootstrap.connect(WireClient.parseAddress(target)).addListener(f -> {
                 if (!f.isSuccess()) {
                     LOG.debug("server {} cannot reach server {} at {}: {}", self, id, target, f.cause().toString());
+                    failure = "cannot connect: " + WireClient.reason(f.cause());
                     lost();
                 }
             });
@@ -1297,6 +1317,7 @@ final class ServerNetwork implements StateLog {
             }
             if (msg instanceof Message.Refused r) {
                 LOG.warn("server {} refused server {}: {}", id, self, r.reason());
+                failure = "refused: " + r.reason();
                 return;
             }
             onMessage(msg, ctx.channel());

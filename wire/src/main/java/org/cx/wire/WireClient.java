@@ -55,7 +55,7 @@ public final class WireClient {
         try {
             return ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw new IOException("cannot connect to " + address + ": " + e.getCause().getMessage(), e.getCause());
+            throw new IOException("cannot connect to " + address + ": " + reason(e.getCause()), e.getCause());
         } catch (TimeoutException e) {
             throw new IOException("no answer from " + address + " within " + timeoutMillis + " ms", e);
         } catch (InterruptedException e) {
@@ -156,5 +156,17 @@ public final class WireClient {
             throw new IllegalArgumentException("port in '" + hostPort + "' is out of range 1..65535");
         }
         return new InetSocketAddress(host, port);
+    }
+
+    /**
+     * Why a connection failed, for people: the native transport's messages start with the system call and the
+     * error number ("finishConnect(..) failed with error(-111): Connection refused: /127.0.0.1:1"), which are
+     * left out here.
+     */
+    public static String reason(Throwable cause) {
+        String message = String.valueOf(cause.getMessage());
+        int syscall = message.indexOf(" failed with error(");
+        int end = syscall < 0 ? -1 : message.indexOf("): ", syscall);
+        return end < 0 ? message : message.substring(end + 3);
     }
 }
