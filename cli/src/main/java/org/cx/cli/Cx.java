@@ -721,8 +721,9 @@ public final class Cx implements Runnable {
                     description = "One-worker producers attached to each server. Default: ${DEFAULT-VALUE}.")
             int perServer;
 
-            @Option(names = "--kills", defaultValue = "5", description = "Failures, one after another. Default: ${DEFAULT-VALUE}.")
-            int kills;
+            @Option(names = "--kills", description = "Failures, one after another. Default: S - 2 (5 of the default 7 "
+                    + "servers), so that the last repair still leaves a network that can tolerate a failure.")
+            Integer kills;
 
             @Option(names = "--seed", description = "Seed for choosing the victims (printed when not given).")
             Long seed;
@@ -732,7 +733,8 @@ public final class Cx implements Runnable {
                 long s = seed != null ? seed : System.nanoTime();
                 err().println("seed " + s);
                 err().flush();
-                List<RecoveryBench.Sample> samples = RecoveryBench.run(servers, perServer, kills, s, System.err);
+                int failures = kills != null ? kills : Math.max(1, servers - 2);
+                List<RecoveryBench.Sample> samples = RecoveryBench.run(servers, perServer, failures, s, System.err);
                 double served = RecoveryBench.median(samples.stream().map(RecoveryBench.Sample::servedMs).toList());
                 double tolerant = RecoveryBench.median(
                         samples.stream().map(RecoveryBench.Sample::tolerantMs).toList());

@@ -38,7 +38,8 @@ final class RecoveryBench {
     static List<Sample> run(int servers, int producersPerServer, int kills, long seed, PrintStream log)
             throws Exception {
         if (kills >= servers) {
-            throw new IllegalArgumentException("--kills must be less than --servers (one server must remain)");
+            throw new IllegalArgumentException("--kills must be less than --servers (one server must remain); got "
+                    + kills + " kills of " + servers + " servers");
         }
         Path logs = Files.createTempDirectory("cx-recovery");
         List<Process> processes = new ArrayList<>();

@@ -677,7 +677,7 @@ public final class Producer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+            String reason = cause.getMessage() == null ? cause.toString() : WireClient.reason(cause);
             LOG.warn("producer {}: closing connection to {}: {}", config.name(), config.server(), reason);
             ctx.close();
         }

@@ -263,6 +263,9 @@ class CliTest {
         Run badAddress = cx("run", "fib", "--server", "nohost", "--n", "5");
         assertEquals(2, badAddress.exit());
         assertTrue(badAddress.err().contains("expected HOST:PORT"), badAddress.err());
+        Run kills = cx("bench", "recovery", "--servers", "3", "--kills", "3");
+        assertEquals(2, kills.exit());
+        assertTrue(kills.err().contains("got 3 kills of 3 servers"), kills.err());
         Run help = cx("--help");
         assertEquals(0, help.exit());
         assertTrue(help.out().contains("cx demo"), help.out());
