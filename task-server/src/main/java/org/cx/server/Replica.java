@@ -87,19 +87,11 @@ final class Replica {
         }
     }
 
+    /** The server sent {@code payload}: the counts it carries are no longer the server's to pass on. */
     private void passedOn(RoutedPayload payload) {
-        RoutedPayload.Tally t = switch (payload) {
-            case RoutedPayload.Value v -> v.tally();
-            case RoutedPayload.Transfer tr -> tr.tally();
-            case RoutedPayload.Failure f -> RoutedPayload.Tally.NONE;
-        };
-        long id = switch (payload) {
-            case RoutedPayload.Value v -> v.computation();
-            case RoutedPayload.Transfer tr -> tr.computation();
-            case RoutedPayload.Failure f -> f.computation();
-        };
+        RoutedPayload.Tally t = payload.tally();
         if (!t.equals(RoutedPayload.Tally.NONE)) {
-            addUntold(id, -t.tasks(), -t.executions(), -t.execNanos());
+            addUntold(payload.computation(), -t.tasks(), -t.executions(), -t.execNanos());
         }
     }
 

@@ -3,6 +3,14 @@ package org.cx.wire;
 /** What task servers send each other exactly once (see {@link Message.Routed}). */
 public sealed interface RoutedPayload {
 
+    /** The computation it belongs to. */
+    long computation();
+
+    /** The sender's counts it carries ({@link Tally}); none for a failure. */
+    default Tally tally() {
+        return Tally.NONE;
+    }
+
     /**
      * Diffusion: ready tasks of computation {@code computation} (whose result is delivered by server
      * {@code origin}, from code bundle {@code bundle}) move to the receiver; {@code homes[i]} holds task i's
