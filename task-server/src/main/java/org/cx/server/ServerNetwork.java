@@ -751,23 +751,33 @@ final class ServerNetwork implements StateLog {
 
     // ---------------------------------------------------------------- membership
 
-    /**
-     * Asks {@code target} to let this server in; if it is not in the network {@link #JOIN_RETRY_SECONDS} later
-     * (the target is down, unreachable or refused it), says why and asks again.
-     */
+    /** Asks {@code target} to let this server in, and checks {@link #JOIN_RETRY_SECONDS} later that it did. */
     private void sendJoin(String target) {
         Link link = new Link(-1, target);
         link.send(new Message.Join(name, address, jmx));
         link.flush();
         int attempt = ++joinAttempts;
-        loop.schedule(() -> {
-            if (!joined() && !evicted && !shuttingDown && attempt == joinAttempts) {
-                LOG.warn("server {} is not in the network yet: {} did not let it in ({}); asking again", name,
-                        target, link.failure != null ? link.failure : "no answer");
-                link.close();
-                sendJoin(target);
-            }
-        }, JOIN_RETRY_SECONDS, TimeUnit.SECONDS);
+        loop.schedule(() -> checkJoined(link, target, attempt), JOIN_RETRY_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Not in the network yet: if the target could not be reached or refused, says why and asks again (servers may
+     * start in any order); if the request went through, says so and keeps waiting, since asking again could make
+     * the root place this server twice. A redirect or a newer request ends this attempt's checks.
+     */
+    private void checkJoined(Link link, String target, int attempt) {
+        if (joined() || evicted || shuttingDown || attempt != joinAttempts) {
+            return;
+        }
+        if (link.failure != null || link.closed) {
+            LOG.warn("server {} is not in the network yet: {} did not let it in ({}); asking again", name, target,
+                    link.failure != null ? link.failure : "the connection closed");
+            link.close();
+            sendJoin(target);
+        } else {
+            LOG.warn("server {} is not in the network yet: {} has not answered its request", name, target);
+            loop.schedule(() -> checkJoined(link, target, attempt), JOIN_RETRY_SECONDS, TimeUnit.SECONDS);
+        }
     }
 
     private void onJoin(Message.Join join, Channel from) {
