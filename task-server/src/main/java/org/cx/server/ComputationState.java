@@ -93,7 +93,7 @@ final class ComputationState {
         loggedTasks = tasksDone;
         loggedExecutions = executions;
         loggedNanos = execNanos;
-        return t == 0 && e == 0 && n == 0 ? null : new MirrorOp.Tally(id, t, e, n);
+        return t == 0 && e == 0 && n == 0 ? null : new MirrorOp.Tally(id, new RoutedPayload.Tally(t, e, n));
     }
 
     /** A finished computation taken over from a failed origin: its summary as the origin recorded it. */

@@ -91,14 +91,8 @@ final class Replica {
     private void passedOn(RoutedPayload payload) {
         RoutedPayload.Tally t = payload.tally();
         if (!t.equals(RoutedPayload.Tally.NONE)) {
-            addUntold(payload.computation(), -t.tasks(), -t.executions(), -t.execNanos());
+            untold.merge(payload.computation(), t.negated(), RoutedPayload.Tally::plus);
         }
-    }
-
-    private void addUntold(long id, long tasks, long executions, long execNanos) {
-        untold.merge(id, new RoutedPayload.Tally(tasks, executions, execNanos), (a, b) ->
-                new RoutedPayload.Tally(a.tasks() + b.tasks(), a.executions() + b.executions(),
-                        a.execNanos() + b.execNanos()));
     }
 
     private void apply(MirrorOp op) {
@@ -136,7 +130,7 @@ final class Replica {
             }
             case MirrorOp.Received r -> received.merge(ServerNetwork.channel(r.from(), r.to()), r.seq(), Math::max);
             case MirrorOp.Code code -> bundles.put(code.id(), code.bundle());
-            case MirrorOp.Tally t -> addUntold(t.id(), t.tasks(), t.executions(), t.execNanos());
+            case MirrorOp.Tally t -> untold.merge(t.id(), t.counts(), RoutedPayload.Tally::plus);
         }
     }
 

@@ -55,9 +55,9 @@ class ReplicaTest {
         Replica copy = new Replica();
         RoutedPayload.Value value = new RoutedPayload.Value(9, new ValueEnvelope(Continuation.to(ROOT.child(0), 0),
                 new byte[] {1}), new RoutedPayload.Tally(3, 4, 300));
-        copy.offer(1, true, new MirrorOp[] {new MirrorOp.Tally(9, 5, 6, 500), new MirrorOp.Send(1, 2, 1, value)});
+        copy.offer(1, true, new MirrorOp[] {new MirrorOp.Tally(9, new RoutedPayload.Tally(5, 6, 500)), new MirrorOp.Send(1, 2, 1, value)});
         assertEquals(new RoutedPayload.Tally(5, 6, 500), copy.untold().get(9L), "a snapshot's messages were told");
-        copy.offer(2, false, new MirrorOp[] {new MirrorOp.Tally(9, 1, 2, 100), new MirrorOp.Send(1, 2, 2, value)});
+        copy.offer(2, false, new MirrorOp[] {new MirrorOp.Tally(9, new RoutedPayload.Tally(1, 2, 100)), new MirrorOp.Send(1, 2, 2, value)});
         assertEquals(new RoutedPayload.Tally(3, 4, 300), copy.untold().get(9L));
         copy.offer(3, false, new MirrorOp[] {new MirrorOp.Forget(9)});
         assertTrue(copy.untold().isEmpty(), "nothing is kept for a computation that ended");

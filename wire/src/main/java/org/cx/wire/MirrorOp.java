@@ -55,7 +55,7 @@ public sealed interface MirrorOp {
      * A mirror subtracts the tally of every value or transfer the server sends, so that an heir passes on exactly
      * what the failed server had not.
      */
-    record Tally(long id, long tasks, long executions, long execNanos) implements MirrorOp {
+    record Tally(long id, RoutedPayload.Tally counts) implements MirrorOp {
     }
 
     /** The server learned that computation {@code id} runs from code bundle {@code bundle}. */

@@ -40,6 +40,14 @@ public sealed interface RoutedPayload {
      */
     record Tally(long tasks, long executions, long execNanos) {
         public static final Tally NONE = new Tally(0, 0, 0);
+
+        public Tally plus(Tally other) {
+            return new Tally(tasks + other.tasks, executions + other.executions, execNanos + other.execNanos);
+        }
+
+        public Tally negated() {
+            return new Tally(-tasks, -executions, -execNanos);
+        }
     }
 
     /** A task of {@code computation} failed elsewhere; the origin fails the computation. */

@@ -72,6 +72,7 @@ class CodecTest {
                     new MirrorOp.Input(child, 1, new byte[] {6}),
                     new MirrorOp.Remove(parent),
                     new MirrorOp.Code(42, "cd".repeat(32)),
+                    new MirrorOp.Tally(42, new RoutedPayload.Tally(3, 4, 5_000_000)),
                     new MirrorOp.Finished(42, null, "42:/1", "boom", 1, 2, 3, 4),
                     new MirrorOp.Send(3, 1, 8, new RoutedPayload.Value(42,
                             new ValueEnvelope(Continuation.to(parent, 0), new byte[] {1}),
