@@ -125,12 +125,19 @@ final class ServerNetwork implements StateLog {
      */
     private boolean mirrorLinkLost;
     private final ArrayDeque<Held> held = new ArrayDeque<>();
+    /** The last batch sent as awaited: its acknowledgement comes at once and releases what waits on it. */
+    private long awaitedSeq;
 
     private record Held(long seq, Runnable output) {
     }
 
     // ---- mirror copies of other servers
     private final Map<Integer, Replica> replicas = new HashMap<>();
+    /** Batches applied and not acknowledged yet (nobody waited on them), by sender: the last one and its link. */
+    private final Map<Integer, DeferredAck> deferredAcks = new HashMap<>();
+
+    private record DeferredAck(long seq, Channel link) {
+    }
 
     // ---- exactly-once channels, keyed by channel(from, to)
     private final Map<Long, TreeMap<Long, RoutedPayload>> outgoing = new HashMap<>();
@@ -310,10 +317,16 @@ final class ServerNetwork implements StateLog {
             mirrorLinkLost = false;
             sendSnapshot(); // it carries the pending changes too
         }
-        if (!pending.isEmpty()) {
+        if (!pending.isEmpty() || outputWaits()) {
+            // Output held on a batch already sent unawaited needs an acknowledgement now: an empty batch asks for it.
             journalSeq++;
             if (!acked.isEmpty()) {
-                Message.Mirror batch = new Message.Mirror(self, journalSeq, false, pending.toArray(MirrorOp[]::new));
+                boolean awaited = outputWaits();
+                if (awaited) {
+                    awaitedSeq = journalSeq;
+                }
+                Message.Mirror batch = new Message.Mirror(self, journalSeq, false, awaited,
+                        pending.toArray(MirrorOp[]::new));
                 for (int member : acked.keySet()) {
                     send(member, batch);
                 }
@@ -324,6 +337,11 @@ final class ServerNetwork implements StateLog {
         for (Link link : links.values()) {
             link.flush();
         }
+    }
+
+    /** Whether output is held on a change that no batch sent as awaited covers yet. */
+    private boolean outputWaits() {
+        return !held.isEmpty() && held.peekLast().seq > awaitedSeq;
     }
 
     private void releaseCommitted() {
@@ -349,7 +367,8 @@ final class ServerNetwork implements StateLog {
         pending = new ArrayList<>(); // already part of the state the snapshot was taken from
         journalSeq++;
         snapshotSeq = journalSeq;
-        Message.Mirror snapshot = new Message.Mirror(self, journalSeq, true, ops.toArray(MirrorOp[]::new));
+        awaitedSeq = journalSeq;
+        Message.Mirror snapshot = new Message.Mirror(self, journalSeq, true, true, ops.toArray(MirrorOp[]::new));
         for (int member : acked.keySet()) {
             send(member, snapshot);
         }
@@ -377,7 +396,20 @@ final class ServerNetwork implements StateLog {
                 host.mirroredBundle(code.id(), code.bundle());
             }
         }
-        from.writeAndFlush(new Message.MirrorAck(m.from(), self, m.seq()));
+        if (m.awaited() || m.snapshot()) {
+            deferredAcks.remove(m.from());
+            from.writeAndFlush(new Message.MirrorAck(m.from(), self, m.seq()));
+        } else {
+            deferredAcks.put(m.from(), new DeferredAck(m.seq(), from));
+        }
+    }
+
+    /** Acknowledges the batches nobody waited on (periodically: one acknowledgement covers all before it). */
+    void sendDeferredAcks() {
+        for (Map.Entry<Integer, DeferredAck> d : deferredAcks.entrySet()) {
+            d.getValue().link().writeAndFlush(new Message.MirrorAck(d.getKey(), self, d.getValue().seq()));
+        }
+        deferredAcks.clear();
     }
 
     private void onMirrorAck(Message.MirrorAck ack) {
@@ -854,6 +886,7 @@ final class ServerNetwork implements StateLog {
                 continue;
             }
             Replica copy = replicas.remove(failed);
+            deferredAcks.remove(failed);
             if (resolve(failed) != self) {
                 continue;
             }
@@ -1179,7 +1212,10 @@ final class ServerNetwork implements StateLog {
         switch (msg) {
             case Message.Mirror m -> onMirror(m, from);
             case Message.MirrorAck a -> onMirrorAck(a);
-            case Message.MirrorRelease r -> replicas.remove(r.from());
+            case Message.MirrorRelease r -> {
+                replicas.remove(r.from());
+                deferredAcks.remove(r.from()); // the copy is gone: it must not be acknowledged late
+            }
             case Message.StateLost l -> scheduler.failAllRunning(l.reason());
             case Message.Routed r -> onRouted(r);
             case Message.RoutedAck a -> onRoutedAck(a);

@@ -137,6 +137,7 @@ public final class TaskServerNode implements AutoCloseable {
         loop.scheduleAtFixedRate(() -> {
             scheduler.tick(System.nanoTime());
             scheduler.dispatchWithEagerCopies();
+            network.sendDeferredAcks();
             network.afterBurst();
             network.flush();
             outbox.flush();

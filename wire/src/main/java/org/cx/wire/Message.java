@@ -186,9 +186,11 @@ public sealed interface Message {
 
     /**
      * A batch of changes to server {@code from}'s task state, number {@code seq}, for its mirror group to apply in
-     * order. A snapshot replaces the copy wholesale.
+     * order. A snapshot replaces the copy wholesale. {@code awaited}: the sender holds output (a routed message, a
+     * consumer's answer) until the batch is acknowledged, so acknowledge it at once; otherwise the acknowledgement
+     * may wait for the mirror's next periodic one, which covers every batch received before it.
      */
-    record Mirror(int from, long seq, boolean snapshot, MirrorOp[] ops) implements Message {
+    record Mirror(int from, long seq, boolean snapshot, boolean awaited, MirrorOp[] ops) implements Message {
     }
 
     /** The mirror copy of {@code from} now includes batch {@code seq}. */
