@@ -75,7 +75,8 @@ class NetworkFailureTest {
         try {
             return run.result().get(120, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            throw new AssertionError("no result after 120 s; the network now:\n" + network.describe(), e);
+            throw new AssertionError("no result after 120 s; the network now:\n" + network.describe()
+                    + "\ntasks that ran but whose completion no commit log has:\n" + network.ranButUncommitted(20), e);
         }
     }
 

@@ -227,6 +227,29 @@ final class ServerProcesses implements AutoCloseable {
         return (Long.parseLong(nanos) - startedNanos) / 1_000_000 + " ms";
     }
 
+    /**
+     * For a computation that never finished: up to {@code limit} tasks that ran in this JVM but that no commit log
+     * names, each with where the servers' trails saw it. A lost completion or value is likely among them (so is a
+     * change whose log line died with its server, see {@link #assertCommittedWithin}).
+     */
+    String ranButUncommitted(int limit) {
+        try {
+            Map<String, List<Long>> commits = commits();
+            List<String> found = new ArrayList<>();
+            for (String id : TestTasks.EXECUTIONS.stream().map(Map.Entry::getKey).distinct().toList()) {
+                if (found.size() == limit) {
+                    break;
+                }
+                if (!commits.containsKey(id)) {
+                    found.add(id + " " + whereCommitted(id));
+                }
+            }
+            return String.join("\n", found);
+        } catch (IOException e) {
+            return "(no commit logs: " + e + ")";
+        }
+    }
+
     /** What the network holds now, for a test that timed out. */
     String describe() {
         try {
