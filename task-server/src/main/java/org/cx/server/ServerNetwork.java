@@ -317,11 +317,11 @@ final class ServerNetwork implements StateLog {
             mirrorLinkLost = false;
             sendSnapshot(); // it carries the pending changes too
         }
-        if (!pending.isEmpty() || outputWaits()) {
+        boolean awaited = outputWaits();
+        if (!pending.isEmpty() || awaited) {
             // Output held on a batch already sent unawaited needs an acknowledgement now: an empty batch asks for it.
             journalSeq++;
             if (!acked.isEmpty()) {
-                boolean awaited = outputWaits();
                 if (awaited) {
                     awaitedSeq = journalSeq;
                 }
