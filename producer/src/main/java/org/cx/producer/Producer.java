@@ -449,7 +449,9 @@ public final class Producer implements AutoCloseable {
                 drain();
             });
         } catch (IOException e) {
-            LOG.warn("producer {} found no server to fail over to: {}", config.name(), e.getMessage());
+            if (!closing) {
+                LOG.warn("producer {} found no server to fail over to: {}", config.name(), e.getMessage());
+            }
             disconnected.complete(null);
         }
     }

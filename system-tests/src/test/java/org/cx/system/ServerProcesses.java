@@ -312,7 +312,9 @@ final class ServerProcesses implements AutoCloseable {
         producerLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         for (ChildProcess p : processes) {
             try {
-                p.thaw();
+                if (p.isAlive()) {
+                    p.thaw(); // kill(1) complains about a process that is gone
+                }
             } catch (IOException | InterruptedException ignored) {
                 // already gone
             }

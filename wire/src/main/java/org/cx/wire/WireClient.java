@@ -66,8 +66,8 @@ public final class WireClient {
 
     /**
      * Fails over: tries {@code addresses} in the given order, round after round, until one accepts or
-     * {@code deadlineMillis} pass (a server taking over from a failed one may need a moment). Blocking: call it off
-     * the event loop.
+     * {@code deadlineMillis} pass (a server taking over from a failed one may need a moment), or until {@code group}
+     * shuts down (its owner closed: nothing could use a connection). Blocking: call it off the event loop.
      */
     public static Channel connectAny(EventLoopGroup group, List<String> addresses, Message.Hello hello,
                                      Function<Message.Welcome, ChannelHandler> handlerFactory, long deadlineMillis)
@@ -76,6 +76,9 @@ public final class WireClient {
         IOException last = new IOException("no server to fail over to");
         while (System.nanoTime() < deadline) {
             for (String address : addresses) {
+                if (group.isShuttingDown()) {
+                    throw new IOException("stopped failing over: the client is shutting down");
+                }
                 try {
                     return connect(group, parseAddress(address), hello, handlerFactory, 2_000);
                 } catch (IOException | IllegalArgumentException e) {
