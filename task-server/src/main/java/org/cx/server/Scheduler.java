@@ -292,6 +292,9 @@ public final class Scheduler {
             }
         }
         dispatch();
+        if (remoteIdle > 0) {
+            revokeForRemoteIdle(); // at once: the neighbours report again only when their need changes
+        }
     }
 
     /** Applies one completion reported by {@code p} (null for a task run on the server). */
@@ -934,8 +937,17 @@ public final class Scheduler {
         if (released) {
             dispatch();
         } else if (idle > 0) {
-            revokeUnstarted(idle + idleWaiting - ready.freshCount() - revokesOutstanding);
+            revokeForRemoteIdle();
         }
+    }
+
+    /**
+     * Asks for as many unstarted prefetched copies as idle workers here and next door lack fresh tasks. The server
+     * cannot tell which prefetched copies have started since (a producer starts one whenever its running task ends),
+     * so revokes are refused now and then; each answer asks again for what is still missing.
+     */
+    private void revokeForRemoteIdle() {
+        revokeUnstarted(remoteIdle + idleWaiting - ready.freshCount() - revokesOutstanding);
     }
 
     /** Worker threads over all producers attached here. */

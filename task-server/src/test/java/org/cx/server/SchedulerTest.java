@@ -313,6 +313,34 @@ class SchedulerTest {
         assertEquals("assign " + root + " -> b", out.log.get(out.log.size() - 1));
     }
 
+    /**
+     * A revoke for a neighbour's idle worker that comes back refused (the copy had started since it was prefetched)
+     * is followed at once by one for the next copy, not at the neighbour's next report.
+     */
+    @Test
+    void aRefusedRevokeForANeighbourAsksForTheNextCopyAtOnce() {
+        ProducerState first = scheduler.addProducer(1, "first", 1);
+        ProducerState a = scheduler.addProducer(2, "a", 1);
+        ProducerState b = scheduler.addProducer(3, "b", 1);
+        TaskId root = submitToIdle(first);
+        completeForkJoinRoot(first, root);
+        scheduler.request(a, 1, 0); // busy producers: prefetch
+        scheduler.request(b, 1, 0);
+        TaskId right = root.child(2);
+        TaskId left = root.child(1);
+        scheduler.setRemoteIdle(1);
+        assertEquals("revoke [" + right + "] @ a", lastRevoke(), "the oldest prefetched copy first");
+        scheduler.released(a, new TaskId[0]); // a had started it
+        assertEquals("revoke [" + left + "] @ b", lastRevoke(), "the next copy, without waiting for a report");
+        scheduler.released(b, new TaskId[] {left});
+        assertEquals(1, scheduler.freshCount(), "released for the neighbour");
+        assertEquals(2, out.log.stream().filter(l -> l.startsWith("revoke")).count(), "nothing more is missing");
+    }
+
+    private String lastRevoke() {
+        return out.log.stream().filter(l -> l.startsWith("revoke")).reduce((x, y) -> y).orElse("none");
+    }
+
     @Test
     void refusedRevokeIsNotAskedAgainAndALateTaskGetsAnEagerCopy() {
         ProducerState a = scheduler.addProducer(1, "a", 1);
