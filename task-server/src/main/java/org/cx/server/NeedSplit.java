@@ -2,7 +2,8 @@ package org.cx.server;
 
 /**
  * How a server splits its idle workers (its need) among its neighbours, so that each neighbour is asked for a part
- * and the parts add up to the need. Pure; see {@code ServerNetwork#sharesOfNeed}.
+ * and the parts add up to the need, or, when no neighbour has anything to give, each is asked for an even share
+ * rounded up. Pure; see {@code ServerNetwork#sharesOfNeed}.
  */
 final class NeedSplit {
     private NeedSplit() {
@@ -11,10 +12,12 @@ final class NeedSplit {
     /**
      * The share of {@code need} asked of neighbour {@code index}: in proportion to {@code weights} (what each
      * neighbour could give), rounded down, plus one while a remainder is left, handed to the heaviest neighbours
-     * first (ties: the first in the list). With no weight anywhere the split is even, and the remainder goes to
-     * the neighbours from {@code turn} (modulo their number) on, so that it moves round with each report.
+     * first (ties: the first in the list); the shares add up to the need. With no weight anywhere (no neighbour
+     * said it had anything) every neighbour is asked for an even share rounded up: one of them may have got tasks
+     * since it last reported, and waiting for the next report to find it left idle workers idle for a diffusion
+     * period at the end of a run.
      */
-    static int share(int need, long[] weights, int index, int turn) {
+    static int share(int need, long[] weights, int index) {
         int k = weights.length;
         if (need <= 0 || index < 0 || index >= k) {
             return 0;
@@ -24,8 +27,7 @@ final class NeedSplit {
             total += Math.max(0, w);
         }
         if (total == 0) {
-            int rank = Math.floorMod(index - turn, k);
-            return need / k + (rank < need % k ? 1 : 0);
+            return (need + k - 1) / k;
         }
         long left = need;
         for (long w : weights) {

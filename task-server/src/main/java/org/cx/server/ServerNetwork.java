@@ -590,7 +590,6 @@ final class ServerNetwork implements StateLog {
         }
         lastLoadSent = System.nanoTime();
         lastNeedSent = need();
-        reports++;
         int[] shares = sharesOfNeed();
         for (int i = 0; i < neighbours.size(); i++) {
             send(neighbours.get(i), load(shares[i]));
@@ -615,7 +614,8 @@ final class ServerNetwork implements StateLog {
      * in proportion to what each could give, as it last reported it (its surplus of fresh tasks, plus the
      * prefetched copies it could revoke). Asking every neighbour for the whole need, or for a share rounded up,
      * brought in up to one load per neighbour, and the surplus travelled on: the last tasks of a run moved many
-     * times before they ran.
+     * times before they ran. Only when no neighbour reported anything to give is each asked for a share rounded up
+     * ({@link NeedSplit}).
      */
     private int[] sharesOfNeed() {
         int[] shares = new int[neighbours.size()];
@@ -629,13 +629,10 @@ final class ServerNetwork implements StateLog {
             weights[i] = Math.max(0, neighbourSurplus.getOrDefault(n, 0)) + neighbourQueued.getOrDefault(n, 0);
         }
         for (int i = 0; i < shares.length; i++) {
-            shares[i] = NeedSplit.share(need, weights, i, reports);
+            shares[i] = NeedSplit.share(need, weights, i);
         }
         return shares;
     }
-
-    /** Loads sent so far: turns the order in which an even split of the need hands out its remainder. */
-    private int reports;
 
     /** Per neighbour: prefetched copies its producers have not started, as it last reported them. */
     private final Map<Integer, Integer> neighbourQueued = new HashMap<>();
