@@ -40,6 +40,14 @@ public final class CeilingSimulator {
             return idleTotal <= 0 ? 0 : idleInitial / idleTotal;
         }
 
+        /**
+         * The start-up idle time for a run whose composite base case took {@code runT1} (any unit; the result is in
+         * the same): the schedule's own start-up idle scaled by {@code runT1 / composite}.
+         */
+        public double initialIdleAt(double runT1) {
+            return composite <= 0 ? 0 : idleInitial * runT1 / composite;
+        }
+
         /** The termination transient's share of all idle time (0..1). */
         public double terminationShare() {
             return idleTotal <= 0 ? 0 : idleTermination / idleTotal;

@@ -55,7 +55,8 @@ public final class FibBench {
                           boolean local, long result, boolean correct, long tasks, long expectedTasks,
                           long executions, double wallS, double t1S, double efficiency, double ceiling,
                           double ceilingNominal, double tasksPerS, IdleLog.Split idle, double limitInitialShare,
-                          double limitTerminationShare, double serverCpuS, double producerIoCpuS) {
+                          double limitTerminationShare, double limitIdleInitialS, double serverCpuS,
+                          double producerIoCpuS) {
 
         public Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -87,6 +88,9 @@ public final class FibBench {
             // The same split of the zero-overhead schedule's idle time, as shares: the limit for the ones above.
             m.put("limit_idle_initial_share", limitInitialShare);
             m.put("limit_idle_termination_share", limitTerminationShare);
+            // The zero-overhead schedule's start-up idle in seconds, scaled to this run's T1: what idle_initial_s
+            // has above it is the runtime's own cost of spreading the first tasks.
+            m.put("limit_idle_initial_s", limitIdleInitialS);
             // CPU time of the servers' event loops and of the producers' I/O threads during the run: the cost of
             // the network beside the tasks themselves (on a small machine, what the network's messages queue for).
             m.put("server_cpu_s", serverCpuS);
@@ -230,7 +234,8 @@ public final class FibBench {
         return new Outcome(s.n(), s.servers(), s.producers(), s.workers(), load.kind().name().toLowerCase(),
                 s.prefetch(), s.local(), value, value == Fib.value(s.n()) && tasks == expected, tasks, expected,
                 executions, wall, t1, efficiency, limit.efficiency(), nominal.efficiency(), tasks / wall, idle,
-                limit.initialShare(), limit.terminationShare(), serverCpuS, producerIoCpuS);
+                limit.initialShare(), limit.terminationShare(), limit.initialIdleAt(t1), serverCpuS,
+                producerIoCpuS);
     }
 
     /**

@@ -281,8 +281,8 @@ public final class PaperBench {
         return new FibBench.Outcome(o.n(), o.servers(), o.producers(), o.workers(), o.load(), o.prefetch(),
                 o.local(), o.result(), o.correct(), o.tasks(), o.expectedTasks(), o.executions(), o.wallS(),
                 compositeT1, compositeT1 / speeds.length / o.wallS(), limit.efficiency(), limit.efficiency(),
-                o.tasksPerS(), o.idle(), limit.initialShare(), limit.terminationShare(), o.serverCpuS(),
-                o.producerIoCpuS());
+                o.tasksPerS(), o.idle(), limit.initialShare(), limit.terminationShare(),
+                limit.initialIdleAt(compositeT1), o.serverCpuS(), o.producerIoCpuS());
     }
 
     /**

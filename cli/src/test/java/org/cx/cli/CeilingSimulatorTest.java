@@ -24,6 +24,8 @@ class CeilingSimulatorTest {
         assertEquals(1, two.idleTermination(), 1e-9);
         assertEquals(0.5, two.initialShare(), 1e-9);
         assertEquals(0.5, two.terminationShare(), 1e-9);
+        // A run of the same DAG whose tasks took twice as long in all would have waited twice as long for D.
+        assertEquals(2, two.initialIdleAt(164), 1e-9);
         // F(3) on 1 worker: everything in sequence, efficiency 1.
         CeilingSimulator.Schedule seq = CeilingSimulator.simulate(3, 1, 1, 40, 1);
         assertEquals(1.0, seq.efficiency(), 1e-9);

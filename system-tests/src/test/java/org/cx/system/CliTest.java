@@ -72,7 +72,7 @@ class CliTest {
         for (String key : new String[] {"n", "servers", "producers", "workers", "load", "prefetch", "result",
                 "correct", "tasks", "expected_tasks", "executions", "wall_s", "t1_s", "efficiency", "ceiling",
                 "tasks_per_s", "idle_initial_s", "idle_steady_s", "idle_termination_s", "idle_s",
-                "limit_idle_initial_share", "limit_idle_termination_share", "server_cpu_s",
+                "limit_idle_initial_share", "limit_idle_termination_share", "limit_idle_initial_s", "server_cpu_s",
                 "producer_io_cpu_s"}) {
             assertTrue(text.contains("\"" + key + "\":"), key + " missing from " + text);
         }
@@ -205,13 +205,16 @@ class CliTest {
             assertEquals(run.get("idle_s").asDouble(), parts, 1e-5, "idle split adds up: " + run);
             assertTrue(run.get("ceiling").asDouble() > 0 && run.get("ceiling").asDouble() <= 1, run.toString());
             assertTrue(run.get("server_cpu_s").asDouble() > 0, "the servers' CPU is measured: " + run);
+            double limitInitial = run.get("limit_idle_initial_s").asDouble();
+            assertTrue(limitInitial > 0 && limitInitial < run.get("idle_s").asDouble(),
+                    "the zero-overhead schedule's start-up idle, in seconds of this run: " + run);
         }
         assertEquals(Map.of("mixed", 2, "prefetch", 4, "scaling", 8), perExperiment);
 
         String report = Files.readString(out.resolve("report.md"));
         for (String section : new String[] {"## Efficiency against n (Fig. 5)", "## Where the idle time went (Fig. 6)",
                 "## Prefetch on and off", "## Mixed processor types", "Target, prefetch on ≥ off at n = 15",
-                "## The network's own cost"}) {
+                "## The network's own cost", "beyond that schedule's start-up"}) {
             assertTrue(report.contains(section), section + " missing from\n" + report);
         }
         for (String chart : new String[] {"fig5-efficiency-workload1.png", "fig5-efficiency-workload2.png",
