@@ -43,4 +43,25 @@ final class NeedSplit {
         }
         return (int) (need * mine / total) + (ahead < left ? 1 : 0);
     }
+
+    /**
+     * Need passed on two hops: how many of the idle workers next door that this server cannot feed each neighbour is
+     * asked to feed through it. {@code ownNeed[i]}: the idle workers neighbour {@code i} asked this server to feed as
+     * its own share; {@code spare}: what this server can give itself (fresh tasks beyond its own idle workers, and
+     * the prefetched copies it could revoke). Only neighbours that reported something to give ({@code weights}) are
+     * asked, each for its {@link #share} of the need of the others: never for its own idle workers, and a
+     * neighbour's passed-on need is not passed on again.
+     */
+    static int[] passedOn(int[] ownNeed, int spare, long[] weights) {
+        int total = 0;
+        for (int need : ownNeed) {
+            total += Math.max(0, need);
+        }
+        int[] shares = new int[weights.length];
+        for (int i = 0; i < shares.length; i++) {
+            int unmet = Math.max(0, total - Math.max(0, ownNeed[i]) - spare);
+            shares[i] = weights[i] <= 0 ? 0 : share(unmet, weights, i);
+        }
+        return shares;
+    }
 }

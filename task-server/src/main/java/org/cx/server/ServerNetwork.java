@@ -589,10 +589,11 @@ final class ServerNetwork implements StateLog {
             return;
         }
         lastLoadSent = System.nanoTime();
-        lastNeedSent = need();
+        lastNeedSent = reportedNeed();
         int[] shares = sharesOfNeed();
+        int[] beyond = sharesBeyond();
         for (int i = 0; i < neighbours.size(); i++) {
-            send(neighbours.get(i), load(shares[i]));
+            send(neighbours.get(i), load(shares[i], beyond[i]));
         }
         flush();
     }
@@ -603,10 +604,13 @@ final class ServerNetwork implements StateLog {
     private boolean reportScheduled;
     private static final long MIN_REPORT_GAP_NANOS = 1_000_000L;
 
-    /** What this server tells a neighbour: its load, and the {@code share} of its need it asks that neighbour for. */
-    private Message.Load load(int share) {
+    /**
+     * What this server tells a neighbour: its load, the {@code share} of its need it asks that neighbour for, and
+     * the share of the need next door it passes on to it ({@code beyond}).
+     */
+    private Message.Load load(int share, int beyond) {
         return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), share, scheduler.workers(),
-                scheduler.queuedCount());
+                scheduler.queuedCount(), beyond);
     }
 
     /**
@@ -623,15 +627,42 @@ final class ServerNetwork implements StateLog {
         if (need == 0) {
             return shares;
         }
-        long[] weights = new long[shares.length];
-        for (int i = 0; i < weights.length; i++) {
-            int n = neighbours.get(i);
-            weights[i] = Math.max(0, neighbourSurplus.getOrDefault(n, 0)) + neighbourQueued.getOrDefault(n, 0);
-        }
+        long[] weights = weights(neighbours);
         for (int i = 0; i < shares.length; i++) {
             shares[i] = NeedSplit.share(need, weights, i);
         }
         return shares;
+    }
+
+    /**
+     * The idle workers next door this server can feed neither from spare fresh tasks nor by revoking queued copies,
+     * passed on to the neighbours that can give ({@link NeedSplit#passedOn}): a task queued two hops from an idle
+     * worker otherwise waited behind a running task until a worker nearer it was idle too.
+     */
+    private int[] sharesBeyond() {
+        int[] own = new int[neighbours.size()];
+        for (int i = 0; i < own.length; i++) {
+            own[i] = neighbourOwnNeed.getOrDefault(neighbours.get(i), 0);
+        }
+        return NeedSplit.passedOn(own, spare(), weights(neighbours));
+    }
+
+    /** What this server can give neighbours itself: fresh tasks its idle workers do not need, and queued copies. */
+    private int spare() {
+        return Math.max(0, scheduler.freshCount() - scheduler.idleWaiting()) + scheduler.queuedCount();
+    }
+
+    /** Per neighbour: the need it asked this server for as its own share (without what it passed on). */
+    private final Map<Integer, Integer> neighbourOwnNeed = new HashMap<>();
+
+    /** What each of {@code among} could give, as it last reported it: surplus fresh tasks and queued copies. */
+    private long[] weights(List<Integer> among) {
+        long[] weights = new long[among.size()];
+        for (int i = 0; i < weights.length; i++) {
+            int n = among.get(i);
+            weights[i] = Math.max(0, neighbourSurplus.getOrDefault(n, 0)) + neighbourQueued.getOrDefault(n, 0);
+        }
+        return weights;
     }
 
     /** Per neighbour: prefetched copies its producers have not started, as it last reported them. */
@@ -640,7 +671,7 @@ final class ServerNetwork implements StateLog {
     /** Per neighbour: its fresh tasks less what its producers asked for, as it last reported them. */
     private final Map<Integer, Integer> neighbourSurplus = new HashMap<>();
 
-    /** Per neighbour: the idle workers it asked this server to feed ({@link #sharesOfNeed}), less what went since. */
+    /** Per neighbour: the idle workers it asked this server to feed, its own and passed on, less what went since. */
     private final Map<Integer, Integer> neighbourNeed = new HashMap<>();
 
     /**
@@ -657,7 +688,7 @@ final class ServerNetwork implements StateLog {
     }
 
     private void reportNeedIfChanged() {
-        if (reportScheduled || need() == lastNeedSent) {
+        if (reportScheduled || reportedNeed() == lastNeedSent) {
             return;
         }
         long wait = lastLoadSent + MIN_REPORT_GAP_NANOS - System.nanoTime();
@@ -677,6 +708,15 @@ final class ServerNetwork implements StateLog {
     /** Idle workers here with no fresh task to give them. */
     private int need() {
         return Math.max(0, scheduler.idleWaiting() - scheduler.freshCount());
+    }
+
+    /** The need this server reports, here and passed on: when it changes, the neighbours are told at once. */
+    private int reportedNeed() {
+        int nextDoor = 0;
+        for (int own : neighbourOwnNeed.values()) {
+            nextDoor += Math.max(0, own);
+        }
+        return need() + Math.max(0, nextDoor - spare());
     }
 
     /**
@@ -700,6 +740,8 @@ final class ServerNetwork implements StateLog {
                 sent += t.tasks().length;
             }
             need.setValue(need.getValue() - sent);
+            int fed = sent;
+            neighbourOwnNeed.computeIfPresent(need.getKey(), (n, own) -> Math.max(0, own - fed));
             spare -= sent;
             if (spare <= 0) {
                 break;
@@ -758,7 +800,8 @@ final class ServerNetwork implements StateLog {
         if (!tree.contains(theirs.from())) {
             return;
         }
-        neighbourNeed.put(theirs.from(), theirs.need());
+        neighbourNeed.put(theirs.from(), theirs.need() + theirs.beyond());
+        neighbourOwnNeed.put(theirs.from(), theirs.need());
         neighbourSurplus.put(theirs.from(), theirs.fresh() - theirs.demand());
         neighbourQueued.put(theirs.from(), theirs.queued());
         updateRemoteIdle();
@@ -774,7 +817,7 @@ final class ServerNetwork implements StateLog {
             }
         } else if (other - mine >= 2 && scheduler.workers() > 0) {
             int index = neighbours.indexOf(theirs.from());
-            send(theirs.from(), load(index < 0 ? 0 : sharesOfNeed()[index]));
+            send(theirs.from(), load(index < 0 ? 0 : sharesOfNeed()[index], index < 0 ? 0 : sharesBeyond()[index]));
         }
     }
 
@@ -921,6 +964,7 @@ final class ServerNetwork implements StateLog {
         neighbours = tree.contains(self) ? tree.neighbours(self) : List.of();
         seedTargets = tree.contains(self) ? tree.seedTargets(self) : List.of();
         neighbourNeed.keySet().removeIf(id -> !neighbours.contains(id));
+        neighbourOwnNeed.keySet().removeIf(id -> !neighbours.contains(id));
         neighbourSurplus.keySet().removeIf(id -> !neighbours.contains(id));
         neighbourQueued.keySet().removeIf(id -> !neighbours.contains(id));
         updateRemoteIdle();

@@ -27,6 +27,19 @@ class NeedSplitTest {
     }
 
     @Test
+    void needNextDoorIsPassedOnToTheNeighboursThatCanGiveExceptItsOwn() {
+        assertEquals("[3, 0, 0]", Arrays.toString(NeedSplit.passedOn(new int[] {0, 3, 0}, 0, new long[] {5, 0, 0})));
+        assertEquals("[2, 0, 0]", Arrays.toString(NeedSplit.passedOn(new int[] {0, 3, 0}, 1, new long[] {5, 0, 0})),
+                "what this server can give itself is not passed on");
+        assertEquals("[0, 0, 0]", Arrays.toString(NeedSplit.passedOn(new int[] {0, 3, 0}, 3, new long[] {5, 0, 0})));
+        assertEquals("[3, 0, 0]", Arrays.toString(NeedSplit.passedOn(new int[] {4, 3, 0}, 0, new long[] {5, 0, 0})),
+                "a neighbour is not asked to feed its own idle workers through this server");
+        assertEquals("[2, 0, 2]", Arrays.toString(NeedSplit.passedOn(new int[] {0, 4, 0}, 0, new long[] {1, 0, 1})));
+        assertEquals("[0, 0, 0]", Arrays.toString(NeedSplit.passedOn(new int[] {0, 4, 0}, 0, new long[3])),
+                "nobody reported anything to give: the need stays here");
+    }
+
+    @Test
     void withNoWeightEveryNeighbourIsAskedForAnEvenShareRoundedUp() {
         assertEquals("[1, 1, 1]", Arrays.toString(shares(1, new long[3])));
         assertEquals("[1, 1, 1]", Arrays.toString(shares(3, new long[3])));

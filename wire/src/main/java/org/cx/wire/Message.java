@@ -213,9 +213,11 @@ public sealed interface Message {
      * (idle workers and prefetch), and they have {@code workers} workers in all. Of its idle workers that no fresh
      * task there can serve, it asks the receiver to feed {@code need}: its share of them, so that the neighbours
      * do not all answer the same idle workers in full. {@code queued}: tasks prefetched by its producers and not
-     * started, which it could revoke to feed the receiver's idle workers.
+     * started, which it could revoke to feed the receiver's idle workers. {@code beyond}: idle workers of its other
+     * neighbours that it cannot feed itself, the receiver's share of them; the receiver feeds them through
+     * {@code from} but does not pass them on (need travels two hops at most).
      */
-    record Load(int from, int fresh, int demand, int need, int workers, int queued) implements Message {
+    record Load(int from, int fresh, int demand, int need, int workers, int queued, int beyond) implements Message {
     }
 
     /** Exactly-once message {@code seq} on the channel from server {@code from} to server {@code to}. */
