@@ -239,10 +239,9 @@ public final class PaperReport {
     private enum Kind { INITIAL, STEADY, TERMINATION }
 
     /** Start-up idle above the zero-overhead schedule's, as a percentage of all idle time (negative: below it). */
-    static double startUpBeyondLimit(Point p) {
-        var idle = p.median().idle();
-        return idle.totalNanos() == 0 ? 0
-                : 100 * (idle.initialNanos() / 1e9 - p.median().limitIdleInitialS()) / (idle.totalNanos() / 1e9);
+    private static double startUpBeyondLimit(Point p) {
+        long total = p.median().idle().totalNanos();
+        return total == 0 ? 0 : percent(p, Kind.INITIAL) - 100 * p.median().limitIdleInitialS() * 1e9 / total;
     }
 
     private static double percent(Point p, Kind kind) {

@@ -652,9 +652,6 @@ final class ServerNetwork implements StateLog {
         return Math.max(0, scheduler.freshCount() - scheduler.idleWaiting()) + scheduler.queuedCount();
     }
 
-    /** Per neighbour: the need it asked this server for as its own share (without what it passed on). */
-    private final Map<Integer, Integer> neighbourOwnNeed = new HashMap<>();
-
     /** What each of {@code among} could give, as it last reported it: surplus fresh tasks and queued copies. */
     private long[] weights(List<Integer> among) {
         long[] weights = new long[among.size()];
@@ -673,6 +670,9 @@ final class ServerNetwork implements StateLog {
 
     /** Per neighbour: the idle workers it asked this server to feed, its own and passed on, less what went since. */
     private final Map<Integer, Integer> neighbourNeed = new HashMap<>();
+
+    /** Per neighbour: the part of {@link #neighbourNeed} that is its own idle workers (not passed on). */
+    private final Map<Integer, Integer> neighbourOwnNeed = new HashMap<>();
 
     /**
      * Called after each burst of messages: when the number of idle workers here without a fresh task changed, tell
@@ -740,8 +740,7 @@ final class ServerNetwork implements StateLog {
                 sent += t.tasks().length;
             }
             need.setValue(need.getValue() - sent);
-            int fed = sent;
-            neighbourOwnNeed.computeIfPresent(need.getKey(), (n, own) -> Math.max(0, own - fed));
+            neighbourOwnNeed.merge(need.getKey(), -sent, (own, fed) -> Math.max(0, own + fed));
             spare -= sent;
             if (spare <= 0) {
                 break;
