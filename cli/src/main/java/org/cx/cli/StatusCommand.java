@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
 @Command(name = "status", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Shows every server, producer and computation of a running network.",
             "From their JMX MBeans, refreshing like top (Ctrl-C to stop), or once with --once."})
-final class StatusCommand extends Cx.Printing implements Callable<Integer> {
+final class StatusCommand extends Printing implements Callable<Integer> {
 
     @Option(names = "--server", paramLabel = "HOST:PORT", description = "Any server of the network.")
     String server;
@@ -38,7 +38,7 @@ final class StatusCommand extends Cx.Printing implements Callable<Integer> {
     @Option(names = "--once", description = "Print one snapshot and exit.")
     boolean once;
 
-    @Option(names = "--interval", defaultValue = "PT2S", paramLabel = "DURATION",
+    @Option(names = "--interval", defaultValue = "2s", paramLabel = "DURATION",
             description = "Refresh period. Default: ${DEFAULT-VALUE}.")
     Duration interval;
 

@@ -30,7 +30,7 @@ import picocli.CommandLine.Parameters;
             "  cx submit examples/target/examples-0.1.0-SNAPSHOT-fib-app.jar --server 127.0.0.1:7070 30 1",
             "  cx submit examples/target/examples-0.1.0-SNAPSHOT-fib-app.jar --lookup 127.0.0.1:4160 30 1"},
         footer = {"", "Exit status: the application's, or 2 when the jar or the network cannot be used."})
-final class SubmitCommand extends Cx.Printing implements Callable<Integer> {
+final class SubmitCommand extends Printing implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "APP.JAR", description = "The application jar.")
     Path jar;

@@ -1,8 +1,5 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -12,15 +9,17 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.Computation;
-import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
+import org.cx.harness.LocalCluster;
 import org.cx.wire.Message;
 import org.cx.wire.MessageDecoder;
 import org.cx.wire.Role;
 import org.cx.wire.WireConfig;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Bad input on real sockets while a computation runs: each bad connection is refused with a reason and closed;

@@ -1,8 +1,5 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.image.BufferedImage;
@@ -18,14 +15,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import javax.imageio.ImageIO;
-import org.cx.cli.AppJars;
 import org.cx.cli.Cx;
 import org.cx.examples.fib.Fib;
+import org.cx.harness.AppJars;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The cx command as users meet it. */
 class CliTest {
@@ -68,25 +67,25 @@ class CliTest {
         Run r = cx("bench", "fib", "--n", "12", "--producers", "3", "--workers", "2", "--load", "spin",
                 "--leaf-ms", "0.05", "--warmup", "0", "--json", json.toString());
         assertEquals(0, r.exit(), r.err());
-        String text = Files.readString(json);
+        JsonNode written = new ObjectMapper().readTree(json.toFile());
         for (String key : new String[] {"n", "servers", "producers", "workers", "load", "prefetch", "result",
                 "correct", "tasks", "expected_tasks", "executions", "wall_s", "t1_s", "efficiency", "ceiling",
                 "tasks_per_s", "idle_initial_s", "idle_steady_s", "idle_termination_s", "idle_s",
                 "limit_idle_initial_share", "limit_idle_termination_share", "limit_idle_initial_s", "server_cpu_s",
                 "producer_io_cpu_s"}) {
-            assertTrue(text.contains("\"" + key + "\":"), key + " missing from " + text);
+            assertTrue(written.has(key), key + " missing from " + written);
         }
-        assertTrue(text.contains("\"correct\": true"), text);
-        assertTrue(text.contains("\"result\": 144"), text);
-        double idle = number(text, "idle_s");
-        double parts = number(text, "idle_initial_s") + number(text, "idle_steady_s")
-                + number(text, "idle_termination_s");
+        assertTrue(written.get("correct").asBoolean(), written.toString());
+        assertEquals(144, written.get("result").asLong(), written.toString());
+        double idle = written.get("idle_s").asDouble();
+        double parts = written.get("idle_initial_s").asDouble() + written.get("idle_steady_s").asDouble()
+                + written.get("idle_termination_s").asDouble();
         assertEquals(idle, parts, 1e-5, "the idle-time split adds up (the JSON rounds to microseconds)");
-        assertTrue(idle <= 3 * 2 * number(text, "wall_s") + 1e-6, "idle within workers × wall: " + text);
+        assertTrue(idle <= 3 * 2 * written.get("wall_s").asDouble() + 1e-6, "idle within workers × wall: " + written);
         // One server: one event loop thread did the servers' work, within the run (measured just around it).
-        double serverCpu = number(text, "server_cpu_s");
-        assertTrue(serverCpu > 0 && serverCpu <= number(text, "wall_s") + 0.05, "server CPU: " + text);
-        assertTrue(number(text, "producer_io_cpu_s") > 0, "producers' I/O CPU: " + text);
+        double serverCpu = written.get("server_cpu_s").asDouble();
+        assertTrue(serverCpu > 0 && serverCpu <= written.get("wall_s").asDouble() + 0.05, "server CPU: " + written);
+        assertTrue(written.get("producer_io_cpu_s").asDouble() > 0, "producers' I/O CPU: " + written);
     }
 
     /**
@@ -239,13 +238,6 @@ class CliTest {
         assertTrue(r.out().contains("estimate error"), r.out());
     }
 
-    /** The first {@code "key": number} in {@code json}. */
-    private static double number(String json, String key) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + key + "\": ([-0-9.eE]+)").matcher(json);
-        assertTrue(m.find(), key + " missing");
-        return Double.parseDouble(m.group(1));
-    }
-
     @Test
     void localForkJoinComparison() {
         Run r = cx("bench", "fib", "--n", "15", "--producers", "2", "--local", "--warmup", "0");
@@ -269,9 +261,22 @@ class CliTest {
         Run kills = cx("bench", "recovery", "--servers", "3", "--kills", "3");
         assertEquals(2, kills.exit());
         assertTrue(kills.err().contains("got 3 kills of 3 servers"), kills.err());
+        Run badDuration = cx("server", "--port", "0", "--fail-timeout", "soon");
+        assertEquals(2, badDuration.exit());
+        assertTrue(badDuration.err().contains("'soon' is not a duration"), badDuration.err());
         Run help = cx("--help");
         assertEquals(0, help.exit());
         assertTrue(help.out().contains("cx demo"), help.out());
+    }
+
+    @Test
+    void completionCoversEveryCommandAndOption() {
+        Run r = cx("completion");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("complete -F"), "a bash completion script: " + r.out());
+        for (String word : new String[] {"bench", "recovery", "--fail-timeout", "--warmup-until-quiet", "submit"}) {
+            assertTrue(r.out().contains(word), word + " missing from the completion script");
+        }
     }
 
     /**

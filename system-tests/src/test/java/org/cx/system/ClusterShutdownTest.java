@@ -1,21 +1,20 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
+import org.cx.harness.LocalCluster;
 import org.cx.server.ServerConfig;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A network whose servers share one process closes as a whole: no server takes the others, closing one after

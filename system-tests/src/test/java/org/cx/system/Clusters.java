@@ -2,7 +2,7 @@ package org.cx.system;
 
 import java.io.IOException;
 import java.time.Duration;
-import org.cx.cli.LocalCluster;
+import org.cx.harness.LocalCluster;
 import org.cx.server.ServerConfig;
 
 /** Cluster set-ups shared by the system tests. */

@@ -1,9 +1,5 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoopGroup;
@@ -21,10 +17,10 @@ import java.util.concurrent.TimeUnit;
 import org.cx.api.Continuation;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
-import org.cx.cli.AppJars;
-import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
+import org.cx.harness.AppJars;
+import org.cx.harness.LocalCluster;
 import org.cx.producer.Producer;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
@@ -39,6 +35,9 @@ import org.cx.wire.WireClient;
 import org.cx.wire.WireConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Paper §4.3: a computation's classes travel as a content-addressed bundle, uploaded once by the consumer and

@@ -1,22 +1,21 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.Computation;
 import org.cx.api.ResultListener;
-import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
+import org.cx.harness.LocalCluster;
 import org.cx.server.ServerConfig;
 import org.cx.testing.Await;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A consumer may submit, disconnect, and collect the result later from another connection. */
 class ConsumerDetachTest {

@@ -1,16 +1,15 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.util.concurrent.TimeUnit;
-import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
+import org.cx.harness.LocalCluster;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Diffusion (paper §4.2) between real servers over loopback: applications cannot tell one server from many. */
 class DiffusionTest {

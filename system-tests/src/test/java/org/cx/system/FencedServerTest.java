@@ -1,8 +1,5 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
 import java.io.OutputStream;
@@ -20,6 +17,8 @@ import org.cx.wire.WireClient;
 import org.cx.wire.WireConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A server declared failed may run again: a frozen process wakes up with the state it had, and its tasks now live

@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.cx.api.Task;
-import org.cx.cli.AppJars;
+import org.cx.harness.AppJars;
 
 /** Application classes compiled at test time (see {@link AppJars} for jars of classes the tests have). */
 final class Jars {

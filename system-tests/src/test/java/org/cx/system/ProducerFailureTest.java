@@ -1,24 +1,23 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.Computation;
 import org.cx.api.TaskId;
 import org.cx.cli.Cx;
-import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
+import org.cx.harness.LocalCluster;
 import org.cx.producer.Producer;
 import org.cx.server.EffectAudit;
 import org.cx.server.TaskServerNode;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Producers that die, lose their connection, or hang: the result is right and effects apply once. */
 class ProducerFailureTest {

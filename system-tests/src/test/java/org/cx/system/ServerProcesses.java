@@ -1,8 +1,5 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,6 +21,8 @@ import org.cx.testing.ChildProcess;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.WireClient;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A production network of task servers, each its own process started with {@code cx server} (so that it can be

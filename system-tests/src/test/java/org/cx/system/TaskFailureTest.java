@@ -1,24 +1,23 @@
 package org.cx.system;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.Computation;
 import org.cx.api.ComputationFailedException;
 import org.cx.cli.Cx;
-import org.cx.cli.LocalCluster;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
+import org.cx.harness.LocalCluster;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A task that throws, and a task whose class the producer does not have: that computation fails, clearly. */
 class TaskFailureTest {

@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

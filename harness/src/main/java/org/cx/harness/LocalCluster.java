@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -23,9 +23,9 @@ import org.cx.wire.CodeBundle;
  * none of which has it; measured: the time from submission until the last producer has run a task, and the bytes
  * the consumer sent.
  */
-final class CodeBench {
+public final class CodeBench {
 
-    record Sample(int servers, int producers, int bundleBytes, double firstTaskMs, double lastProducerMs,
+    public record Sample(int servers, int producers, int bundleBytes, double firstTaskMs, double lastProducerMs,
                   long consumerBytes, long serverFetches, long producerFetches) {
     }
 
@@ -46,7 +46,7 @@ final class CodeBench {
         return (Task) bundle.loadClass(Fib.class.getName()).getConstructor(int.class, load).newInstance(21, leaves);
     }
 
-    static Sample run(int servers, int producers, int megabytes, PrintStream log) throws Exception {
+    public static Sample run(int servers, int producers, int megabytes, PrintStream log) throws Exception {
         Map<String, byte[]> entries = new TreeMap<>(AppJars.packageOf(Fib.class));
         byte[] padding = new byte[megabytes << 20];
         new Random(42).nextBytes(padding);

@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -15,10 +15,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
-import org.cx.cli.PaperBench.Experiment;
-import org.cx.cli.PaperBench.Point;
-import org.cx.cli.PaperBench.Results;
-import org.cx.cli.PaperBench.Workload;
+import org.cx.harness.PaperBench.Experiment;
+import org.cx.harness.PaperBench.Point;
+import org.cx.harness.PaperBench.Results;
+import org.cx.harness.PaperBench.Workload;
 import org.cx.wire.EventLoops;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;

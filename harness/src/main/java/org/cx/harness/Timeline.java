@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import java.io.IOException;
 import java.io.Writer;

@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;

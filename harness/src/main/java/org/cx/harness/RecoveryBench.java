@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
@@ -26,17 +26,21 @@ import org.cx.wire.WireClient;
  * failure it measures the time until every producer of the killed server has received tasks again, and the time
  * until the network tolerates another failure (every mirror group holds its copy again).
  */
-final class RecoveryBench {
+public final class RecoveryBench {
 
     /** One failure: milliseconds until the victim's producers were served again, and until tolerant again. */
-    record Sample(int servers, String victim, int position, int producers, double servedMs, double tolerantMs) {
+    public record Sample(int servers, String victim, int position, int producers, double servedMs, double tolerantMs) {
     }
 
     private RecoveryBench() {
     }
 
-    static List<Sample> run(int servers, int producersPerServer, int kills, long seed, PrintStream log)
-            throws Exception {
+    /**
+     * Runs the bench. {@code serverMain} is the main class of a command whose {@code server} subcommand takes
+     * {@code cx server}'s options ({@code org.cx.harness.Cx}); it runs on this process's class path.
+     */
+    public static List<Sample> run(String serverMain, int servers, int producersPerServer, int kills, long seed,
+                                   PrintStream log) throws Exception {
         if (kills >= servers) {
             throw new IllegalArgumentException("--kills must be less than --servers (one server must remain); got "
                     + kills + " kills of " + servers + " servers");
@@ -51,7 +55,7 @@ final class RecoveryBench {
             for (int i = 0; i < servers; i++) {
                 String address = "127.0.0.1:" + freePort();
                 addresses.add(address);
-                processes.add(launch(i, address, i == 0 ? null : addresses.get(0), logs));
+                processes.add(launch(serverMain, i, address, i == 0 ? null : addresses.get(0), logs));
                 if (i == 0) {
                     awaitServers(addresses.get(0), 1, false);
                 }
@@ -134,14 +138,14 @@ final class RecoveryBench {
         }
     }
 
-    private static Process launch(int i, String address, String join, Path logs) throws IOException {
+    private static Process launch(String serverMain, int i, String address, String join, Path logs) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
         if (Runtime.version().feature() >= 24) {
             command.add("--sun-misc-unsafe-memory-access=allow"); // Kryo
             command.add("--enable-native-access=ALL-UNNAMED"); // Netty's epoll transport
         }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cx.class.getName(), "server",
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), serverMain, "server",
                 "--port", address.substring(address.indexOf(':') + 1), "--name", "s" + i, "--no-jmx"));
         if (join != null) {
             command.addAll(List.of("--join", join));
@@ -190,7 +194,7 @@ final class RecoveryBench {
         }
     }
 
-    static double median(List<Double> values) {
+    public static double median(List<Double> values) {
         List<Double> sorted = new ArrayList<>(values);
         sorted.sort(Double::compare);
         return sorted.isEmpty() ? Double.NaN : sorted.get((sorted.size() - 1) / 2);

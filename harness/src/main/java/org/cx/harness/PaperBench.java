@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -33,8 +33,8 @@ public final class PaperBench {
 
     /** A synthetic workload: the paper's Table 2 times on its Dual 512 producers, divided by 40. */
     public record Workload(int number, double decomposeMs, double leafMs, double composeMs) {
-        LoadOptions load(double scale) {
-            return LoadOptions.of("sleep", decomposeMs * scale, leafMs * scale, composeMs * scale);
+        Load load(double scale) {
+            return Load.ofMillis(Load.Kind.SLEEP, decomposeMs * scale, leafMs * scale, composeMs * scale);
         }
     }
 
@@ -275,7 +275,7 @@ public final class PaperBench {
             inverseSum += 1 / speed;
         }
         double compositeT1 = referenceT1 * inverseSum / speeds.length;
-        Load load = s.load().toLoad();
+        Load load = s.load();
         CeilingSimulator.Schedule limit = CeilingSimulator.simulate(o.n(), speeds, load.decomposeNanos(),
                 load.leafNanos(), load.composeNanos());
         return new FibBench.Outcome(o.n(), o.servers(), o.producers(), o.workers(), o.load(), o.prefetch(),
@@ -294,7 +294,7 @@ public final class PaperBench {
                         boolean prefetch) throws InterruptedException {
         if (warmed.add(cluster)) {
             FibBench.Settings noLoad = new FibBench.Settings(Math.min(20, profile.nMax() + 2), servers, producers, 1,
-                    LoadOptions.of("none", 0, 0, 0), prefetch, false, 0, 1);
+                    Load.NONE, prefetch, false, 0, 1);
             for (int i = 0; i < 2; i++) {
                 FibBench.measure(noLoad, consumer, cluster);
             }
@@ -383,7 +383,7 @@ public final class PaperBench {
         return t1Ms / 1000 / producers / ceiling;
     }
 
-    static String minutes(double seconds) {
+    public static String minutes(double seconds) {
         long s = Math.round(seconds);
         return s < 60 ? s + " s" : TimeUnit.SECONDS.toMinutes(s) + " min " + (s % 60) + " s";
     }

@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import org.cx.examples.fib.Fib;
 
@@ -7,10 +7,10 @@ import org.cx.examples.fib.Fib;
  * {@code T1(n) = α + β·T(n)}, with T(n) = 3F(n+1) − 2 the number of tasks and α the start and stop cost; two short
  * measured runs give α and β, and so T1 for any n.
  */
-record SequentialEstimate(double alphaS, double betaS) {
+public record SequentialEstimate(double alphaS, double betaS) {
 
     /** α and β from the times of two runs, {@code t1} for F({@code n1}) and {@code t2} for F({@code n2}). */
-    static SequentialEstimate fit(int n1, double t1, int n2, double t2) {
+    public static SequentialEstimate fit(int n1, double t1, int n2, double t2) {
         long tasks1 = Fib.taskCount(n1);
         long tasks2 = Fib.taskCount(n2);
         if (tasks1 == tasks2) {
@@ -22,7 +22,7 @@ record SequentialEstimate(double alphaS, double betaS) {
     }
 
     /** The estimated one-processor time of F(n), in seconds. */
-    double seconds(int n) {
+    public double seconds(int n) {
         return alphaS + betaS * Fib.taskCount(n);
     }
 }

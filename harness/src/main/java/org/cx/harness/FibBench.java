@@ -1,4 +1,4 @@
-package org.cx.cli;
+package org.cx.harness;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -26,7 +26,7 @@ import org.cx.server.ServerConfig;
 public final class FibBench {
 
     /** What to run. */
-    public record Settings(int n, int servers, int producers, int workers, LoadOptions load, boolean prefetch,
+    public record Settings(int n, int servers, int producers, int workers, Load load, boolean prefetch,
                            boolean local, int warmup, int repeat) {
         public Settings {
             if (n < 0 || n > 60) {
@@ -117,7 +117,7 @@ public final class FibBench {
      */
     public static List<Outcome> run(Settings s, Duration untilQuiet, PrintStream log, Path timeline)
             throws IOException, InterruptedException {
-        Load load = s.load().toLoad();
+        Load load = s.load();
         List<Outcome> runs = new ArrayList<>();
         if (s.local()) {
             for (int i = 0; i < s.warmup(); i++) {
@@ -134,12 +134,11 @@ public final class FibBench {
              Consumer consumer = cluster.consumer()) {
             if (s.warmup() > 0 && load.kind() != Load.Kind.NONE) {
                 // Loaded runs of a small n exercise the code too little to get it compiled: run it unloaded first.
-                LoadOptions none = LoadOptions.of("none", 0, 0, 0);
-                Settings unloaded = new Settings(UNLOADED_WARM_UP_N, s.servers(), s.producers(), s.workers(), none,
+                Settings unloaded = new Settings(UNLOADED_WARM_UP_N, s.servers(), s.producers(), s.workers(), Load.NONE,
                         s.prefetch(), false, 0, 1);
                 log.printf("warm-up: %d unloaded runs of F(%d) ...%n", UNLOADED_WARM_UPS, unloaded.n());
                 for (int i = 0; i < UNLOADED_WARM_UPS; i++) {
-                    runOnce(unloaded, none.toLoad(), consumer, cluster);
+                    runOnce(unloaded, Load.NONE, consumer, cluster);
                 }
             }
             for (int i = 0; i < s.warmup(); i++) {
@@ -184,7 +183,7 @@ public final class FibBench {
      * must run nothing else meanwhile: tasks and execution time are counted on its servers.
      */
     public static Outcome measure(Settings s, Consumer consumer, LocalCluster cluster) throws InterruptedException {
-        return runOnce(s, s.load().toLoad(), consumer, cluster);
+        return runOnce(s, s.load(), consumer, cluster);
     }
 
     private static Outcome runOnce(Settings s, Load load, Consumer consumer, LocalCluster cluster)

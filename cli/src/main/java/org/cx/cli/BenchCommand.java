@@ -1,0 +1,12 @@
+package org.cx.cli;
+
+import picocli.CommandLine.Command;
+
+/** {@code cx bench}: the benchmarks. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Benchmarks: Fibonacci, recovery, code distribution, EP, the paper's experiments.",
+        subcommands = {BenchFibCommand.class, BenchRecoveryCommand.class, BenchCodeCommand.class,
+            BenchEpCommand.class, BenchEstimateCommand.class, BenchPaperCommand.class})
+final class BenchCommand extends Group {
+
+}

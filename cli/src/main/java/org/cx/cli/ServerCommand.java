@@ -1,0 +1,102 @@
+package org.cx.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import org.cx.discovery.RiverDiscovery;
+import org.cx.server.NetworkConfig;
+import org.cx.server.ServerConfig;
+import org.cx.server.TaskServerNode;
+import org.cx.wire.WireClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code cx server}: a task server, founding a network or joining one. */
+@Command(name = "server", mixinStandardHelpOptions = true,
+        description = {"Runs a task server until it is killed.",
+            "Without --join it founds a production network (a network of one until others join); with --join",
+            "it becomes the new right-most leaf of the network that HOST:PORT belongs to. Consumers submit to",
+            "the primary root; producers may attach to any server."})
+final class ServerCommand extends Printing implements Callable<Integer> {
+
+    @Option(names = "--port", defaultValue = "7070", description = "TCP port (0 = any free one). Default: ${DEFAULT-VALUE}.")
+    int port;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1",
+            description = "Address to bind; use 0.0.0.0 to accept other machines. Default: ${DEFAULT-VALUE}.")
+    String host;
+
+    @Option(names = "--name", defaultValue = "cx-server", description = "Name in logs and status. Default: ${DEFAULT-VALUE}.")
+    String name;
+
+    @Option(names = "--result-retention", defaultValue = "1h", paramLabel = "DURATION",
+            description = "How long a result waits to be collected (e.g. 10m, 1h30m). Default: ${DEFAULT-VALUE}.")
+    Duration retention;
+
+    @Option(names = "--join", paramLabel = "HOST:PORT",
+            description = "Join the network of the server at HOST:PORT (any member; it forwards to the root).")
+    String join;
+
+    @Option(names = "--branching", defaultValue = "2", paramLabel = "B",
+            description = "Branching factor of the fat tree, for a founding server. Default: ${DEFAULT-VALUE}.")
+    int branching;
+
+    @Option(names = "--fail-timeout", defaultValue = "1s", paramLabel = "DURATION",
+            description = "Silence after which a server is declared failed (a broken connection counts at "
+                    + "once). Default: ${DEFAULT-VALUE}.")
+    Duration failTimeout;
+
+    @Option(names = "--commit-log", paramLabel = "FILE",
+            description = "Append the id of every task whose completion is committed (applied here and on "
+                    + "every mirror) to FILE: an audit trail. FILE.trail gets every task stored here (and how), "
+                    + "and every task sent or received in a transfer.")
+    Path commitLog;
+
+    @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",
+            description = "Register with the lookup service at HOST:PORT (see 'cx lookup'), so that producers "
+                    + "and consumers started with --lookup find this server." + Lookups.MULTICAST_HELP)
+    String lookup;
+
+    @Option(names = "--jmx-port", defaultValue = "0", paramLabel = "PORT",
+            description = "Port of this process's JMX connector (for cx status and jconsole); 0 picks a free "
+                    + "one. Default: ${DEFAULT-VALUE}.")
+    int jmxPort;
+
+    @Option(names = "--no-jmx", description = "Start no JMX connector (cx status then shows less).")
+    boolean noJmx;
+
+    @Option(names = "--lease", defaultValue = "10s", paramLabel = "DURATION",
+            description = "Lease of the registration: a dead server leaves the lookup service within it. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Duration lease;
+
+    @Override
+    @SuppressWarnings("try") // the announcer only needs closing
+    public Integer call() throws Exception {
+        if (join != null) {
+            WireClient.parseAddress(join); // says what is wrong with it before anything starts
+        }
+        NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
+                .withFailTimeout(failTimeout);
+        String jmx = noJmx ? "" : JmxAgent.start(host.equals("0.0.0.0") ? "127.0.0.1" : host, jmxPort);
+        ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
+                .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx);
+        try (TaskServerNode node = TaskServerNode.start(config);
+             RiverDiscovery discovery = lookup == null ? null
+                     : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));
+             Announcer announcer = discovery == null ? null : Announcer.start(discovery, node)) {
+            out().println("task server " + name + (join == null ? " (founding a network)"
+                    : " (joining the network of " + join + ")") + " listening on " + host + ":" + node.port()
+                    + (lookup == null ? "" : "; registered with the lookup service at " + discovery.lookupAddress()));
+            if (!jmx.isEmpty()) {
+                out().println("JMX: " + jmx);
+            }
+            out().flush();
+            String reason = node.evicted().get();
+            err().println("task server " + name + " stops: " + reason);
+            err().println("Its tasks are safe on the server that took over. Start it again with --join to "
+                    + "add it as a new server.");
+            return 3;
+        }
+    }
+}
