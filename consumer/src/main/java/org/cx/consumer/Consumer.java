@@ -10,6 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.cx.api.Computation;
@@ -34,7 +38,15 @@ import org.cx.wire.WireConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A consumer connected to one task server. Thread-safe. */
+/**
+ * A consumer connected to one task server. Thread-safe.
+ *
+ * <p>Callbacks ({@link ResultListener#processResult}, {@link ResultListener#processFailure}) and the completion of
+ * each {@link Computation#result()} future, with whatever stages the application chained to it, run on the
+ * callback executor, never on the connection's event loop: a slow or blocking listener delays other callbacks, not
+ * the messages of other computations. By default that is one daemon thread per consumer, so callbacks run one at a
+ * time in the order their outcomes arrived; {@link #connect(InetSocketAddress, Executor)} takes the application's own.
+ */
 public final class Consumer implements TaskServer {
     private static final Logger LOG = LoggerFactory.getLogger(Consumer.class);
 
@@ -57,15 +69,29 @@ public final class Consumer implements TaskServer {
     /** Over the computations that succeeded: tasks and executions, from their summaries. */
     private final AtomicLong tasksDone = new AtomicLong();
     private final AtomicLong executionsDone = new AtomicLong();
+    /** Where listeners and result futures are completed (see the class comment). */
+    private final Executor callbacks;
+    /** The default callback thread, shut down with the consumer; null when the application passed an executor. */
+    private final ExecutorService ownCallbacks;
 
-    private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses) throws IOException {
+    private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses, Executor callbacks)
+            throws IOException {
         this.codecs = new BodyCodecs(applicationClasses);
         this.name = name;
+        this.ownCallbacks = callbacks == null ? Executors.newSingleThreadExecutor(runnable -> {
+            Thread t = new Thread(runnable, "cx-consumer-callbacks");
+            t.setDaemon(true);
+            return t;
+        }) : null;
+        this.callbacks = callbacks == null ? ownCallbacks : callbacks;
         this.group = EventLoops.create("cx-consumer-io", 1);
         try {
             this.channel = WireClient.connect(group, server, hello(), this::attached, 10_000);
         } catch (IOException | RuntimeException e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            if (ownCallbacks != null) {
+                ownCallbacks.shutdown();
+            }
             throw e;
         }
     }
@@ -81,7 +107,16 @@ public final class Consumer implements TaskServer {
 
     /** Connects to the task server at {@code server}; application classes come from the caller's class loader. */
     public static Consumer connect(InetSocketAddress server) throws IOException {
-        return new Consumer(server, "consumer", Thread.currentThread().getContextClassLoader());
+        return new Consumer(server, "consumer", Thread.currentThread().getContextClassLoader(), null);
+    }
+
+    /**
+     * Connects to the task server at {@code server}; listeners and result futures are completed on {@code callbacks}
+     * (which the application owns and shuts down).
+     */
+    public static Consumer connect(InetSocketAddress server, Executor callbacks) throws IOException {
+        return new Consumer(server, "consumer", Thread.currentThread().getContextClassLoader(),
+                java.util.Objects.requireNonNull(callbacks, "callbacks"));
     }
 
     /** Connects to {@code HOST:PORT}. */
@@ -93,7 +128,7 @@ public final class Consumer implements TaskServer {
     @Override
     public <R> Pending<R> submit(Task root, ResultListener<? super R> listener) {
         long requestId = requestIds.incrementAndGet();
-        Pending<R> pending = new Pending<>(listener);
+        Pending<R> pending = new Pending<>(listener, callbacks);
         // Classes loaded from a code bundle travel as that bundle; anything else runs from the class path.
         pending.loader = root.getClass().getClassLoader() instanceof BundleClassLoader bundle ? bundle : null;
         // The root's id is not known until the server names the computation; encode it under a placeholder.
@@ -125,7 +160,7 @@ public final class Consumer implements TaskServer {
 
     @Override
     public <R> Pending<R> collect(long computationId, ResultListener<? super R> listener) {
-        Pending<R> pending = new Pending<>(listener);
+        Pending<R> pending = new Pending<>(listener, callbacks);
         pending.id.complete(computationId);
         running.put(computationId, pending);
         channel.writeAndFlush(new Message.Collect(computationId));
@@ -137,6 +172,9 @@ public final class Consumer implements TaskServer {
         closing = true;
         channel.close().syncUninterruptibly();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        if (ownCallbacks != null) {
+            ownCallbacks.shutdown(); // callbacks already queued still run
+        }
     }
 
     /** Code bundles this consumer uploaded (a server asks only for a bundle it does not have). */
@@ -180,8 +218,11 @@ public final class Consumer implements TaskServer {
         /** Where the root's classes came from, if from a code bundle. */
         private volatile BundleClassLoader loader;
 
-        Pending(ResultListener<? super R> listener) {
+        private final Executor callbacks;
+
+        Pending(ResultListener<? super R> listener, Executor callbacks) {
             this.listener = listener;
+            this.callbacks = callbacks;
         }
 
         /** Blocks until the server has accepted the submission (normally one round trip). */
@@ -207,22 +248,35 @@ public final class Consumer implements TaskServer {
         @SuppressWarnings("unchecked")
         void succeed(Object value, Summary s) {
             summary = s;
-            try {
-                listener.processResult((R) value);
-            } catch (RuntimeException e) {
-                LOG.warn("processResult threw", e);
-            }
-            result.complete((R) value);
+            callBack(() -> {
+                try {
+                    listener.processResult((R) value);
+                } catch (RuntimeException e) {
+                    LOG.warn("processResult threw", e);
+                }
+                result.complete((R) value);
+            });
         }
 
         void fail(ComputationFailedException e) {
             id.complete(e.computation());
+            callBack(() -> {
+                try {
+                    listener.processFailure(e);
+                } catch (RuntimeException ex) {
+                    LOG.warn("processFailure threw", ex);
+                }
+                result.completeExceptionally(e);
+            });
+        }
+
+        /** Runs an outcome's callbacks on the executor, or here if it no longer takes work (the consumer closed). */
+        private void callBack(Runnable outcome) {
             try {
-                listener.processFailure(e);
-            } catch (RuntimeException ex) {
-                LOG.warn("processFailure threw", ex);
+                callbacks.execute(outcome);
+            } catch (RejectedExecutionException closed) {
+                outcome.run();
             }
-            result.completeExceptionally(e);
         }
     }
 

@@ -91,6 +91,8 @@ final class ServerNetwork implements StateLog {
     private final String address;
     private final String name;
     private final String jmx;
+    /** The frame limit of this server's own listening socket, for its links to other servers too. */
+    private final int maxFrameBytes;
     /** JMX service URLs of the members, for {@code cx status}; empty when a member has none. */
     private final Map<Integer, String> jmxUrls = new HashMap<>();
     private final EventLoopGroup loop;
@@ -156,13 +158,12 @@ final class ServerNetwork implements StateLog {
     /** The whole network is closing (see {@link #shutDown}): nobody is judged failed any more. */
     private boolean shuttingDown;
 
-    ServerNetwork(NetworkConfig config, String address, String name, String jmx, EventLoopGroup loop,
-                  Scheduler scheduler,
-                  Host host) {
-        this.config = config;
+    ServerNetwork(ServerConfig server, String address, EventLoopGroup loop, Scheduler scheduler, Host host) {
+        this.config = server.network();
         this.address = address;
-        this.name = name;
-        this.jmx = jmx;
+        this.name = server.name();
+        this.jmx = server.jmx();
+        this.maxFrameBytes = server.maxFrameBytes();
         this.loop = loop;
         this.scheduler = scheduler;
         this.host = host;
@@ -1350,7 +1351,7 @@ final class ServerNetwork implements StateLog {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            WirePipeline.install(ch.pipeline(), WireConfig.maxFrameBytes());
+                            WirePipeline.install(ch.pipeline(), maxFrameBytes);
                             ch.pipeline().addLast("link", Link.this);
                         }
                     });

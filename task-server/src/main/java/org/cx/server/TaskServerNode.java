@@ -127,8 +127,7 @@ public final class TaskServerNode implements AutoCloseable {
                     }
                 });
         serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
-        network = new ServerNetwork(config.network(), advertisedAddress(), config.name(), config.jmx(), loop,
-                scheduler, new NetworkHost());
+        network = new ServerNetwork(config, advertisedAddress(), loop, scheduler, new NetworkHost());
         loop.submit(network::start).sync();
         long retentionCheckNanos = Math.min(TimeUnit.SECONDS.toNanos(1), config.resultRetention().toNanos());
         loop.scheduleAtFixedRate(() -> scheduler.expire(System.nanoTime()), retentionCheckNanos, retentionCheckNanos,
