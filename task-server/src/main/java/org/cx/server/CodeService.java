@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.IntSupplier;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.BundleAssembly;
 import org.cx.wire.CodeBundle;

@@ -120,15 +120,15 @@ final class Replica {
                 untold.remove(f.id());
                 tasks.keySet().removeIf(id -> id.computation() == f.id());
             }
-            case MirrorOp.Send send -> outgoing.computeIfAbsent(ServerNetwork.channel(send.from(), send.to()),
+            case MirrorOp.Send send -> outgoing.computeIfAbsent(ExactlyOnceChannels.channel(send.from(), send.to()),
                     k -> new TreeMap<>()).put(send.seq(), send.payload());
             case MirrorOp.Acked acked -> {
-                TreeMap<Long, RoutedPayload> pending = outgoing.get(ServerNetwork.channel(acked.from(), acked.to()));
+                TreeMap<Long, RoutedPayload> pending = outgoing.get(ExactlyOnceChannels.channel(acked.from(), acked.to()));
                 if (pending != null) {
                     pending.headMap(acked.seq(), true).clear();
                 }
             }
-            case MirrorOp.Received r -> received.merge(ServerNetwork.channel(r.from(), r.to()), r.seq(), Math::max);
+            case MirrorOp.Received r -> received.merge(ExactlyOnceChannels.channel(r.from(), r.to()), r.seq(), Math::max);
             case MirrorOp.Code code -> bundles.put(code.id(), code.bundle());
             case MirrorOp.Tally t -> untold.merge(t.id(), t.counts(), RoutedPayload.Tally::plus);
         }

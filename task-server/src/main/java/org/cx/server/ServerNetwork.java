@@ -9,14 +9,12 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.AttributeKey;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.TaskId;
 import org.cx.wire.EventLoops;
@@ -45,8 +43,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerNetwork implements StateLog {
     private static final Logger LOG = LoggerFactory.getLogger(ServerNetwork.class);
-    /** Most tasks one diffusion answer moves. */
-    private static final int MAX_TRANSFER = 64;
     /** On a connection another server opened to this one: that server's id, from its {@code Hello}. */
     static final AttributeKey<Integer> PEER_SERVER = AttributeKey.valueOf("cx.peerServer");
 
@@ -105,33 +101,17 @@ final class ServerNetwork implements StateLog {
     private FatTree tree;
     private final Map<Integer, String> addresses = new HashMap<>();
     private final Map<Integer, String> names = new HashMap<>();
-    /** This server's neighbours in the tree, as of the latest topology. */
-    private List<Integer> neighbours = List.of();
     /** A failed server → the server that took over its tasks. */
     private final Map<Integer, Integer> forwards = new HashMap<>();
     /** Failed servers whose take-over this server has already handled. */
     private final Set<Integer> settled = new HashSet<>();
 
     // ---- mirroring this server's state
-    private long journalSeq;
-    private List<MirrorOp> pending = new ArrayList<>();
-    /** Servers that must acknowledge a batch before it counts: the mirror group, plus old members until released. */
-    private final Map<Integer, Long> acked = new HashMap<>();
-    private final Set<Integer> toRelease = new HashSet<>();
+    private final MirrorCommit commit = new MirrorCommit();
     /** The mirror group as of the last topology applied (the root changes its tree before it applies one). */
     private List<Integer> appliedGroup = List.of();
-    private long snapshotSeq;
-    /**
-     * A link to a mirror broke: the batches queued on it are lost, and a mirror must never apply a later batch over
-     * a missing one, so the next batch is a snapshot.
-     */
-    private boolean mirrorLinkLost;
-    private final ArrayDeque<Held> held = new ArrayDeque<>();
-    /** The last batch sent as awaited: its acknowledgement comes at once and releases what waits on it. */
-    private long awaitedSeq;
-
-    private record Held(long seq, Runnable output) {
-    }
+    /** Former members are released a few heartbeats after the new group has the snapshot. */
+    private boolean releaseScheduled;
 
     // ---- mirror copies of other servers
     private final Map<Integer, Replica> replicas = new HashMap<>();
@@ -141,20 +121,26 @@ final class ServerNetwork implements StateLog {
     private record DeferredAck(long seq, Channel link) {
     }
 
-    // ---- exactly-once channels, keyed by channel(from, to)
-    private final Map<Long, TreeMap<Long, RoutedPayload>> outgoing = new HashMap<>();
-    private final Map<Long, Long> nextSeq = new HashMap<>();
-    private final Map<Long, Long> received = new HashMap<>();
+    // ---- exactly-once channels
+    private final ExactlyOnceChannels channels = new ExactlyOnceChannels();
+
+    // ---- diffusion
+    private final Diffusion diffusion = new Diffusion();
+    /** The servers this one seeds: its children; the primary root also seeds the secondary. */
+    private List<Integer> seedTargets = List.of();
+    /** A report of a changed need waits for its minimum gap to pass. */
+    private boolean reportScheduled;
 
     // ---- links to other servers (this server's outbound connections)
     private final Map<Integer, Link> links = new HashMap<>();
 
     // ---- failure detection
-    private final Map<Integer, Long> lastHeard = new HashMap<>();
+    private Liveness liveness;
+    /** Root: each member's last heartbeat (its load and the copies it holds), for heir choice and tolerance. */
     private final Map<Integer, Message.Heartbeat> lastBeat = new HashMap<>();
-    private long lastRootAck;
-    private long lastCheck;
     private boolean evicted;
+    /** Join requests sent so far: only the latest one's timer asks again (a redirect starts a new one). */
+    private int joinAttempts;
     /** The whole network is closing (see {@link #shutDown}): nobody is judged failed any more. */
     private boolean shuttingDown;
 
@@ -170,24 +156,9 @@ final class ServerNetwork implements StateLog {
         scheduler.setSeeder(this::seedIdleNeighbours);
     }
 
-    /** Channel key for the exactly-once channel from server {@code from} to server {@code to}. */
-    static long channel(int from, int to) {
-        return ((long) from << 32) | (to & 0xffffffffL);
-    }
-
-    private static int channelFrom(long channel) {
-        return (int) (channel >>> 32);
-    }
-
-    private static int channelTo(long channel) {
-        return (int) channel;
-    }
-
     /** Starts as the founder of a new network, or asks {@code config.join()} to let it in. Event loop. */
     void start() {
-        long now = System.nanoTime();
-        lastCheck = now;
-        lastRootAck = now;
+        liveness = new Liveness(config.failTimeout().toNanos(), System.nanoTime());
         if (config.join() == null) {
             self = 1;
             epoch = 1;
@@ -239,7 +210,7 @@ final class ServerNetwork implements StateLog {
     }
 
     List<Integer> neighbours() {
-        return neighbours;
+        return diffusion.neighbours();
     }
 
     /** The server this one fetches code bundles from: its parent; the primary root for the secondary; -1. */
@@ -282,12 +253,12 @@ final class ServerNetwork implements StateLog {
 
     @Override
     public boolean active() {
-        return !acked.isEmpty();
+        return commit.active();
     }
 
     @Override
     public void record(MirrorOp op) {
-        pending.add(op);
+        commit.record(op);
     }
 
     /**
@@ -295,60 +266,24 @@ final class ServerNetwork implements StateLog {
      * or nothing is unacknowledged.
      */
     void afterCommit(Runnable output) {
-        long seq = pending.isEmpty() ? journalSeq : journalSeq + 1;
-        if (seq <= committedSeq() && held.isEmpty()) {
-            output.run();
-        } else {
-            held.add(new Held(seq, output));
-        }
-    }
-
-    private long committedSeq() {
-        long committed = journalSeq;
-        for (long seq : acked.values()) {
-            committed = Math.min(committed, seq);
-        }
-        return committed;
+        commit.afterCommit(output);
     }
 
     /** Sends the changes of this burst to the mirrors as one batch (call after each burst of messages). */
     void flush() {
         scheduler.logTallies();
-        if (mirrorLinkLost && !acked.isEmpty()) {
-            mirrorLinkLost = false;
+        if (commit.snapshotDue()) {
             sendSnapshot(); // it carries the pending changes too
         }
-        boolean awaited = outputWaits();
-        if (!pending.isEmpty() || awaited) {
-            // Output held on a batch already sent unawaited needs an acknowledgement now: an empty batch asks for it.
-            journalSeq++;
-            if (!acked.isEmpty()) {
-                if (awaited) {
-                    awaitedSeq = journalSeq;
-                }
-                Message.Mirror batch = new Message.Mirror(self, journalSeq, false, awaited,
-                        pending.toArray(MirrorOp[]::new));
-                for (int member : acked.keySet()) {
-                    send(member, batch);
-                }
+        Message.Mirror batch = commit.cut(self);
+        if (batch != null) {
+            for (int member : commit.members()) {
+                send(member, batch);
             }
-            pending = new ArrayList<>();
         }
-        releaseCommitted();
+        commit.releaseCommitted();
         for (Link link : links.values()) {
             link.flush();
-        }
-    }
-
-    /** Whether output is held on a change that no batch sent as awaited covers yet. */
-    private boolean outputWaits() {
-        return !held.isEmpty() && held.peekLast().seq > awaitedSeq;
-    }
-
-    private void releaseCommitted() {
-        long committed = committedSeq();
-        while (!held.isEmpty() && held.peek().seq <= committed) {
-            held.poll().output.run();
         }
     }
 
@@ -356,24 +291,12 @@ final class ServerNetwork implements StateLog {
     private void sendSnapshot() {
         List<MirrorOp> ops = new ArrayList<>();
         scheduler.snapshot(ops);
-        for (Map.Entry<Long, TreeMap<Long, RoutedPayload>> channel : outgoing.entrySet()) {
-            for (Map.Entry<Long, RoutedPayload> m : channel.getValue().entrySet()) {
-                ops.add(new MirrorOp.Send(channelFrom(channel.getKey()), channelTo(channel.getKey()), m.getKey(),
-                        m.getValue()));
-            }
-        }
-        for (Map.Entry<Long, Long> mark : received.entrySet()) {
-            ops.add(new MirrorOp.Received(channelFrom(mark.getKey()), channelTo(mark.getKey()), mark.getValue()));
-        }
-        pending = new ArrayList<>(); // already part of the state the snapshot was taken from
-        journalSeq++;
-        snapshotSeq = journalSeq;
-        awaitedSeq = journalSeq;
-        Message.Mirror snapshot = new Message.Mirror(self, journalSeq, true, true, ops.toArray(MirrorOp[]::new));
-        for (int member : acked.keySet()) {
+        channels.snapshot(ops);
+        Message.Mirror snapshot = commit.snapshot(self, ops);
+        for (int member : commit.members()) {
             send(member, snapshot);
         }
-        LOG.debug("server {} sent a snapshot of {} changes to {}", self, ops.size(), acked.keySet());
+        LOG.debug("server {} sent a snapshot of {} changes to {}", self, ops.size(), commit.members());
     }
 
     private void onMirror(Message.Mirror m, Channel from) {
@@ -414,39 +337,25 @@ final class ServerNetwork implements StateLog {
     }
 
     private void onMirrorAck(Message.MirrorAck ack) {
-        if (ack.from() != self || !acked.containsKey(ack.by())) {
+        if (ack.from() != self || !commit.acknowledged(ack.by(), ack.seq())) {
             return;
         }
-        acked.merge(ack.by(), ack.seq(), Math::max);
-        if (!toRelease.isEmpty() && !releaseScheduled && newGroupHasSnapshot()) {
+        if (commit.releasePending() && !releaseScheduled && commit.groupHasSnapshot(mirrorGroup())) {
             // Release the former members only once the root has heard (in heartbeats) that the new ones hold the
             // copy, so that it never picks a former member whose copy is gone as the heir.
             releaseScheduled = true;
             loop.schedule(this::releaseFormerMembers, 3 * config.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
         }
-        releaseCommitted();
-    }
-
-    private boolean releaseScheduled;
-
-    private boolean newGroupHasSnapshot() {
-        return mirrorGroup().stream().allMatch(m -> acked.getOrDefault(m, 0L) >= snapshotSeq);
     }
 
     private void releaseFormerMembers() {
         releaseScheduled = false;
-        if (evicted || !newGroupHasSnapshot()) {
+        if (evicted || !commit.groupHasSnapshot(mirrorGroup())) {
             return; // the group changed again meanwhile; a later ack schedules the release
         }
-        List<Integer> group = mirrorGroup();
-        for (int old : toRelease) {
-            if (!group.contains(old)) {
-                acked.remove(old);
-                send(old, new Message.MirrorRelease(self));
-            }
+        for (int old : commit.releaseFormer(mirrorGroup())) {
+            send(old, new Message.MirrorRelease(self));
         }
-        toRelease.clear();
-        releaseCommitted();
         flush();
     }
 
@@ -454,12 +363,10 @@ final class ServerNetwork implements StateLog {
 
     /** Sends {@code payload} to server {@code to}, exactly once: recorded, mirrored, then transmitted. */
     void route(int to, RoutedPayload payload) {
-        long channel = channel(self, to);
-        long seq = nextSeq.merge(channel, 1L, Long::sum);
+        long seq = channels.send(self, to, payload);
         if (host.trails()) {
             trail(payload, "sent:" + self + ">" + to + "." + seq + "@" + resolve(to));
         }
-        outgoing.computeIfAbsent(channel, k -> new TreeMap<>()).put(seq, payload);
         if (active()) {
             record(new MirrorOp.Send(self, to, seq, payload));
         }
@@ -468,8 +375,8 @@ final class ServerNetwork implements StateLog {
         }
         afterCommit(() -> {
             if (host.trails()) {
-                trail(payload, "committed:" + self + ">" + to + "." + seq + ":journal" + journalSeq + ":acked"
-                        + acked.toString().replace(' ', '_'));
+                trail(payload, "committed:" + self + ">" + to + "." + seq + ":journal" + commit.journalSeq()
+                        + ":acked" + commit.acknowledgements());
             }
             if (payload instanceof RoutedPayload.Transfer t) {
                 host.transferred(t, to, true);
@@ -511,13 +418,12 @@ final class ServerNetwork implements StateLog {
             send(at, m); // this server's view was newer than the sender's: pass it on
             return;
         }
-        long channel = channel(m.from(), m.to());
-        long mark = received.getOrDefault(channel, 0L);
         if (host.trails()) {
-            trail(m.payload(), "received:" + m.from() + ">" + m.to() + "." + m.seq() + ":after" + mark);
+            trail(m.payload(), "received:" + m.from() + ">" + m.to() + "." + m.seq() + ":after"
+                    + channels.mark(m.from(), m.to()));
         }
-        if (m.seq() == mark + 1) {
-            received.put(channel, m.seq());
+        ExactlyOnceChannels.Receipt receipt = channels.receive(m.from(), m.to(), m.seq());
+        if (receipt == ExactlyOnceChannels.Receipt.NEXT) {
             if (active()) {
                 record(new MirrorOp.Received(m.from(), m.to(), m.seq()));
             }
@@ -526,10 +432,10 @@ final class ServerNetwork implements StateLog {
                 case RoutedPayload.Value v -> scheduler.routedValue(v);
                 case RoutedPayload.Failure f -> scheduler.routedFailure(f.computation(), f.taskId(), f.reason());
             }
-        } else if (m.seq() > mark + 1) {
+        } else if (receipt == ExactlyOnceChannels.Receipt.GAP) {
             return; // an earlier one was lost on a broken link; the sender sends it again
         }
-        long upTo = received.get(channel);
+        long upTo = channels.mark(m.from(), m.to());
         afterCommit(() -> deliver(new Message.RoutedAck(m.from(), m.to(), upTo)));
     }
 
@@ -546,12 +452,8 @@ final class ServerNetwork implements StateLog {
         if (resolve(ack.from()) != self) {
             return;
         }
-        TreeMap<Long, RoutedPayload> unacked = outgoing.get(channel(ack.from(), ack.to()));
-        if (unacked != null && !unacked.headMap(ack.seq(), true).isEmpty()) {
-            unacked.headMap(ack.seq(), true).clear();
-            if (active()) {
-                record(new MirrorOp.Acked(ack.from(), ack.to(), ack.seq()));
-            }
+        if (channels.acknowledge(ack.from(), ack.to(), ack.seq()) && active()) {
+            record(new MirrorOp.Acked(ack.from(), ack.to(), ack.seq()));
         }
     }
 
@@ -564,14 +466,7 @@ final class ServerNetwork implements StateLog {
         if (!joined()) {
             return;
         }
-        List<Message.Routed> again = new ArrayList<>();
-        for (Map.Entry<Long, TreeMap<Long, RoutedPayload>> channel : outgoing.entrySet()) {
-            int from = channelFrom(channel.getKey());
-            int to = channelTo(channel.getKey());
-            for (Map.Entry<Long, RoutedPayload> m : channel.getValue().entrySet()) {
-                again.add(new Message.Routed(from, to, m.getKey(), m.getValue()));
-            }
-        }
+        List<Message.Routed> again = channels.unacknowledged();
         afterCommit(() -> {
             for (Message.Routed m : again) {
                 if (host.trails()) {
@@ -585,25 +480,27 @@ final class ServerNetwork implements StateLog {
 
     // ---------------------------------------------------------------- diffusion
 
+    /** This server's load as the scheduler has it now, for the diffusion policy. */
+    private Diffusion.Local local() {
+        return new Diffusion.Local(scheduler.freshCount(), scheduler.demand(), scheduler.idleWaiting(),
+                scheduler.queuedCount(), scheduler.workers());
+    }
+
+    /** Every diffusion period, and when the need changed: this server's load goes to every neighbour. */
     private void diffuse() {
         if (!joined() || tree.size() < 2 || evicted) {
             return;
         }
-        lastLoadSent = System.nanoTime();
-        lastNeedSent = reportedNeed();
-        int[] shares = sharesOfNeed();
-        int[] beyond = sharesBeyond();
+        Diffusion.Local local = local();
+        diffusion.reportSent(local, System.nanoTime());
+        int[] shares = diffusion.sharesOfNeed(local);
+        int[] beyond = diffusion.sharesBeyond(local);
+        List<Integer> neighbours = diffusion.neighbours();
         for (int i = 0; i < neighbours.size(); i++) {
             send(neighbours.get(i), load(shares[i], beyond[i]));
         }
         flush();
     }
-
-    private long lastLoadSent;
-    /** {@link #need} as last told to the neighbours. */
-    private int lastNeedSent;
-    private boolean reportScheduled;
-    private static final long MIN_REPORT_GAP_NANOS = 1_000_000L;
 
     /**
      * What this server tells a neighbour: its load, the {@code share} of its need it asks that neighbour for, and
@@ -613,67 +510,6 @@ final class ServerNetwork implements StateLog {
         return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), share, scheduler.workers(),
                 scheduler.queuedCount(), beyond);
     }
-
-    /**
-     * The parts of {@link #need} each neighbour (in {@link #neighbours} order) is asked to feed ({@link NeedSplit}):
-     * in proportion to what each could give, as it last reported it (its surplus of fresh tasks, plus the
-     * prefetched copies it could revoke). Asking every neighbour for the whole need, or for a share rounded up,
-     * brought in up to one load per neighbour, and the surplus travelled on: the last tasks of a run moved many
-     * times before they ran. Only when no neighbour reported anything to give is each asked for a share rounded up
-     * ({@link NeedSplit}).
-     */
-    private int[] sharesOfNeed() {
-        int[] shares = new int[neighbours.size()];
-        int need = need();
-        if (need == 0) {
-            return shares;
-        }
-        long[] weights = weights(neighbours);
-        for (int i = 0; i < shares.length; i++) {
-            shares[i] = NeedSplit.share(need, weights, i);
-        }
-        return shares;
-    }
-
-    /**
-     * The idle workers next door this server can feed neither from spare fresh tasks nor by revoking queued copies,
-     * passed on to the neighbours that can give ({@link NeedSplit#passedOn}): a task queued two hops from an idle
-     * worker otherwise waited behind a running task until a worker nearer it was idle too.
-     */
-    private int[] sharesBeyond() {
-        int[] own = new int[neighbours.size()];
-        for (int i = 0; i < own.length; i++) {
-            own[i] = neighbourOwnNeed.getOrDefault(neighbours.get(i), 0);
-        }
-        return NeedSplit.passedOn(own, spare(), weights(neighbours));
-    }
-
-    /** What this server can give neighbours itself: fresh tasks its idle workers do not need, and queued copies. */
-    private int spare() {
-        return Math.max(0, scheduler.freshCount() - scheduler.idleWaiting()) + scheduler.queuedCount();
-    }
-
-    /** What each of {@code among} could give, as it last reported it: surplus fresh tasks and queued copies. */
-    private long[] weights(List<Integer> among) {
-        long[] weights = new long[among.size()];
-        for (int i = 0; i < weights.length; i++) {
-            int n = among.get(i);
-            weights[i] = Math.max(0, neighbourSurplus.getOrDefault(n, 0)) + neighbourQueued.getOrDefault(n, 0);
-        }
-        return weights;
-    }
-
-    /** Per neighbour: prefetched copies its producers have not started, as it last reported them. */
-    private final Map<Integer, Integer> neighbourQueued = new HashMap<>();
-
-    /** Per neighbour: its fresh tasks less what its producers asked for, as it last reported them. */
-    private final Map<Integer, Integer> neighbourSurplus = new HashMap<>();
-
-    /** Per neighbour: the idle workers it asked this server to feed, its own and passed on, less what went since. */
-    private final Map<Integer, Integer> neighbourNeed = new HashMap<>();
-
-    /** Per neighbour: the part of {@link #neighbourNeed} that is its own idle workers (not passed on). */
-    private final Map<Integer, Integer> neighbourOwnNeed = new HashMap<>();
 
     /**
      * Called after each burst of messages: when the number of idle workers here without a fresh task changed, tell
@@ -689,35 +525,21 @@ final class ServerNetwork implements StateLog {
     }
 
     private void reportNeedIfChanged() {
-        if (reportScheduled || reportedNeed() == lastNeedSent) {
+        if (reportScheduled) {
             return;
         }
-        long wait = lastLoadSent + MIN_REPORT_GAP_NANOS - System.nanoTime();
-        if (wait <= 0) {
+        long wait = diffusion.reportWaitNanos(local(), System.nanoTime());
+        if (wait == 0) {
             diffuse();
-            return;
+        } else if (wait > 0) {
+            reportScheduled = true;
+            loop.schedule(() -> {
+                reportScheduled = false;
+                if (joined() && !evicted) {
+                    reportNeedIfChanged();
+                }
+            }, wait, TimeUnit.NANOSECONDS);
         }
-        reportScheduled = true;
-        loop.schedule(() -> {
-            reportScheduled = false;
-            if (joined() && !evicted) {
-                reportNeedIfChanged();
-            }
-        }, wait, TimeUnit.NANOSECONDS);
-    }
-
-    /** Idle workers here with no fresh task to give them. */
-    private int need() {
-        return Math.max(0, scheduler.idleWaiting() - scheduler.freshCount());
-    }
-
-    /** The need this server reports, here and passed on: when it changes, the neighbours are told at once. */
-    private int reportedNeed() {
-        int nextDoor = 0;
-        for (int own : neighbourOwnNeed.values()) {
-            nextDoor += Math.max(0, own);
-        }
-        return need() + Math.max(0, nextDoor - spare());
     }
 
     /**
@@ -727,27 +549,23 @@ final class ServerNetwork implements StateLog {
      */
     private void feedIdleNeighbours() {
         int spare = scheduler.freshCount() - scheduler.idleWaiting();
-        if (spare <= 0 || neighbourNeed.isEmpty()) {
+        if (spare <= 0 || !diffusion.heardNeeds()) {
             return;
         }
-        for (Map.Entry<Integer, Integer> need : neighbourNeed.entrySet()) {
-            int count = Math.min(Math.min(spare, need.getValue()), MAX_TRANSFER);
-            if (count <= 0) {
-                continue;
-            }
+        for (Map.Entry<Integer, Integer> asking : diffusion.asking()) {
+            int count = Math.min(Math.min(spare, asking.getValue()), Diffusion.MAX_TRANSFER);
             int sent = 0;
             for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
-                transfer(need.getKey(), t);
+                transfer(asking.getKey(), t);
                 sent += t.tasks().length;
             }
-            need.setValue(need.getValue() - sent);
-            neighbourOwnNeed.merge(need.getKey(), -sent, (own, fed) -> Math.max(0, own + fed));
+            diffusion.fed(asking.getKey(), sent);
             spare -= sent;
             if (spare <= 0) {
                 break;
             }
         }
-        updateRemoteIdle();
+        scheduler.setRemoteIdle(diffusion.remoteIdle());
     }
 
     private void transfer(int to, RoutedPayload.Transfer t) {
@@ -767,57 +585,36 @@ final class ServerNetwork implements StateLog {
      */
     private void seedIdleNeighbours() {
         for (int target : seedTargets) {
-            if (neighbourNeed.getOrDefault(target, 0) > 0) {
+            if (diffusion.wants(target) > 0) {
                 RoutedPayload.Transfer seed = scheduler.takeSeed(target);
                 if (seed != null) {
                     route(target, seed);
                     // The scheduler's count of idle workers next door catches up at the target's next Load: updating
                     // it here would dispatch again from inside this dispatch.
-                    neighbourNeed.merge(target, -1, Integer::sum);
+                    diffusion.seeded(target);
                 }
             }
         }
     }
 
-    /** The servers this one seeds: its children; the primary root also seeds the secondary. */
-    private List<Integer> seedTargets = List.of();
-
-    private void updateRemoteIdle() {
-        int idle = 0;
-        for (int need : neighbourNeed.values()) {
-            idle += Math.max(0, need);
-        }
-        scheduler.setRemoteIdle(idle);
-    }
-
-    /**
-     * A neighbour's load (paper §4.2). Surplus is fresh tasks less what the producers asked for. If this server's
-     * surplus is clearly larger, it sends the neighbour its share of the difference, 1 / (neighbours + 1) (never
-     * more than its surplus, never to a server without workers: tasks there would only wait); if clearly smaller, it
-     * answers with its own load, a request the neighbour answers the same way.
-     */
+    /** A neighbour's load (paper §4.2): feed its idle workers, even out the surplus, or answer with a request. */
     private void onLoad(Message.Load theirs) {
         if (!tree.contains(theirs.from())) {
             return;
         }
-        neighbourNeed.put(theirs.from(), theirs.need() + theirs.beyond());
-        neighbourOwnNeed.put(theirs.from(), theirs.need());
-        neighbourSurplus.put(theirs.from(), theirs.fresh() - theirs.demand());
-        neighbourQueued.put(theirs.from(), theirs.queued());
-        updateRemoteIdle();
+        diffusion.reported(theirs);
+        scheduler.setRemoteIdle(diffusion.remoteIdle());
         feedIdleNeighbours();
-        int mine = scheduler.freshCount() - scheduler.demand();
-        int other = theirs.fresh() - theirs.demand();
-        if (mine > 0 && theirs.workers() > 0 && mine - other >= 2) {
-            // Each neighbour's share of the difference, as in Cybenko's diffusion: half to each (as before) overshot
-            // when several neighbours were short at once, and the surplus then moved back and forth.
-            int count = Math.min(MAX_TRANSFER, Math.min(mine, Math.max(1, (mine - other) / (neighbours.size() + 1))));
+        Diffusion.Local local = local();
+        int count = diffusion.transferCount(local, theirs);
+        if (count > 0) {
             for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
                 transfer(theirs.from(), t);
             }
-        } else if (other - mine >= 2 && scheduler.workers() > 0) {
-            int index = neighbours.indexOf(theirs.from());
-            send(theirs.from(), load(index < 0 ? 0 : sharesOfNeed()[index], index < 0 ? 0 : sharesBeyond()[index]));
+        } else if (diffusion.answers(local, theirs)) {
+            int index = diffusion.neighbours().indexOf(theirs.from());
+            send(theirs.from(), load(index < 0 ? 0 : diffusion.sharesOfNeed(local)[index],
+                    index < 0 ? 0 : diffusion.sharesBeyond(local)[index]));
         }
     }
 
@@ -862,14 +659,12 @@ final class ServerNetwork implements StateLog {
         addresses.put(id, join.address());
         names.put(id, join.name());
         jmxUrls.put(id, join.jmx());
-        lastHeard.put(id, System.nanoTime());
+        liveness.heard(id, System.nanoTime());
         LOG.info("server {} ({}) joined at position {}", id, join.name(), tree.position(id));
         publishTopology();
     }
 
     private static final int JOIN_RETRY_SECONDS = 3;
-    /** Join requests sent so far: only the latest one's timer asks again (a redirect starts a new one). */
-    private int joinAttempts;
 
     private int nextId() {
         int max = 0;
@@ -918,7 +713,7 @@ final class ServerNetwork implements StateLog {
             LOG.info("server {} joined the network at position {}", self, tree.position(self));
         }
         long now = System.nanoTime();
-        lastRootAck = now;
+        liveness.rootAnswered(now);
         // Take over every newly failed server whose tasks now live here, from this server's copy of them.
         boolean adopted = false;
         for (int failed : forwards.keySet()) {
@@ -940,34 +735,17 @@ final class ServerNetwork implements StateLog {
         // Mirror group: new members get a snapshot; old ones keep getting changes until the new ones have it.
         List<Integer> group = mirrorGroup();
         appliedGroup = group;
-        acked.keySet().removeIf(id -> !tree.contains(id));
-        toRelease.removeIf(id -> !tree.contains(id));
         boolean changed = adopted || !group.equals(oldGroup);
-        for (int old : oldGroup) {
-            if (!group.contains(old) && tree.contains(old) && acked.containsKey(old)) {
-                toRelease.add(old);
-            }
-        }
-        toRelease.removeAll(group); // a former member back in the group (repairs in quick succession) stays
-        for (int member : group) {
-            acked.putIfAbsent(member, 0L);
-        }
-        if (changed && !acked.isEmpty()) {
+        commit.regroup(oldGroup, group, tree::contains);
+        if (changed && commit.active()) {
             sendSnapshot();
         }
         if (isRoot()) {
-            for (int id : tree.ids()) {
-                lastHeard.putIfAbsent(id, now);
-            }
-            lastHeard.keySet().removeIf(id -> !tree.contains(id));
+            liveness.watch(tree.ids(), now);
         }
-        neighbours = tree.contains(self) ? tree.neighbours(self) : List.of();
+        diffusion.neighbours(tree.contains(self) ? tree.neighbours(self) : List.of());
         seedTargets = tree.contains(self) ? tree.seedTargets(self) : List.of();
-        neighbourNeed.keySet().removeIf(id -> !neighbours.contains(id));
-        neighbourOwnNeed.keySet().removeIf(id -> !neighbours.contains(id));
-        neighbourSurplus.keySet().removeIf(id -> !neighbours.contains(id));
-        neighbourQueued.keySet().removeIf(id -> !neighbours.contains(id));
-        updateRemoteIdle();
+        scheduler.setRemoteIdle(diffusion.remoteIdle());
         links.keySet().removeIf(id -> {
             if (!tree.contains(id)) {
                 links.get(id).close();
@@ -979,7 +757,7 @@ final class ServerNetwork implements StateLog {
         if (!isRoot()) {
             send(tree.idAt(0), heartbeat()); // the root, perhaps a new one, hears from every member at once
         }
-        releaseCommitted();
+        commit.releaseCommitted();
         resendUnacknowledged();
     }
 
@@ -1002,12 +780,7 @@ final class ServerNetwork implements StateLog {
     private void adopt(int failed, Replica copy) {
         LOG.info("server {} takes over the {} tasks of failed server {}", self, copy.taskCount(), failed);
         scheduler.adopt(copy);
-        for (Map.Entry<Long, TreeMap<Long, RoutedPayload>> channel : copy.outgoing().entrySet()) {
-            outgoing.computeIfAbsent(channel.getKey(), k -> new TreeMap<>()).putAll(channel.getValue());
-        }
-        for (Map.Entry<Long, Long> mark : copy.received().entrySet()) {
-            received.merge(mark.getKey(), mark.getValue(), Math::max);
-        }
+        channels.adopt(copy.outgoing(), copy.received());
     }
 
     /** Root only: {@code id} failed. Picks who takes over its tasks, moves the last leaf into the hole, publishes. */
@@ -1015,7 +788,7 @@ final class ServerNetwork implements StateLog {
         if (!tree.contains(id) || id == self) {
             return;
         }
-        int heir = chooseHeir(id);
+        int heir = HeirChoice.heir(tree, id, this::copySeq);
         FatTree.Repair repair = tree.remove(id);
         if (heir < 0) {
             heir = repair.heir();
@@ -1025,37 +798,13 @@ final class ServerNetwork implements StateLog {
         if (heir >= 0) {
             forwards.put(id, heir);
         }
-        lastHeard.remove(id);
+        liveness.forget(id);
         lastBeat.remove(id);
         Link link = links.remove(id);
         if (link != null) {
             link.close();
         }
         publishTopology();
-    }
-
-    /**
-     * Who takes over {@code failed}: a member of its mirror group that holds a complete copy (the most recent one,
-     * then the lowest position); if none does yet (a new group still waiting for its snapshot), a former member
-     * that still holds the copy it is being kept up to date on until then. -1 if nobody is known to. Every committed
-     * change is in such a copy: committing needs the ack of every server the changes are sent to.
-     */
-    private int chooseHeir(int failed) {
-        int heir = bestHolder(tree.mirrorGroup(failed), failed);
-        return heir >= 0 ? heir : bestHolder(tree.ids(), failed);
-    }
-
-    private int bestHolder(List<Integer> candidates, int failed) {
-        int best = -1;
-        long bestSeq = -1;
-        for (int id : candidates) {
-            long seq = id == failed ? -1 : copySeq(id, failed);
-            if (seq > bestSeq || seq >= 0 && seq == bestSeq && tree.position(id) < tree.position(best)) {
-                best = id;
-                bestSeq = seq;
-            }
-        }
-        return best;
     }
 
     /** The last batch of {@code failed} applied to {@code holder}'s complete copy of it, or -1 if it has none. */
@@ -1091,28 +840,20 @@ final class ServerNetwork implements StateLog {
             return;
         }
         long now = System.nanoTime();
-        boolean paused = now - lastCheck > config.failTimeout().toNanos() / 2;
-        lastCheck = now;
-        if (paused) {
-            // This process was not running (stopped, or starved): nobody else can be judged by our clock now.
-            lastHeard.replaceAll((id, t) -> now);
-            lastRootAck = now;
-        }
+        // If this process was not running (stopped, or starved), every clock restarts: nobody is judged this round.
+        liveness.check(now);
         int position = position();
         if (position != 0 && tree.size() > 1) {
             send(tree.idAt(0), heartbeat());
         } else if (position == 0 && tree.size() > 1) {
             send(tree.idAt(1), heartbeat()); // so that a root that was frozen learns it was replaced
         }
-        long timeout = config.failTimeout().toNanos();
         if (position == 0) {
-            for (Map.Entry<Integer, Long> e : new ArrayList<>(lastHeard.entrySet())) {
-                if (e.getKey() != self && now - e.getValue() > timeout) {
-                    declareFailed(e.getKey(), "silent for " + (now - e.getValue()) / 1_000_000 + " ms");
-                }
+            for (Liveness.Silent silent : liveness.silentMembers(self, now)) {
+                declareFailed(silent.id(), "silent for " + silent.forNanos() / 1_000_000 + " ms");
             }
-        } else if (position == 1 && now - lastRootAck > timeout) {
-            takeOverAsRoot("silent for " + (now - lastRootAck) / 1_000_000 + " ms");
+        } else if (position == 1 && liveness.rootSilentNanos(now) > 0) {
+            takeOverAsRoot("silent for " + liveness.rootSilentNanos(now) / 1_000_000 + " ms");
         }
         flush();
     }
@@ -1122,10 +863,7 @@ final class ServerNetwork implements StateLog {
         int root = tree.idAt(0);
         LOG.warn("primary root {} failed ({}); server {} takes over as primary root", root, why, self);
         // Members still heartbeat the old root until the new topology reaches them: one timeout of grace.
-        long graceUntil = System.nanoTime() + config.failTimeout().toNanos();
-        for (int id : tree.ids()) {
-            lastHeard.put(id, graceUntil);
-        }
+        liveness.graceUntil(tree.ids(), System.nanoTime() + config.failTimeout().toNanos());
         int heir = replicas.containsKey(root) && replicas.get(root).complete() ? self : -1;
         FatTree.Repair repair = tree.remove(root);
         forwards.put(root, heir >= 0 ? heir : repair.heir());
@@ -1152,7 +890,7 @@ final class ServerNetwork implements StateLog {
             return;
         }
         if (isRoot()) {
-            lastHeard.put(hb.from(), System.nanoTime());
+            liveness.heard(hb.from(), System.nanoTime());
             lastBeat.put(hb.from(), hb);
         }
         from.write(new Message.HeartbeatAck(epoch));
@@ -1186,7 +924,7 @@ final class ServerNetwork implements StateLog {
     /** A link to another server closed: the root (or the secondary, for the root) treats that as a failure. */
     private void linkLost(int id) {
         links.remove(id);
-        mirrorLinkLost |= acked.containsKey(id);
+        commit.linkLost(id);
         if (evicted || shuttingDown || !tree.contains(id)) {
             return;
         }
@@ -1262,7 +1000,7 @@ final class ServerNetwork implements StateLog {
             case Message.RoutedAck a -> onRoutedAck(a);
             case Message.Load l -> onLoad(l);
             case Message.Heartbeat hb -> onHeartbeat(hb, from);
-            case Message.HeartbeatAck a -> lastRootAck = System.nanoTime();
+            case Message.HeartbeatAck a -> liveness.rootAnswered(System.nanoTime());
             case Message.Topology t -> applyTopology(t);
             case Message.Join j -> onJoin(j, from);
             case Message.Redirect r -> sendJoin(r.address());

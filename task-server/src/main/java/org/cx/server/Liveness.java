@@ -1,0 +1,102 @@
+package org.cx.server;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Failure detection by silence, with the time passed in. The primary root watches every member (when it last heard
+ * a heartbeat); every member watches the primary root (when it last answered). A broken connection is judged
+ * elsewhere, at once; this class judges the silent (a frozen or partitioned process).
+ *
+ * <h2>Steps</h2>
+ * <ol>
+ *   <li>Each heartbeat period, {@link #check} first asks whether this process itself was not running for more than
+ *       half the timeout (frozen, or starved of CPU): then it saw nothing for a while, through no fault of the
+ *       others, and nobody is judged on that round; every clock restarts.</li>
+ *   <li>Otherwise a member silent for longer than the timeout is failed ({@link #silentMembers}), and so is a root
+ *       that has not answered for longer ({@link #rootSilentNanos}).</li>
+ * </ol>
+ */
+final class Liveness {
+
+    /** A member that has been silent too long, and for how long. */
+    record Silent(int id, long forNanos) {
+    }
+
+    private final long timeoutNanos;
+    private final Map<Integer, Long> lastHeard = new HashMap<>();
+    private long lastRootAnswer;
+    private long lastCheck;
+
+    Liveness(long timeoutNanos, long nowNanos) {
+        this.timeoutNanos = timeoutNanos;
+        this.lastRootAnswer = nowNanos;
+        this.lastCheck = nowNanos;
+    }
+
+    /**
+     * The periodic check at {@code nowNanos}: whether this process was paused since the last one (then every clock
+     * restarts now and nobody may be judged on this round).
+     */
+    boolean check(long nowNanos) {
+        boolean paused = nowNanos - lastCheck > timeoutNanos / 2;
+        lastCheck = nowNanos;
+        if (paused) {
+            lastHeard.replaceAll((id, t) -> nowNanos);
+            lastRootAnswer = nowNanos;
+        }
+        return paused;
+    }
+
+    /** Root: a heartbeat from {@code id}. */
+    void heard(int id, long nowNanos) {
+        lastHeard.put(id, nowNanos);
+    }
+
+    /**
+     * Root: the members of the network are {@code members}; a new one is given until {@code sinceNanos} (normally
+     * now) before its silence counts, and one that left is forgotten.
+     */
+    void watch(List<Integer> members, long sinceNanos) {
+        for (int id : members) {
+            lastHeard.putIfAbsent(id, sinceNanos);
+        }
+        lastHeard.keySet().removeIf(id -> !members.contains(id));
+    }
+
+    /** The members, each given until {@code untilNanos} before silence counts: a new root's grace. */
+    void graceUntil(List<Integer> members, long untilNanos) {
+        for (int id : members) {
+            lastHeard.put(id, untilNanos);
+        }
+    }
+
+    void forget(int id) {
+        lastHeard.remove(id);
+    }
+
+    /** The members other than {@code self} silent for longer than the timeout at {@code nowNanos}. */
+    List<Silent> silentMembers(int self, long nowNanos) {
+        List<Silent> silent = new ArrayList<>();
+        for (Map.Entry<Integer, Long> e : lastHeard.entrySet()) {
+            long quiet = nowNanos - e.getValue();
+            if (e.getKey() != self && quiet > timeoutNanos) {
+                silent.add(new Silent(e.getKey(), quiet));
+            }
+        }
+        return silent;
+    }
+
+    /** The primary root answered a heartbeat (or a topology came from it). */
+    void rootAnswered(long nowNanos) {
+        lastRootAnswer = nowNanos;
+    }
+
+    /** How long the primary root has been silent at {@code nowNanos}, if longer than the timeout; else 0. */
+    long rootSilentNanos(long nowNanos) {
+        long quiet = nowNanos - lastRootAnswer;
+        return quiet > timeoutNanos ? quiet : 0;
+    }
+}

@@ -1,0 +1,40 @@
+package org.cx.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class HeirChoiceTest {
+
+    /**
+     * Seven servers on branching 2: positions 0..6 hold ids 1..7. Server 6 (position 5) has the mirror group {5}
+     * (its sibling at position 4). {@code copies} lists holder:lastSeq of complete copies of server 6.
+     */
+    @ParameterizedTest(name = "copies {0} -> heir {1}")
+    @CsvSource(delimiter = ';', value = {
+        "5:10; 5",
+        "5:10 1:12; 5",
+        "1:12 2:12; 1",
+        "2:12 1:12; 1",
+        "2:12 1:11; 2",
+        "; -1",
+        "6:99; -1",
+    })
+    void heirIsTheGroupMemberWithACopyElseTheFormerMemberWithTheNewestCopy(String copies, int expected) {
+        FatTree tree = new FatTree(2);
+        for (int id = 1; id <= 7; id++) {
+            tree.join(id);
+        }
+        Map<Integer, Long> held = new java.util.HashMap<>();
+        if (copies != null) {
+            for (String c : copies.trim().split(" ")) {
+                String[] kv = c.split(":");
+                held.put(Integer.parseInt(kv[0]), Long.parseLong(kv[1]));
+            }
+        }
+        assertEquals(java.util.List.of(5), tree.mirrorGroup(6), "the layout this table assumes");
+        assertEquals(expected, HeirChoice.heir(tree, 6, (holder, failed) -> held.getOrDefault(holder, -1L)));
+    }
+}
