@@ -43,6 +43,10 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerNetwork implements StateLog {
     private static final Logger LOG = LoggerFactory.getLogger(ServerNetwork.class);
+    /** Unacknowledged messages between servers are sent again this often (and after every repair). */
+    private static final long RESEND_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** A joiner not in the network after this long asks again (or says why it waits). */
+    private static final long JOIN_RETRY_NANOS = TimeUnit.SECONDS.toNanos(3);
     /** On a connection another server opened to this one: that server's id, from its {@code Hello}. */
     static final AttributeKey<Integer> PEER_SERVER = AttributeKey.valueOf("cx.peerServer");
 
@@ -91,7 +95,9 @@ final class ServerNetwork implements StateLog {
     private final int maxFrameBytes;
     /** JMX service URLs of the members, for {@code cx status}; empty when a member has none. */
     private final Map<Integer, String> jmxUrls = new HashMap<>();
+    /** Where the links to other servers run; the network's own timers and commands go through {@link #cycle}. */
     private final EventLoopGroup loop;
+    private final DutyCycle cycle;
     private final Scheduler scheduler;
     private final Host host;
 
@@ -144,13 +150,15 @@ final class ServerNetwork implements StateLog {
     /** The whole network is closing (see {@link #shutDown}): nobody is judged failed any more. */
     private boolean shuttingDown;
 
-    ServerNetwork(ServerConfig server, String address, EventLoopGroup loop, Scheduler scheduler, Host host) {
+    ServerNetwork(ServerConfig server, String address, EventLoopGroup loop, DutyCycle cycle, Scheduler scheduler,
+                  Host host) {
         this.config = server.network();
         this.address = address;
         this.name = server.name();
         this.jmx = server.jmx();
         this.maxFrameBytes = server.maxFrameBytes();
         this.loop = loop;
+        this.cycle = cycle;
         this.scheduler = scheduler;
         this.host = host;
         scheduler.setSeeder(this::seedIdleNeighbours);
@@ -158,7 +166,7 @@ final class ServerNetwork implements StateLog {
 
     /** Starts as the founder of a new network, or asks {@code config.join()} to let it in. Event loop. */
     void start() {
-        liveness = new Liveness(config.failTimeout().toNanos(), System.nanoTime());
+        liveness = new Liveness(config.failTimeout().toNanos(), cycle.now());
         if (config.join() == null) {
             self = 1;
             epoch = 1;
@@ -172,11 +180,9 @@ final class ServerNetwork implements StateLog {
             tree = new FatTree(config.branching());
             sendJoin(config.join());
         }
-        long beat = config.heartbeat().toNanos();
-        loop.scheduleAtFixedRate(this::beat, beat, beat, TimeUnit.NANOSECONDS);
-        long diffuse = config.diffusion().toNanos();
-        loop.scheduleAtFixedRate(this::diffuse, diffuse, diffuse, TimeUnit.NANOSECONDS);
-        loop.scheduleAtFixedRate(this::resendUnacknowledged, 1, 1, TimeUnit.SECONDS);
+        cycle.every(config.heartbeat().toNanos(), this::beat);
+        cycle.every(config.diffusion().toNanos(), this::diffuse);
+        cycle.every(RESEND_PERIOD_NANOS, this::resendUnacknowledged);
     }
 
     // ---------------------------------------------------------------- views
@@ -344,7 +350,7 @@ final class ServerNetwork implements StateLog {
             // Release the former members only once the root has heard (in heartbeats) that the new ones hold the
             // copy, so that it never picks a former member whose copy is gone as the heir.
             releaseScheduled = true;
-            loop.schedule(this::releaseFormerMembers, 3 * config.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
+            cycle.after(3 * config.heartbeat().toNanos(), this::releaseFormerMembers);
         }
     }
 
@@ -356,7 +362,6 @@ final class ServerNetwork implements StateLog {
         for (int old : commit.releaseFormer(mirrorGroup())) {
             send(old, new Message.MirrorRelease(self));
         }
-        flush();
     }
 
     // ---------------------------------------------------------------- exactly-once channels
@@ -404,10 +409,9 @@ final class ServerNetwork implements StateLog {
             send(at, m);
             return;
         }
-        loop.execute(() -> {
+        cycle.soon(() -> {
             if (!evicted) {
                 here.run();
-                flush();
             }
         });
     }
@@ -475,7 +479,6 @@ final class ServerNetwork implements StateLog {
                 deliver(m);
             }
         });
-        flush();
     }
 
     // ---------------------------------------------------------------- diffusion
@@ -492,14 +495,13 @@ final class ServerNetwork implements StateLog {
             return;
         }
         Diffusion.Local local = local();
-        diffusion.reportSent(local, System.nanoTime());
+        diffusion.reportSent(local, cycle.now());
         int[] shares = diffusion.sharesOfNeed(local);
         int[] beyond = diffusion.sharesBeyond(local);
         List<Integer> neighbours = diffusion.neighbours();
         for (int i = 0; i < neighbours.size(); i++) {
             send(neighbours.get(i), load(shares[i], beyond[i]));
         }
-        flush();
     }
 
     /**
@@ -528,17 +530,17 @@ final class ServerNetwork implements StateLog {
         if (reportScheduled) {
             return;
         }
-        long wait = diffusion.reportWaitNanos(local(), System.nanoTime());
+        long wait = diffusion.reportWaitNanos(local(), cycle.now());
         if (wait == 0) {
             diffuse();
         } else if (wait > 0) {
             reportScheduled = true;
-            loop.schedule(() -> {
+            cycle.after(wait, () -> {
                 reportScheduled = false;
                 if (joined() && !evicted) {
                     reportNeedIfChanged();
                 }
-            }, wait, TimeUnit.NANOSECONDS);
+            });
         }
     }
 
@@ -620,13 +622,13 @@ final class ServerNetwork implements StateLog {
 
     // ---------------------------------------------------------------- membership
 
-    /** Asks {@code target} to let this server in, and checks {@link #JOIN_RETRY_SECONDS} later that it did. */
+    /** Asks {@code target} to let this server in, and checks {@link #JOIN_RETRY_NANOS} later that it did. */
     private void sendJoin(String target) {
         Link link = new Link(-1, target);
         link.send(new Message.Join(name, address, jmx));
         link.flush();
         int attempt = ++joinAttempts;
-        loop.schedule(() -> checkJoined(link, target, attempt), JOIN_RETRY_SECONDS, TimeUnit.SECONDS);
+        cycle.after(JOIN_RETRY_NANOS, () -> checkJoined(link, target, attempt));
     }
 
     /**
@@ -645,7 +647,7 @@ final class ServerNetwork implements StateLog {
             sendJoin(target);
         } else {
             LOG.warn("server {} is not in the network yet: {} has not answered its request", name, target);
-            loop.schedule(() -> checkJoined(link, target, attempt), JOIN_RETRY_SECONDS, TimeUnit.SECONDS);
+            cycle.after(JOIN_RETRY_NANOS, () -> checkJoined(link, target, attempt));
         }
     }
 
@@ -659,12 +661,11 @@ final class ServerNetwork implements StateLog {
         addresses.put(id, join.address());
         names.put(id, join.name());
         jmxUrls.put(id, join.jmx());
-        liveness.heard(id, System.nanoTime());
+        liveness.heard(id, cycle.now());
         LOG.info("server {} ({}) joined at position {}", id, join.name(), tree.position(id));
         publishTopology();
     }
 
-    private static final int JOIN_RETRY_SECONDS = 3;
 
     private int nextId() {
         int max = 0;
@@ -686,7 +687,6 @@ final class ServerNetwork implements StateLog {
             }
         }
         applyTopology(topologyFor(self, next));
-        flush();
     }
 
     /** Takes a newer topology: positions, mirror groups, take-overs; then re-mirrors and repairs what it must. */
@@ -712,7 +712,7 @@ final class ServerNetwork implements StateLog {
             scheduler.attach(self, this::resolve, this);
             LOG.info("server {} joined the network at position {}", self, tree.position(self));
         }
-        long now = System.nanoTime();
+        long now = cycle.now();
         liveness.rootAnswered(now);
         // Take over every newly failed server whose tasks now live here, from this server's copy of them.
         boolean adopted = false;
@@ -839,7 +839,7 @@ final class ServerNetwork implements StateLog {
         if (!joined() || evicted || shuttingDown) {
             return;
         }
-        long now = System.nanoTime();
+        long now = cycle.now();
         // If this process was not running (stopped, or starved), every clock restarts: nobody is judged this round.
         liveness.check(now);
         int position = position();
@@ -855,7 +855,6 @@ final class ServerNetwork implements StateLog {
         } else if (position == 1 && liveness.rootSilentNanos(now) > 0) {
             takeOverAsRoot("silent for " + liveness.rootSilentNanos(now) / 1_000_000 + " ms");
         }
-        flush();
     }
 
     /** The secondary root: the primary is gone; take its place and repair the tree from here. */
@@ -863,7 +862,7 @@ final class ServerNetwork implements StateLog {
         int root = tree.idAt(0);
         LOG.warn("primary root {} failed ({}); server {} takes over as primary root", root, why, self);
         // Members still heartbeat the old root until the new topology reaches them: one timeout of grace.
-        liveness.graceUntil(tree.ids(), System.nanoTime() + config.failTimeout().toNanos());
+        liveness.graceUntil(tree.ids(), cycle.now() + config.failTimeout().toNanos());
         int heir = replicas.containsKey(root) && replicas.get(root).complete() ? self : -1;
         FatTree.Repair repair = tree.remove(root);
         forwards.put(root, heir >= 0 ? heir : repair.heir());
@@ -890,7 +889,7 @@ final class ServerNetwork implements StateLog {
             return;
         }
         if (isRoot()) {
-            liveness.heard(hb.from(), System.nanoTime());
+            liveness.heard(hb.from(), cycle.now());
             lastBeat.put(hb.from(), hb);
         }
         from.write(new Message.HeartbeatAck(epoch));
@@ -1000,7 +999,7 @@ final class ServerNetwork implements StateLog {
             case Message.RoutedAck a -> onRoutedAck(a);
             case Message.Load l -> onLoad(l);
             case Message.Heartbeat hb -> onHeartbeat(hb, from);
-            case Message.HeartbeatAck a -> liveness.rootAnswered(System.nanoTime());
+            case Message.HeartbeatAck a -> liveness.rootAnswered(cycle.now());
             case Message.Topology t -> applyTopology(t);
             case Message.Join j -> onJoin(j, from);
             case Message.Redirect r -> sendJoin(r.address());
@@ -1146,8 +1145,11 @@ final class ServerNetwork implements StateLog {
                 return;
             }
             onMessage(msg, ctx.channel());
-            flush();
-            ServerNetwork.this.flush();
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            cycle.endOfBurst();
         }
 
         @Override
@@ -1168,6 +1170,7 @@ final class ServerNetwork implements StateLog {
             closed = true;
             if (links.get(id) == this) {
                 linkLost(id);
+                cycle.endOfBurst(); // a repair may have followed
             }
         }
     }

@@ -51,7 +51,8 @@ public final class TaskServerNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskServerNode.class);
 
     /** How often to look for late tasks to duplicate: a tenth of the minimum lateness. */
-    private static final long EAGER_CHECK_MILLIS = Scheduler.MIN_LATENESS_NANOS / 10_000_000L;
+    private static final long EAGER_CHECK_NANOS = Scheduler.MIN_LATENESS_NANOS / 10;
+    private static final long MBEAN_SYNC_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Names of the event loop threads, then of the threads that run {@code executeOnServer} tasks. */
     private static final String LOOP_THREADS = "cx-server-";
     private static final String TASK_THREADS = "cx-server-task";
@@ -75,6 +76,11 @@ public final class TaskServerNode implements AutoCloseable {
     private final CommitLog trailLog;
     private final ServerTimeline timeline;
     private ServerMBeans mbeans;
+    /** The server's clock and every piece of work not started by a message; woken by {@link #alarm}. */
+    private final DutyCycle cycle = new DutyCycle(System::nanoTime, this::wakeAt);
+    /** The one timer that wakes the duty cycle, and when; event loop only. */
+    private io.netty.util.concurrent.ScheduledFuture<?> alarm;
+    private long alarmDueNanos = Long.MAX_VALUE;
 
     /** Whether {@code threadName} names a server's event loop thread, where all its networking and scheduling runs. */
     public static boolean isEventLoopThread(String threadName) {
@@ -127,24 +133,48 @@ public final class TaskServerNode implements AutoCloseable {
                     }
                 });
         serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
-        network = new ServerNetwork(config, advertisedAddress(), loop, scheduler, new NetworkHost());
-        loop.submit(network::start).sync();
-        long retentionCheckNanos = Math.min(TimeUnit.SECONDS.toNanos(1), config.resultRetention().toNanos());
-        loop.scheduleAtFixedRate(() -> scheduler.expire(System.nanoTime()), retentionCheckNanos, retentionCheckNanos,
-                TimeUnit.NANOSECONDS);
-        // Late tasks become eligible for a duplicate without any message arriving: look again now and then.
-        loop.scheduleAtFixedRate(() -> {
-            scheduler.tick(System.nanoTime());
-            scheduler.dispatchWithEagerCopies();
-            network.sendDeferredAcks();
-            network.afterBurst();
-            network.flush();
-            outbox.flush();
-        }, EAGER_CHECK_MILLIS, EAGER_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        network = new ServerNetwork(config, advertisedAddress(), loop, cycle, scheduler, new NetworkHost());
         mbeans = new ServerMBeans(this);
+        loop.submit(() -> {
+            cycle.endOfBurstDoes(() -> {
+                network.afterBurst();
+                network.flush();
+                outbox.flush();
+            });
+            network.start();
+            cycle.every(Math.min(TimeUnit.SECONDS.toNanos(1), config.resultRetention().toNanos()),
+                    () -> scheduler.expire(cycle.now()));
+            // Late tasks become eligible for a duplicate without any message arriving: look again now and then.
+            // The same tick acknowledges the mirror batches nobody waited on.
+            cycle.every(EAGER_CHECK_NANOS, () -> {
+                scheduler.tick(cycle.now());
+                scheduler.dispatchWithEagerCopies();
+                network.sendDeferredAcks();
+            });
+            cycle.every(MBEAN_SYNC_NANOS, () -> mbeans.sync(scheduler));
+        }).sync();
         mbeans.register();
-        loop.scheduleAtFixedRate(() -> mbeans.sync(scheduler), 1, 1, TimeUnit.SECONDS);
         LOG.info("task server {} listening on {} ({} transport)", config.name(), address(), EventLoops.transport());
+    }
+
+    /** Arms the one timer for {@code dueNanos}, unless it already rings earlier. Event loop. */
+    private void wakeAt(long dueNanos) {
+        if (dueNanos >= alarmDueNanos) {
+            return;
+        }
+        if (alarm != null) {
+            alarm.cancel(false);
+        }
+        alarmDueNanos = dueNanos;
+        alarm = loop.next().schedule(this::alarmRang, Math.max(0, dueNanos - cycle.now()),
+                TimeUnit.NANOSECONDS);
+    }
+
+    private void alarmRang() {
+        alarm = null;
+        alarmDueNanos = Long.MAX_VALUE;
+        cycle.doWork();
+        wakeAt(cycle.nextDueNanos());
     }
 
     /**
@@ -313,7 +343,7 @@ public final class TaskServerNode implements AutoCloseable {
             if (closing) {
                 return;
             }
-            scheduler.tick(System.nanoTime());
+            scheduler.tick(cycle.now());
             if (role == null) {
                 handshake(ctx, msg);
                 return;
@@ -333,7 +363,7 @@ public final class TaskServerNode implements AutoCloseable {
                 }
                 case Message.Released r when role == Role.PRODUCER -> scheduler.released(producer, r.ids());
                 case Message.TaskFailed f when role == Role.PRODUCER ->
-                        scheduler.taskFailed(producer, f.id(), f.reason(), System.nanoTime());
+                        scheduler.taskFailed(producer, f.id(), f.reason(), cycle.now());
                 case Message.Submit s when role == Role.CONSUMER -> submit(ctx, s);
                 case Message.BundleChunk c when role == Role.CONSUMER -> code.upload(c);
                 case Message.FetchBundle f when role == Role.PRODUCER -> code.fetch(f.bundle(), ctx.channel());
@@ -365,7 +395,7 @@ public final class TaskServerNode implements AutoCloseable {
                         : new Message.NeedBundle(s.requestId(), s.bundle()));
                 return;
             }
-            long id = scheduler.submit(this, s.root(), s.bundle(), System.nanoTime());
+            long id = scheduler.submit(this, s.root(), s.bundle(), cycle.now());
             outbox.accepted(this, s.requestId(), id);
             LOG.debug("{} submitted computation {}", peerName, Long.toHexString(id));
         }
@@ -408,9 +438,7 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
             ctx.flush();
-            network.afterBurst();
-            network.flush();
-            outbox.flush();
+            cycle.endOfBurst();
         }
 
         @Override
@@ -423,7 +451,7 @@ public final class TaskServerNode implements AutoCloseable {
             } else if (role == Role.CONSUMER) {
                 scheduler.consumerGone(this);
             }
-            outbox.flush();
+            cycle.endOfBurst();
         }
 
         @Override
@@ -441,7 +469,7 @@ public final class TaskServerNode implements AutoCloseable {
     /** Appends to the audit trail beside the commit log, if there is one. */
     private void trail(TaskId id, String event) {
         if (trailLog != null) {
-            trailLog.append(id + " " + event + " " + System.nanoTime() + "\n");
+            trailLog.append(id + " " + event + " " + cycle.now() + "\n");
         }
     }
 
@@ -630,8 +658,8 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void applied(TaskId id) {
             if (commitLog != null) {
-                long appliedAt = System.nanoTime();
-                network.afterCommit(() -> commitLog.append(id + " " + appliedAt + " " + System.nanoTime() + "\n"));
+                long appliedAt = cycle.now();
+                network.afterCommit(() -> commitLog.append(id + " " + appliedAt + " " + cycle.now() + "\n"));
             }
         }
 
@@ -650,14 +678,13 @@ public final class TaskServerNode implements AutoCloseable {
                 TaskRunner.Outcome outcome =
                         TaskRunner.decodeAndRun(codecs.forComputation(task.task().id().computation()), task);
                 loop.execute(() -> {
-                    scheduler.tick(System.nanoTime());
+                    scheduler.tick(cycle.now());
                     switch (outcome) {
                         case TaskRunner.Outcome.Done d -> scheduler.completed(null, d.completion());
                         case TaskRunner.Outcome.Failed f ->
-                                scheduler.taskFailed(null, f.id(), f.reason(), System.nanoTime());
+                                scheduler.taskFailed(null, f.id(), f.reason(), cycle.now());
                     }
-                    network.flush();
-                    flush();
+                    cycle.endOfBurst();
                 });
             });
         }
