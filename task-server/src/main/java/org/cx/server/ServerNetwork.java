@@ -1,13 +1,7 @@
 package org.cx.server;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.AttributeKey;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,15 +11,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.TaskId;
-import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.MirrorOp;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
 import org.cx.wire.RoutedPayload;
-import org.cx.wire.WireClient;
 import org.cx.wire.WireConfig;
-import org.cx.wire.WirePipeline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,7 +129,7 @@ final class ServerNetwork implements StateLog {
     private boolean reportScheduled;
 
     // ---- links to other servers (this server's outbound connections)
-    private final Map<Integer, Link> links = new HashMap<>();
+    private final Map<Integer, ServerLink> links = new HashMap<>();
 
     // ---- failure detection
     private Liveness liveness;
@@ -231,7 +222,7 @@ final class ServerNetwork implements StateLog {
     /** Sends {@code message} to server {@code id} now. */
     void sendNow(int id, Message message) {
         send(id, message);
-        Link link = links.get(id);
+        ServerLink link = links.get(id);
         if (link != null) {
             link.flush();
         }
@@ -288,7 +279,7 @@ final class ServerNetwork implements StateLog {
             }
         }
         commit.releaseCommitted();
-        for (Link link : links.values()) {
+        for (ServerLink link : links.values()) {
             link.flush();
         }
     }
@@ -624,7 +615,7 @@ final class ServerNetwork implements StateLog {
 
     /** Asks {@code target} to let this server in, and checks {@link #JOIN_RETRY_NANOS} later that it did. */
     private void sendJoin(String target) {
-        Link link = new Link(-1, target);
+        ServerLink link = openLink(-1, target);
         link.send(new Message.Join(name, address, jmx));
         link.flush();
         int attempt = ++joinAttempts;
@@ -636,13 +627,13 @@ final class ServerNetwork implements StateLog {
      * start in any order); if the request went through, says so and keeps waiting, since asking again could make
      * the root place this server twice. A redirect or a newer request ends this attempt's checks.
      */
-    private void checkJoined(Link link, String target, int attempt) {
+    private void checkJoined(ServerLink link, String target, int attempt) {
         if (joined() || evicted || shuttingDown || attempt != joinAttempts) {
             return;
         }
-        if (link.failure != null || link.closed) {
+        if (link.failure() != null || link.isClosed()) {
             LOG.warn("server {} is not in the network yet: {} did not let it in ({}); asking again", name, target,
-                    link.failure != null ? link.failure : "the connection closed");
+                    link.failure() != null ? link.failure() : "the connection closed");
             link.close();
             sendJoin(target);
         } else {
@@ -800,7 +791,7 @@ final class ServerNetwork implements StateLog {
         }
         liveness.forget(id);
         lastBeat.remove(id);
-        Link link = links.remove(id);
+        ServerLink link = links.remove(id);
         if (link != null) {
             link.close();
         }
@@ -866,7 +857,7 @@ final class ServerNetwork implements StateLog {
         int heir = replicas.containsKey(root) && replicas.get(root).complete() ? self : -1;
         FatTree.Repair repair = tree.remove(root);
         forwards.put(root, heir >= 0 ? heir : repair.heir());
-        Link link = links.remove(root);
+        ServerLink link = links.remove(root);
         if (link != null) {
             link.close();
         }
@@ -1036,13 +1027,13 @@ final class ServerNetwork implements StateLog {
         if (id == self || evicted) {
             return;
         }
-        Link link = links.get(id);
+        ServerLink link = links.get(id);
         if (link == null) {
             String to = addresses.get(id);
             if (to == null) {
                 return;
             }
-            link = new Link(id, to);
+            link = openLink(id, to);
             links.put(id, link);
         }
         link.send(m);
@@ -1057,121 +1048,38 @@ final class ServerNetwork implements StateLog {
     }
 
     void close() {
-        for (Link link : links.values()) {
+        for (ServerLink link : links.values()) {
             link.close();
         }
         links.clear();
     }
 
-    /**
-     * This server's outbound connection to another server: messages queue while it connects and are written in
-     * order once the handshake is done. Replies (acks) come back on it.
-     */
-    private final class Link extends SimpleChannelInboundHandler<Message> {
-        private final int id;
-        private final String target;
-        private final List<Message> queued = new ArrayList<>();
-        private Channel channel;
-        private boolean ready;
-        private boolean closed;
-        /** Why the connection could not be made or was refused, if it was. */
-        private String failure;
+    /** Opens this server's link to server {@code id} (-1: a server not in the network yet, asked to let this one in). */
+    private ServerLink openLink(int id, String target) {
+        return new ServerLink(id, target, loop, (int) config.failTimeout().toMillis(), maxFrameBytes,
+                new ServerLink.Owner() {
+                    @Override
+                    public Message.Hello hello() {
+                        return new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.SERVER, name, self);
+                    }
 
-        Link(int id, String target) {
-            this.id = id;
-            this.target = target;
-            Bootstrap bootstrap = new Bootstrap()
-                    .group(loop)
-                    .channel(EventLoops.socketChannel())
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.failTimeout().toMillis())
-                    .handler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            WirePipeline.install(ch.pipeline(), maxFrameBytes);
-                            ch.pipeline().addLast("link", Link.this);
+                    @Override
+                    public void onMessage(Message message, Channel from) {
+                        ServerNetwork.this.onMessage(message, from);
+                    }
+
+                    @Override
+                    public void endOfBurst() {
+                        cycle.endOfBurst();
+                    }
+
+                    @Override
+                    public void lost(ServerLink link) {
+                        if (links.get(link.id()) == link) {
+                            linkLost(link.id());
+                            cycle.endOfBurst(); // a repair may have followed
                         }
-                    });
-            bootstrap.connect(WireClient.parseAddress(target)).addListener(f -> {
-                if (!f.isSuccess()) {
-                    LOG.debug("server {} cannot reach server {} at {}: {}", self, id, target, f.cause().toString());
-                    failure = "cannot connect: " + WireClient.reason(f.cause());
-                    lost();
-                }
-            });
-        }
-
-        void send(Message m) {
-            if (ready) {
-                channel.write(m);
-            } else {
-                queued.add(m);
-            }
-        }
-
-        void flush() {
-            if (ready) {
-                channel.flush();
-            }
-        }
-
-        void close() {
-            closed = true;
-            if (channel != null) {
-                channel.close();
-            }
-        }
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            channel = ctx.channel();
-            ctx.writeAndFlush(new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.SERVER, name, self));
-        }
-
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
-            if (!ready && msg instanceof Message.Welcome) {
-                ready = true;
-                for (Message m : queued) {
-                    channel.write(m);
-                }
-                queued.clear();
-                channel.flush();
-                return;
-            }
-            if (msg instanceof Message.Refused r) {
-                LOG.warn("server {} refused server {}: {}", id, self, r.reason());
-                failure = "refused: " + r.reason();
-                return;
-            }
-            onMessage(msg, ctx.channel());
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            cycle.endOfBurst();
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            lost();
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            LOG.debug("link from server {} to {} failed: {}", self, id, cause.toString());
-            ctx.close();
-        }
-
-        private void lost() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (links.get(id) == this) {
-                linkLost(id);
-                cycle.endOfBurst(); // a repair may have followed
-            }
-        }
+                    }
+                });
     }
 }

@@ -2,20 +2,15 @@ package org.cx.server;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -28,12 +23,8 @@ import org.cx.wire.BodyCodecs;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
-import org.cx.wire.Role;
 import org.cx.wire.RoutedPayload;
-import org.cx.wire.TaskEnvelope;
 import org.cx.wire.TaskRunner;
-import org.cx.wire.ValueEnvelope;
-import org.cx.wire.WireConfig;
 import org.cx.wire.WirePipeline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,13 +52,14 @@ public final class TaskServerNode implements AutoCloseable {
     private final EventLoopGroup loop;
     private final ExecutorService serverTasks;
     private final Scheduler scheduler;
-    private final BatchingOutbox outbox = new BatchingOutbox();
+    private final SessionOutbox outbox = new SessionOutbox(this);
     private final EffectAudit audit;
     private final BodyCodecs codecs = new BodyCodecs(TaskServerNode.class.getClassLoader());
     private final CodeService code;
     private final AtomicLong peerIds = new AtomicLong();
     private final AtomicLong connectionsRefused = new AtomicLong();
-    private final Map<Long, Channel> channels = new HashMap<>();
+    /** Every connection past its handshake, by peer id. Event loop only. */
+    private final Map<Long, PeerSession> sessions = new HashMap<>();
     private final CompletableFuture<String> evicted = new CompletableFuture<>();
     private Channel serverChannel;
     private ServerNetwork network;
@@ -129,7 +121,7 @@ public final class TaskServerNode implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         WirePipeline.install(ch.pipeline(), config.maxFrameBytes());
-                        ch.pipeline().addLast("server", new Connection());
+                        ch.pipeline().addLast("handshake", new Handshake(TaskServerNode.this));
                     }
                 });
         serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
@@ -266,8 +258,41 @@ public final class TaskServerNode implements AutoCloseable {
 
     /** The JMX address producer {@code peerId} gave in its Hello; empty if none. Event loop. */
     String producerJmx(long peerId) {
-        Channel ch = channels.get(peerId);
-        return ch == null ? "" : ch.pipeline().get(Connection.class).jmx;
+        PeerSession session = sessions.get(peerId);
+        return session == null ? "" : session.jmx();
+    }
+
+    DutyCycle cycle() {
+        return cycle;
+    }
+
+    CodeService code() {
+        return code;
+    }
+
+    long nextPeerId() {
+        return peerIds.incrementAndGet();
+    }
+
+    /** A connection was refused for bad input. */
+    void refused() {
+        connectionsRefused.incrementAndGet();
+    }
+
+    /** A peer completed its handshake. Event loop. */
+    void attached(PeerSession session) {
+        sessions.put(session.peerId(), session);
+        LOG.debug("peer {} joined as {}", session.peerId(), session.role());
+    }
+
+    /** A peer's connection closed. Event loop. */
+    void detached(PeerSession session) {
+        sessions.remove(session.peerId());
+    }
+
+    /** Tells a consumer its submission's computation id, once the mirrors have the computation. */
+    void accepted(ConsumerHandle consumer, long requestId, long computation) {
+        outbox.accepted(consumer, requestId, computation);
     }
 
     /** A consistent snapshot of the scheduler's counters and sizes. */
@@ -322,150 +347,6 @@ public final class TaskServerNode implements AutoCloseable {
         serverTasks.shutdownNow();
     }
 
-    // ---------------------------------------------------------------- connections
-
-    /** One connection: handshake, then role-specific commands to the scheduler. Runs on the loop thread. */
-    private final class Connection extends SimpleChannelInboundHandler<Message> implements ConsumerHandle {
-        private long peerId;
-        private Role role;
-        private ProducerState producer;
-        private String peerName = "?";
-        private String jmx = "";
-        private boolean closing;
-
-        @Override
-        public long peerId() {
-            return peerId;
-        }
-
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
-            if (closing) {
-                return;
-            }
-            scheduler.tick(cycle.now());
-            if (role == null) {
-                handshake(ctx, msg);
-                return;
-            }
-            switch (msg) {
-                case Message.Request r when role == Role.PRODUCER -> {
-                    if (r.idleWorkers() < 0) {
-                        refuse(ctx, "negative idle count in Request");
-                        return;
-                    }
-                    scheduler.request(producer, r.credit(), r.idleWorkers());
-                }
-                case Message.Completed c when role == Role.PRODUCER -> {
-                    for (var completion : c.completions()) {
-                        scheduler.completed(producer, completion);
-                    }
-                }
-                case Message.Released r when role == Role.PRODUCER -> scheduler.released(producer, r.ids());
-                case Message.TaskFailed f when role == Role.PRODUCER ->
-                        scheduler.taskFailed(producer, f.id(), f.reason(), cycle.now());
-                case Message.Submit s when role == Role.CONSUMER -> submit(ctx, s);
-                case Message.BundleChunk c when role == Role.CONSUMER -> code.upload(c);
-                case Message.FetchBundle f when role == Role.PRODUCER -> code.fetch(f.bundle(), ctx.channel());
-                case Message.Collect c when role == Role.CONSUMER -> {
-                    if (!scheduler.collect(this, c.computation())) {
-                        ctx.write(new Message.Failed(c.computation(), "",
-                                "no computation " + Long.toHexString(c.computation())
-                                        + " on this server: unknown, already collected, or its result expired"));
-                    }
-                }
-                case Message.Collected c when role == Role.CONSUMER -> scheduler.collected(c.computation());
-                case Message.NetworkQuery q when role == Role.OBSERVER -> network.onMessage(q, ctx.channel());
-                default -> {
-                    if (role == Role.SERVER) {
-                        network.onMessage(msg, ctx.channel());
-                        return;
-                    }
-                    refuse(ctx, msg.getClass().getSimpleName() + " is not a message a "
-                        + role.name().toLowerCase() + " may send");
-                }
-            }
-        }
-
-        /** A submission runs once its code bundle is here; until then the consumer is asked to upload it. */
-        private void submit(ChannelHandlerContext ctx, Message.Submit s) {
-            if (!code.has(s.bundle())) {
-                String rejection = code.takeRejection(s.bundle());
-                ctx.write(rejection != null ? new Message.SubmitRefused(s.requestId(), rejection)
-                        : new Message.NeedBundle(s.requestId(), s.bundle()));
-                return;
-            }
-            long id = scheduler.submit(this, s.root(), s.bundle(), cycle.now());
-            outbox.accepted(this, s.requestId(), id);
-            LOG.debug("{} submitted computation {}", peerName, Long.toHexString(id));
-        }
-
-        private void handshake(ChannelHandlerContext ctx, Message msg) {
-            if (!(msg instanceof Message.Hello hello)) {
-                refuse(ctx, "expected Hello as the first message, got " + msg.getClass().getSimpleName());
-                return;
-            }
-            if (hello.version() != WireConfig.PROTOCOL_VERSION) {
-                refuse(ctx, "protocol version " + hello.version() + " is not supported; this server speaks version "
-                        + WireConfig.PROTOCOL_VERSION + " (upgrade the older side)");
-                return;
-            }
-            peerId = peerIds.incrementAndGet();
-            role = hello.role();
-            peerName = hello.name() + "@" + ctx.channel().remoteAddress();
-            jmx = hello.jmx();
-            channels.put(peerId, ctx.channel());
-            if (role == Role.PRODUCER) {
-                producer = scheduler.addProducer(peerId, hello.name(), Math.max(1, hello.workers()));
-            } else if (role == Role.SERVER) {
-                ctx.channel().attr(ServerNetwork.PEER_SERVER).set(hello.workers()); // a server sends its id there
-            }
-            String[] mirrors = role == Role.SERVER ? new String[0] : network.mirrorAddresses();
-            ctx.writeAndFlush(new Message.Welcome(WireConfig.PROTOCOL_VERSION, peerId, config.name(), network.self(),
-                    mirrors));
-            LOG.debug("{} joined as {}", peerName, role);
-        }
-
-        private void refuse(ChannelHandlerContext ctx, String reason) {
-            connectionsRefused.incrementAndGet();
-            LOG.warn("closing connection from {}: {}", peerName.equals("?") ? ctx.channel().remoteAddress() : peerName,
-                    reason);
-            ctx.writeAndFlush(new Message.Refused(reason)).addListener(f -> ctx.close());
-            closing = true;
-            ctx.channel().config().setAutoRead(false);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-            cycle.endOfBurst();
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            channels.remove(peerId);
-            if (producer != null) {
-                scheduler.removeProducer(producer);
-                LOG.debug("producer {} left; {} tasks released", peerName, producer.heldCount());
-                producer = null;
-            } else if (role == Role.CONSUMER) {
-                scheduler.consumerGone(this);
-            }
-            cycle.endOfBurst();
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-            if (cause instanceof java.io.IOException) {
-                LOG.debug("connection from {} failed: {}", peerName, reason);
-                ctx.close();
-                return;
-            }
-            refuse(ctx, "bad input: " + reason);
-        }
-    }
-
     /** Appends to the audit trail beside the commit log, if there is one. */
     private void trail(TaskId id, String event) {
         if (trailLog != null) {
@@ -497,18 +378,17 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void mirrorsChanged(String[] addresses) {
             code.upstreamChanged();
-            for (Channel ch : channels.values()) {
-                Role r = ch.pipeline().get(Connection.class).role;
-                if (r == Role.PRODUCER || r == Role.CONSUMER) {
-                    ch.writeAndFlush(new Message.Mirrors(addresses));
+            for (PeerSession session : sessions.values()) {
+                if (session.tellsMirrors()) {
+                    session.channel().writeAndFlush(new Message.Mirrors(addresses));
                 }
             }
         }
 
         @Override
         public void evicted(String reason) {
-            for (Channel ch : new ArrayList<>(channels.values())) {
-                ch.close();
+            for (PeerSession session : new ArrayList<>(sessions.values())) {
+                session.channel().close();
             }
             if (serverChannel != null) {
                 serverChannel.close();
@@ -538,209 +418,45 @@ public final class TaskServerNode implements AutoCloseable {
         }
     }
 
-    // ---------------------------------------------------------------- outbox
-
-    /** Gathers the scheduler's output per connection; {@link #flush()} sends one message per kind per connection. */
-    private final class BatchingOutbox implements Outbox {
-        private final Map<ProducerState, List<ReadyTask>> assigns = new LinkedHashMap<>();
-        private final Map<ProducerState, List<TaskId>> drops = new LinkedHashMap<>();
-        private final Map<ProducerState, List<TaskEnvelope>> keeps = new LinkedHashMap<>();
-        private final Map<ProducerState, List<ValueEnvelope>> inputs = new LinkedHashMap<>();
-        private final Map<ProducerState, List<TaskId>> unkeeps = new LinkedHashMap<>();
-        private final List<Map.Entry<ProducerState, TaskId[]>> revokes = new ArrayList<>();
-        /** Channels written to since the last flush. */
-        private final Set<Channel> dirty = new LinkedHashSet<>();
-
-        @Override
-        public void assign(ProducerState producer, ReadyTask task) {
-            batch(assigns, producer, task);
-            if (timeline.enabled()) {
-                timeline.record("assigned", task.task().id(), producer.name());
-            }
+    /** A task was stored here, and how: for the audit trail and the timeline. */
+    void stored(TaskId id, String how) {
+        if (trailLog != null) {
+            trail(id, "stored:" + how);
         }
+        timeline.record("stored", id, how);
+    }
 
-        @Override
-        public void drop(ProducerState producer, TaskId task) {
-            batch(drops, producer, task);
+    /** A completion was applied here: for the commit log, once the mirrors have it. */
+    void applied(TaskId id) {
+        if (commitLog != null) {
+            long appliedAt = cycle.now();
+            network.afterCommit(() -> commitLog.append(id + " " + appliedAt + " " + cycle.now() + "\n"));
         }
+    }
 
-        @Override
-        public void keep(ProducerState producer, TaskEnvelope task, ValueEnvelope[] known) {
-            batch(keeps, producer, task);
-            for (ValueEnvelope v : known) {
-                input(producer, v);
-            }
+    /** Runs an {@code executeOnServer} task off the event loop; its outcome comes back as a completion. */
+    void runOnServer(ReadyTask task) {
+        String bundle = scheduler.bundleOf(task.task().id().computation());
+        if (bundle != null && !code.has(bundle) && code.afterArrival(bundle, () -> runOnServer(task))) {
+            return; // runs once the bundle is here (or fails then, saying why it is not)
         }
-
-        @Override
-        public void unkeep(ProducerState producer, TaskId task) {
-            batch(unkeeps, producer, task);
-        }
-
-        @Override
-        public void input(ProducerState producer, ValueEnvelope value) {
-            batch(inputs, producer, value);
-        }
-
-        private static <T> void batch(Map<ProducerState, List<T>> batches, ProducerState producer, T item) {
-            batches.computeIfAbsent(producer, p -> new ArrayList<>()).add(item);
-        }
-
-        @Override
-        public void revoke(ProducerState producer, TaskId[] tasks) {
-            revokes.add(Map.entry(producer, tasks));
-            if (timeline.enabled()) {
-                for (TaskId id : tasks) {
-                    timeline.record("revoked", id, producer.name());
+        serverTasks.execute(() -> {
+            TaskRunner.Outcome outcome =
+                    TaskRunner.decodeAndRun(codecs.forComputation(task.task().id().computation()), task);
+            loop.execute(() -> {
+                scheduler.tick(cycle.now());
+                switch (outcome) {
+                    case TaskRunner.Outcome.Done d -> scheduler.completed(null, d.completion());
+                    case TaskRunner.Outcome.Failed f ->
+                            scheduler.taskFailed(null, f.id(), f.reason(), cycle.now());
                 }
-            }
-        }
-
-        @Override
-        public void computationEnded(long computation, boolean atOrigin) {
-            if (atOrigin) {
-                network.computationEnded(computation);
-            }
-            tellProducers(computation);
-        }
-
-        void tellProducers(long computation) {
-            for (Channel ch : channels.values()) {
-                Connection c = ch.pipeline().get(Connection.class);
-                if (c.role == Role.PRODUCER) {
-                    ch.write(new Message.ComputationEnded(computation));
-                    c.producer.codeSent.remove(computation);
-                    dirty.add(ch);
-                }
-            }
-            code.ended(computation);
-        }
-
-        @Override
-        public void codeNeeded(long computation, String bundle) {
-            code.need(computation, bundle);
-        }
-
-        @Override
-        public void result(ConsumerHandle consumer, long computation, byte[] value, ComputationSummary summary) {
-            toConsumer(consumer, new Message.Result(computation, value, summary.tasks(), summary.executions(),
-                    summary.t1Nanos(), summary.wallNanos()));
-        }
-
-        @Override
-        public void failed(ConsumerHandle consumer, long computation, String taskId, String reason) {
-            toConsumer(consumer, new Message.Failed(computation, taskId, reason));
-        }
-
-        @Override
-        public void accepted(ConsumerHandle consumer, long requestId, long computation) {
-            toConsumer(consumer, new Message.Accepted(requestId, computation));
-        }
-
-        /** What a consumer is told waits until the mirrors have the change it reports. */
-        private void toConsumer(ConsumerHandle consumer, Message message) {
-            network.afterCommit(() -> {
-                Channel ch = channels.get(consumer.peerId());
-                if (ch != null) {
-                    ch.writeAndFlush(message);
-                }
+                cycle.endOfBurst();
             });
-        }
+        });
+    }
 
-        @Override
-        public void stored(TaskId id, String how) {
-            if (trailLog != null) {
-                trail(id, "stored:" + how);
-            }
-            timeline.record("stored", id, how);
-        }
-
-        @Override
-        public void applied(TaskId id) {
-            if (commitLog != null) {
-                long appliedAt = cycle.now();
-                network.afterCommit(() -> commitLog.append(id + " " + appliedAt + " " + cycle.now() + "\n"));
-            }
-        }
-
-        @Override
-        public void route(int server, RoutedPayload payload) {
-            network.route(server, payload);
-        }
-
-        @Override
-        public void runOnServer(ReadyTask task) {
-            String bundle = scheduler.bundleOf(task.task().id().computation());
-            if (bundle != null && !code.has(bundle) && code.afterArrival(bundle, () -> runOnServer(task))) {
-                return; // runs once the bundle is here (or fails then, saying why it is not)
-            }
-            serverTasks.execute(() -> {
-                TaskRunner.Outcome outcome =
-                        TaskRunner.decodeAndRun(codecs.forComputation(task.task().id().computation()), task);
-                loop.execute(() -> {
-                    scheduler.tick(cycle.now());
-                    switch (outcome) {
-                        case TaskRunner.Outcome.Done d -> scheduler.completed(null, d.completion());
-                        case TaskRunner.Outcome.Failed f ->
-                                scheduler.taskFailed(null, f.id(), f.reason(), cycle.now());
-                    }
-                    cycle.endOfBurst();
-                });
-            });
-        }
-
-        void flush() {
-            // Copies to keep before their inputs; neither touches the producer's cache of tasks to run.
-            for (var e : keeps.entrySet()) {
-                send(e.getKey(), new Message.Keep(e.getValue().toArray(TaskEnvelope[]::new)));
-            }
-            for (var e : inputs.entrySet()) {
-                send(e.getKey(), new Message.Inputs(e.getValue().toArray(ValueEnvelope[]::new)));
-            }
-            for (var e : unkeeps.entrySet()) {
-                send(e.getKey(), new Message.Unkeep(e.getValue().toArray(TaskId[]::new)));
-            }
-            for (var e : assigns.entrySet()) {
-                tellCode(e.getKey(), e.getValue());
-                send(e.getKey(), new Message.Assign(e.getValue().toArray(ReadyTask[]::new)));
-            }
-            for (var e : drops.entrySet()) {
-                send(e.getKey(), new Message.Drop(e.getValue().toArray(TaskId[]::new)));
-            }
-            for (var e : revokes) {
-                send(e.getKey(), new Message.Revoke(e.getValue()));
-            }
-            assigns.clear();
-            drops.clear();
-            keeps.clear();
-            inputs.clear();
-            unkeeps.clear();
-            revokes.clear();
-            for (Channel ch : dirty) {
-                ch.flush();
-            }
-            dirty.clear();
-        }
-
-        /** Before a producer's first task of a computation with a bundle, which bundle that is. */
-        private void tellCode(ProducerState producer, List<ReadyTask> tasks) {
-            for (ReadyTask t : tasks) {
-                long computation = t.task().id().computation();
-                if (producer.codeSent.add(computation)) {
-                    String bundle = scheduler.bundleOf(computation);
-                    if (bundle != null && !bundle.isEmpty()) {
-                        send(producer, new Message.Code(computation, bundle));
-                    }
-                }
-            }
-        }
-
-        private void send(ProducerState producer, Message message) {
-            Channel ch = channels.get(producer.peerId);
-            if (ch != null) {
-                ch.write(message);
-                dirty.add(ch);
-            }
-        }
+    /** Every connection past its handshake, by peer id. Event loop only. */
+    Map<Long, PeerSession> sessions() {
+        return sessions;
     }
 }

@@ -1,0 +1,203 @@
+package org.cx.server;
+
+import io.netty.channel.Channel;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.cx.api.TaskId;
+import org.cx.wire.Message;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.RoutedPayload;
+import org.cx.wire.TaskEnvelope;
+import org.cx.wire.ValueEnvelope;
+
+/** Gathers the scheduler's output per connection; {@link #flush()} sends one message per kind per connection. */
+final class SessionOutbox implements Outbox {
+
+    private final TaskServerNode node;
+    private final Map<ProducerState, List<ReadyTask>> assigns = new LinkedHashMap<>();
+    private final Map<ProducerState, List<TaskId>> drops = new LinkedHashMap<>();
+    private final Map<ProducerState, List<TaskEnvelope>> keeps = new LinkedHashMap<>();
+    private final Map<ProducerState, List<ValueEnvelope>> inputs = new LinkedHashMap<>();
+    private final Map<ProducerState, List<TaskId>> unkeeps = new LinkedHashMap<>();
+    private final List<Map.Entry<ProducerState, TaskId[]>> revokes = new ArrayList<>();
+    /** Channels written to since the last flush. */
+    private final Set<Channel> dirty = new LinkedHashSet<>();
+
+    SessionOutbox(TaskServerNode node) {
+        this.node = node;
+    }
+
+    @Override
+    public void assign(ProducerState producer, ReadyTask task) {
+        batch(assigns, producer, task);
+        if (node.timeline().enabled()) {
+            node.timeline().record("assigned", task.task().id(), producer.name());
+        }
+    }
+
+    @Override
+    public void drop(ProducerState producer, TaskId task) {
+        batch(drops, producer, task);
+    }
+
+    @Override
+    public void keep(ProducerState producer, TaskEnvelope task, ValueEnvelope[] known) {
+        batch(keeps, producer, task);
+        for (ValueEnvelope v : known) {
+            input(producer, v);
+        }
+    }
+
+    @Override
+    public void unkeep(ProducerState producer, TaskId task) {
+        batch(unkeeps, producer, task);
+    }
+
+    @Override
+    public void input(ProducerState producer, ValueEnvelope value) {
+        batch(inputs, producer, value);
+    }
+
+    private static <T> void batch(Map<ProducerState, List<T>> batches, ProducerState producer, T item) {
+        batches.computeIfAbsent(producer, p -> new ArrayList<>()).add(item);
+    }
+
+    @Override
+    public void revoke(ProducerState producer, TaskId[] tasks) {
+        revokes.add(Map.entry(producer, tasks));
+        if (node.timeline().enabled()) {
+            for (TaskId id : tasks) {
+                node.timeline().record("revoked", id, producer.name());
+            }
+        }
+    }
+
+    @Override
+    public void computationEnded(long computation, boolean atOrigin) {
+        if (atOrigin) {
+            node.networkInternals().computationEnded(computation);
+        }
+        tellProducers(computation);
+    }
+
+    void tellProducers(long computation) {
+        for (PeerSession session : node.sessions().values()) {
+            if (session instanceof PeerSession.ProducerSession p) {
+                p.channel().write(new Message.ComputationEnded(computation));
+                p.producer.codeSent.remove(computation);
+                dirty.add(p.channel());
+            }
+        }
+        node.code().ended(computation);
+    }
+
+    @Override
+    public void codeNeeded(long computation, String bundle) {
+        node.code().need(computation, bundle);
+    }
+
+    @Override
+    public void result(ConsumerHandle consumer, long computation, byte[] value, ComputationSummary summary) {
+        toConsumer(consumer, new Message.Result(computation, value, summary.tasks(), summary.executions(),
+                summary.t1Nanos(), summary.wallNanos()));
+    }
+
+    @Override
+    public void failed(ConsumerHandle consumer, long computation, String taskId, String reason) {
+        toConsumer(consumer, new Message.Failed(computation, taskId, reason));
+    }
+
+    @Override
+    public void accepted(ConsumerHandle consumer, long requestId, long computation) {
+        toConsumer(consumer, new Message.Accepted(requestId, computation));
+    }
+
+    /** What a consumer is told waits until the mirrors have the change it reports. */
+    private void toConsumer(ConsumerHandle consumer, Message message) {
+        node.networkInternals().afterCommit(() -> {
+            PeerSession session = node.sessions().get(consumer.peerId());
+            if (session != null) {
+                session.channel().writeAndFlush(message);
+            }
+        });
+    }
+
+    @Override
+    public void stored(TaskId id, String how) {
+        node.stored(id, how);
+    }
+
+    @Override
+    public void applied(TaskId id) {
+        node.applied(id);
+    }
+
+    @Override
+    public void route(int server, RoutedPayload payload) {
+        node.networkInternals().route(server, payload);
+    }
+
+    @Override
+    public void runOnServer(ReadyTask task) {
+        node.runOnServer(task);
+    }
+
+    void flush() {
+        // Copies to keep before their inputs; neither touches the producer's cache of tasks to run.
+        for (var e : keeps.entrySet()) {
+            send(e.getKey(), new Message.Keep(e.getValue().toArray(TaskEnvelope[]::new)));
+        }
+        for (var e : inputs.entrySet()) {
+            send(e.getKey(), new Message.Inputs(e.getValue().toArray(ValueEnvelope[]::new)));
+        }
+        for (var e : unkeeps.entrySet()) {
+            send(e.getKey(), new Message.Unkeep(e.getValue().toArray(TaskId[]::new)));
+        }
+        for (var e : assigns.entrySet()) {
+            tellCode(e.getKey(), e.getValue());
+            send(e.getKey(), new Message.Assign(e.getValue().toArray(ReadyTask[]::new)));
+        }
+        for (var e : drops.entrySet()) {
+            send(e.getKey(), new Message.Drop(e.getValue().toArray(TaskId[]::new)));
+        }
+        for (var e : revokes) {
+            send(e.getKey(), new Message.Revoke(e.getValue()));
+        }
+        assigns.clear();
+        drops.clear();
+        keeps.clear();
+        inputs.clear();
+        unkeeps.clear();
+        revokes.clear();
+        for (Channel ch : dirty) {
+            ch.flush();
+        }
+        dirty.clear();
+    }
+
+    /** Before a producer's first task of a computation with a bundle, which bundle that is. */
+    private void tellCode(ProducerState producer, List<ReadyTask> tasks) {
+        for (ReadyTask t : tasks) {
+            long computation = t.task().id().computation();
+            if (producer.codeSent.add(computation)) {
+                String bundle = node.scheduler().bundleOf(computation);
+                if (bundle != null && !bundle.isEmpty()) {
+                    send(producer, new Message.Code(computation, bundle));
+                }
+            }
+        }
+    }
+
+    private void send(ProducerState producer, Message message) {
+        PeerSession session = node.sessions().get(producer.peerId);
+        if (session != null) {
+            session.channel().write(message);
+            dirty.add(session.channel());
+        }
+    }
+}
+
