@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmarks of issue 4. (1) Code distribution: time from submission until the last of 64 producers (7
+# Code distribution and discovery. (1) Code distribution: time from submission until the last of 64 producers (7
 # servers) runs a task of an application none of them had, for 1 MiB and 20 MiB bundles, and the bytes the consumer
 # sent. (2) Discovery: time from starting 'cx producer --lookup' to its first task, JVM start included, over
 # ${REPEAT:-5} producers started one after another. Writes into ${1:-bench-results/code}.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmarks of the exchange core (issue 2): efficiency near the limit, prefetch on/off, throughput.
+# The benchmarks of the exchange core: efficiency near the limit, prefetch on/off, throughput.
 # Writes one JSON per configuration into ${1:-bench-results/core} and prints a table of medians.
 # Takes about 10 minutes on a 2-core machine. Run nothing else meanwhile: the machine is the instrument.
 set -euo pipefail

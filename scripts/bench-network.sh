@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The benchmarks of the production network (issue 3): cost of the network (1 vs 7 servers, 64 producers, the core
-# issue's sleep load, n = 13..18), zero-load throughput with 1, 2 (mirroring on) and 3 servers, and recovery after
+# The benchmarks of the production network: cost of the network (1 vs 7 servers, 64 producers, the sleep load of
+# bench-core.sh, n = 13..18), zero-load throughput with 1, 2 (mirroring on) and 3 servers, and recovery after
 # kill -9. Writes JSON into ${1:-bench-results/network} and prints the figures. About 10 minutes on 2 cores.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

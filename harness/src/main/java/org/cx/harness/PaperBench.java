@@ -52,7 +52,7 @@ public final class PaperBench {
      * @param servers           the network sizes to compare; must include 1, the reference
      * @param producers         one-worker producers, spread over the servers
      * @param repeat            measured runs per point (the median by wall time is the point's figure)
-     * @param timeScale         multiplies every task time (1 = the issue's scale; smaller only for tests)
+     * @param timeScale         multiplies every task time (1 = the paper's times / 40; smaller only for tests)
      * @param prefetchProducers producers of the prefetch experiment (16 in the paper)
      * @param prefetchNs        the n of the prefetch experiment (11 and 15 in the paper)
      * @param fastProducers     how many of the mixed-speed experiment's producers run at {@link #QUAD_SPEED}
@@ -87,7 +87,7 @@ public final class PaperBench {
         }
 
         /**
-         * The issue's experiments: n = 13..18, 1, 3 and 7 servers, 64 producers, median of 3 runs, each series after
+         * The paper's experiments: n = 13..18, 1, 3 and 7 servers, 64 producers, median of 3 runs, each series after
          * the JIT is quiet (at most 60 s of warm-up per series).
          */
         public static Profile full() {

@@ -201,7 +201,7 @@ public final class PaperReport {
     }
 
     private static void targets(StringBuilder md, Results r) {
-        md.append("Targets (issue 5):\n\n");
+        md.append("Targets:\n\n");
         for (Workload w : PaperBench.WORKLOADS) {
             List<String> missed = new ArrayList<>();
             for (Point p : r.of(Experiment.SCALING, w.number(), 1)) {

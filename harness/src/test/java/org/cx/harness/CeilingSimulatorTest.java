@@ -62,7 +62,7 @@ class CeilingSimulatorTest {
 
     @Test
     void paperScaleCeilings() {
-        // The figures the issue quotes: about 0.92 at n = 13 and 0.99 at n = 18 on 64 workers.
+        // The paper-scale figures: about 0.92 at n = 13 and 0.99 at n = 18 on 64 workers.
         assertEquals(0.92, CeilingSimulator.simulate(13, 64, 1, 40, 1).efficiency(), 0.01);
         assertEquals(0.99, CeilingSimulator.simulate(18, 64, 1, 40, 1).efficiency(), 0.01);
     }
