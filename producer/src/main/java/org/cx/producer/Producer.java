@@ -6,9 +6,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
-import org.cx.wire.BodyCodec;
 import org.cx.wire.BodyCodecs;
-import org.cx.wire.BundleAssembly;
 import org.cx.wire.CodeBundle;
 import org.cx.wire.Completion;
 import org.cx.wire.EventLoops;
@@ -28,7 +24,6 @@ import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.TaskRunner;
-import org.cx.wire.ValueEnvelope;
 import org.cx.wire.WireClient;
 import org.cx.wire.WireConfig;
 import org.slf4j.Logger;
@@ -57,29 +52,19 @@ public final class Producer implements AutoCloseable {
     private final PrefetchPolicy policy;
     private final ConcurrentLinkedQueue<Message> fromWorkers = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
-    private final AtomicLong tasksRun = new AtomicLong();
     private final AtomicLong tasksFailed = new AtomicLong();
     private final CompletableFuture<Void> disconnected = new CompletableFuture<>();
-    private final List<Thread> workers = new ArrayList<>();
+    private final WorkerPool workers;
+    private final BundleFetcher bundles;
     private volatile boolean closing;
     private volatile Channel channel;
     /** Where to go if the server fails: its mirror group, as it last told us. */
     private volatile List<String> mirrors = List.of();
     private final AtomicLong failovers = new AtomicLong();
-    private final AtomicLong bundlesFetched = new AtomicLong();
-    /** Worker time spent waiting for a task, summed over workers. */
-    private final java.util.concurrent.atomic.LongAdder workerIdleNanos = new java.util.concurrent.atomic.LongAdder();
     private final long startedNanos = System.nanoTime();
     private final IdleLog idleLog;
     private final TaskTimeline timeline;
-    private volatile int awaitingCodeCount;
     private javax.management.ObjectName mbeanName;
-    // ---- code bundles on their way (event loop only)
-    /** Tasks of computations whose bundle is being fetched, by computation. */
-    private final Map<Long, List<ReadyTask>> parked = new HashMap<>();
-    /** Computations waiting for each bundle being fetched, by hash. */
-    private final Map<String, List<Long>> awaitingCode = new HashMap<>();
-    private final Map<String, BundleAssembly> assemblies = new HashMap<>();
     // Event-loop-only state.
     private int outstandingCredit;
     /**
@@ -97,6 +82,9 @@ public final class Producer implements AutoCloseable {
         this.policy = new PrefetchPolicy(config.workers(), config.prefetch(), config.maxCached());
         this.idleLog = new IdleLog(config.workers());
         this.timeline = new TaskTimeline(config.workers(), config.timeline());
+        this.workers = new WorkerPool(config, cache, kept, codecs, idleLog, timeline, fromWorkers, this::scheduleDrain,
+                tasksFailed);
+        this.bundles = new BundleFetcher(codecs, config.name());
     }
 
     /** Connects with its own event loop thread. */
@@ -125,13 +113,7 @@ public final class Producer implements AutoCloseable {
 
     private void connect() throws IOException {
         channel = WireClient.connect(group, config.server(), hello(), this::attached, 10_000);
-        for (int i = 0; i < config.workers(); i++) {
-            int worker = i;
-            Thread t = new Thread(() -> work(worker), config.name() + "-worker-" + i);
-            t.setDaemon(true);
-            workers.add(t);
-            t.start();
-        }
+        workers.start();
         channel.eventLoop().execute(this::drain);
         LOG.debug("producer {} attached to {} with {} workers", config.name(), config.server(), config.workers());
     }
@@ -166,57 +148,7 @@ public final class Producer implements AutoCloseable {
 
     private void registerMBean() {
         mbeanName = Jmx.register("org.cx:type=Producer,name=" + javax.management.ObjectName.quote(config.name())
-                + ",id=" + INSTANCES.incrementAndGet(), new ProducerMXBean() {
-                    @Override
-                    public String getName() {
-                        return config.name();
-                    }
-
-                    @Override
-                    public String getServer() {
-                        return serverAddress();
-                    }
-
-                    @Override
-                    public int getWorkers() {
-                        return config.workers();
-                    }
-
-                    @Override
-                    public int getCachedTasks() {
-                        return cache.size();
-                    }
-
-                    @Override
-                    public int getTasksAwaitingCode() {
-                        return awaitingCodeCount;
-                    }
-
-                    @Override
-                    public long getTasksRun() {
-                        return tasksRun();
-                    }
-
-                    @Override
-                    public long getTasksFailed() {
-                        return tasksFailed.get();
-                    }
-
-                    @Override
-                    public double getIdleFraction() {
-                        return idleFraction();
-                    }
-
-                    @Override
-                    public long getFailovers() {
-                        return failovers();
-                    }
-
-                    @Override
-                    public long getBundlesFetched() {
-                        return bundlesFetched();
-                    }
-                });
+                + ",id=" + INSTANCES.incrementAndGet(), new ProducerMBean(this));
     }
 
     private static final AtomicLong INSTANCES = new AtomicLong();
@@ -234,12 +166,22 @@ public final class Producer implements AutoCloseable {
     /** Share of worker time spent waiting for a task since start, 0..1. */
     public double idleFraction() {
         double total = (double) (System.nanoTime() - startedNanos) * config.workers();
-        return total <= 0 ? 0 : Math.min(1, workerIdleNanos.sum() / total);
+        return total <= 0 ? 0 : Math.min(1, workers.idleNanos() / total);
     }
 
     /** Code bundles this producer fetched from its server. */
     public long bundlesFetched() {
-        return bundlesFetched.get();
+        return bundles.fetches();
+    }
+
+    /** Tasks waiting for their code bundle to arrive. */
+    public int tasksAwaitingCode() {
+        return bundles.parkedCount();
+    }
+
+    /** Tasks that threw or could not be decoded or loaded here. */
+    public long tasksFailed() {
+        return tasksFailed.get();
     }
 
     /** Completes when the connection to the server is gone and no server of its mirror group took this producer. */
@@ -248,7 +190,7 @@ public final class Producer implements AutoCloseable {
     }
 
     public long tasksRun() {
-        return tasksRun.get();
+        return workers.tasksRun();
     }
 
     public int cachedTasks() {
@@ -269,121 +211,13 @@ public final class Producer implements AutoCloseable {
         closing = true;
         Jmx.unregister(mbeanName);
         cache.close();
-        for (Thread t : workers) {
-            t.interrupt();
-        }
+        workers.stop();
         if (channel != null) {
             channel.close().syncUninterruptibly();
         }
         if (ownsGroup) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
-    }
-
-    // ---------------------------------------------------------------- workers
-
-    private void work(int worker) {
-        try {
-            Task task = null;
-            int taken = 0;
-            while (!closing) {
-                if (task == null) {
-                    long waitFrom = System.nanoTime();
-                    idleLog.waiting(worker, waitFrom);
-                    TaskCache.Taken next = cache.takeUnder(Long.MAX_VALUE);
-                    long waitTo = System.nanoTime();
-                    idleLog.working(worker, waitTo);
-                    workerIdleNanos.add(waitTo - waitFrom);
-                    if (next == null) {
-                        return;
-                    }
-                    task = next.task();
-                    taken = next.connection();
-                }
-                task = runAndClaim(worker, task, taken);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /**
-     * Worker {@code worker} runs {@code task}, hands its completion to the event loop, and returns the task it claims
-     * to run next (see {@link #claim}), or null.
-     */
-    private Task runAndClaim(int worker, Task task, int taken) {
-        BodyCodec codec = codecs.forComputation(task.id().computation());
-        long start = timeline.enabled() ? System.nanoTime() : 0;
-        TaskRunner.Outcome outcome = TaskRunner.run(codec, task, config.speed());
-        if (timeline.enabled()) {
-            timeline.record(worker, start, System.nanoTime(), task.id(), task.getClass().getSimpleName());
-        }
-        Task next = null;
-        switch (outcome) {
-            case TaskRunner.Outcome.Done d -> {
-                tasksRun.incrementAndGet();
-                if (taken != cache.connection()) {
-                    return null; // a task of a server this producer has left: the server that took over runs it
-                }
-                // Workers supply their own values to kept copies in the order their completions leave: otherwise
-                // a worker could claim a task on a value another worker supplied but had not yet queued, the
-                // server would see the claiming completion first, void the claim, and hand the task out again.
-                synchronized (kept) {
-                    Claim claim = config.claim() ? claim(codec, d.completion()) : new Claim(d.completion(), null);
-                    next = claim.next();
-                    fromWorkers.add(new Message.Completed(new Completion[] {claim.completion()}));
-                }
-            }
-            case TaskRunner.Outcome.Failed f -> {
-                tasksFailed.incrementAndGet();
-                LOG.info("task {} failed: {}", f.id(), firstLine(f.reason()));
-                if (taken == cache.connection()) {
-                    fromWorkers.add(new Message.TaskFailed(f.id(), f.reason()));
-                }
-            }
-        }
-        if (next != null || cache.size() > 0) {
-            scheduleDrain();
-        }
-        // Otherwise this worker is about to wait on the cache, which schedules the drain itself: then the
-        // completion and the news that a worker is idle leave in the same batch, with one wake-up of the loop.
-        return next;
-    }
-
-    /** What a worker reports, and the task it runs next without asking the server (null: none). */
-    private record Claim(Completion completion, Task next) {
-    }
-
-    /**
-     * Picks the task this worker runs next itself: the best ready child of the task it just ran (work-first, as in
-     * Cilk: no round trip on the spawn path) or else a kept task its values just completed (no round trip on the
-     * join path). Keeps copies of the unready tasks it stored, for the same reason.
-     */
-    private Claim claim(BodyCodec codec, Completion completion) {
-        completion = completion.keeping(kept.keepAll(completion.spawned()));
-        ReadyTask joined = null;
-        int joinedBy = -1;
-        ValueEnvelope[] values = completion.values();
-        for (int i = 0; i < values.length; i++) {
-            ReadyTask t = kept.supply(values[i]);
-            if (t != null && joined == null) {
-                joined = t;
-                joinedBy = i; // any other task completed here is unclaimed: the server hands it out
-            }
-        }
-        int child = completion.bestReadyChild();
-        try {
-            if (child >= 0) {
-                Task next = TaskRunner.decode(codec, new ReadyTask(completion.spawned()[child], new byte[0][]));
-                return new Claim(completion.withClaim(child), next);
-            }
-            if (joined != null) {
-                return new Claim(completion.withClaimedValue(joinedBy), TaskRunner.decode(codec, joined));
-            }
-        } catch (RuntimeException e) {
-            // the server will hand it out; whoever runs it reports the problem
-        }
-        return new Claim(completion, null);
     }
 
     private void scheduleDrain() {
@@ -456,11 +290,6 @@ public final class Producer implements AutoCloseable {
         }
     }
 
-    private static String firstLine(String s) {
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
-    }
-
     /** Messages from the server, on the event loop. */
     private final class Connection extends SimpleChannelInboundHandler<Message> {
         @Override
@@ -492,7 +321,7 @@ public final class Producer implements AutoCloseable {
                     cache.dropComputation(e.computation());
                     kept.dropComputation(e.computation());
                     codecs.remove(e.computation());
-                    parked.remove(e.computation());
+                    bundles.ended(e.computation());
                 }
                 case Message.Mirrors m -> mirrors = List.of(m.addresses());
                 case Message.Code c -> onCode(c);
@@ -505,35 +334,24 @@ public final class Producer implements AutoCloseable {
 
         /** Tasks of {@code c.computation()} run from bundle {@code c.bundle()}: bind it, or fetch it first. */
         private void onCode(Message.Code c) {
-            if (codecs.bind(c.computation(), c.bundle())) {
-                return;
-            }
-            parked.putIfAbsent(c.computation(), new ArrayList<>());
-            List<Long> waiting = awaitingCode.computeIfAbsent(c.bundle(), h -> new ArrayList<>());
-            waiting.add(c.computation());
-            if (waiting.size() == 1) {
-                channel.write(new Message.FetchBundle(c.bundle()));
-                bundlesFetched.incrementAndGet();
+            Message.FetchBundle fetch = bundles.code(c.computation(), c.bundle());
+            if (fetch != null) {
+                channel.write(fetch);
             }
         }
 
         private void onChunk(Message.BundleChunk chunk) {
             String hash = chunk.bundle();
-            if (!awaitingCode.containsKey(hash)) {
-                return;
-            }
             byte[] all;
             try {
-                all = assemblies.computeIfAbsent(hash, BundleAssembly::new).addBytes(chunk);
+                all = bundles.chunk(chunk);
             } catch (CodeBundle.InvalidBundleException e) {
-                assemblies.remove(hash);
                 noCode(hash, e.getMessage());
                 return;
             }
             if (all == null) {
                 return;
             }
-            assemblies.remove(hash);
             // Hashing a large bundle takes a while: not on the event loop, which other producers may share.
             Channel ch = channel;
             java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
@@ -551,7 +369,7 @@ public final class Producer implements AutoCloseable {
                         return; // failed over meanwhile: the new server says again what is needed
                     }
                     if (verified != null) {
-                        bundleArrived(verified);
+                        decodeIntoCache(bundles.arrived(verified).toArray(ReadyTask[]::new));
                     } else {
                         noCode(hash, why);
                     }
@@ -560,46 +378,12 @@ public final class Producer implements AutoCloseable {
             });
         }
 
-        private void bundleArrived(CodeBundle bundle) {
-            List<Long> computations = awaitingCode.remove(bundle.hash());
-            if (computations == null) {
-                return;
-            }
-            List<ReadyTask> ready = new ArrayList<>();
-            for (long computation : computations) {
-                codecs.bind(computation, bundle);
-                List<ReadyTask> tasks = parked.remove(computation);
-                if (tasks != null) {
-                    ready.addAll(tasks);
-                }
-            }
-            awaitingCodeCount = countParked();
-            decodeIntoCache(ready.toArray(ReadyTask[]::new));
-        }
-
         /** Bundle {@code hash} cannot be had: every task waiting for it fails, saying why. */
         private void noCode(String hash, String reason) {
-            List<Long> computations = awaitingCode.remove(hash);
-            if (computations == null) {
-                return;
+            for (Message.TaskFailed failed : bundles.unavailable(hash, reason)) {
+                tasksFailed.incrementAndGet();
+                channel.write(failed);
             }
-            for (long computation : computations) {
-                List<ReadyTask> tasks = parked.remove(computation);
-                for (ReadyTask t : tasks == null ? List.<ReadyTask>of() : tasks) {
-                    tasksFailed.incrementAndGet();
-                    channel.write(new Message.TaskFailed(t.task().id(), "producer " + config.name()
-                            + " cannot load the code of task " + t.task().id() + ": " + reason));
-                }
-            }
-            awaitingCodeCount = countParked();
-        }
-
-        private int countParked() {
-            int n = 0;
-            for (List<ReadyTask> tasks : parked.values()) {
-                n += tasks.size();
-            }
-            return n;
         }
 
         private void onAssign(ReadyTask[] tasks) {
@@ -612,11 +396,7 @@ public final class Producer implements AutoCloseable {
             }
             List<ReadyTask> runnable = new ArrayList<>(tasks.length);
             for (ReadyTask ready : tasks) {
-                List<ReadyTask> waiting = parked.get(ready.task().id().computation());
-                if (waiting != null) {
-                    waiting.add(ready); // its code is on the way
-                    awaitingCodeCount++;
-                } else {
+                if (!bundles.park(ready)) { // parked: its code is on the way
                     runnable.add(ready);
                 }
             }
@@ -654,10 +434,7 @@ public final class Producer implements AutoCloseable {
         public void channelInactive(ChannelHandlerContext ctx) {
             cache.clear(); // a task taken before this belongs to the server left: its completion is discarded
             kept.clear(); // the next server knows nothing of them
-            parked.clear(); // the next server says again which code its tasks need
-            awaitingCodeCount = 0;
-            awaitingCode.clear();
-            assemblies.clear();
+            bundles.clear(); // the next server says again which code its tasks need
             fromWorkers.clear();
             if (closing) {
                 disconnected.complete(null);

@@ -25,8 +25,6 @@ import org.cx.wire.ValueEnvelope;
  * invariants it keeps.
  */
 public final class Scheduler {
-    /** Floor of {@link #latenessNanos()}: 50 ms, far above a loopback round trip or a scheduling hiccup. */
-    static final long MIN_LATENESS_NANOS = 50_000_000L;
     /** At most this many producers keep a copy of one task (each costs a message per input). */
     static final int MAX_KEEPERS = 4;
 
@@ -36,16 +34,7 @@ public final class Scheduler {
     private final Map<Long, ComputationState> computations = new HashMap<>();
     private final Map<Long, ProducerState> producers = new HashMap<>();
     private final ReadyHeap ready = new ReadyHeap();
-    /** Producers with credit, in round-robin order. */
-    private final LinkedHashSet<ProducerState> hungry = new LinkedHashSet<>();
-    /** Producers with credit and an idle worker, in round-robin order: served before prefetch. */
-    private final LinkedHashSet<ProducerState> hungryIdle = new LinkedHashSet<>();
-    /** Sum over producers of min(idle workers, credit): workers waiting for a task right now. */
-    private int idleWaiting;
-    /** Sum of the producers' credit: tasks they asked for and have not been given (idle workers and prefetch). */
-    private int demand;
-    /** Sum of the producers' workers. */
-    private int workers;
+    private final ProducerDemand demand = new ProducerDemand();
     /** Idle workers at neighbouring servers with no task to give them: fresh tasks here are kept for diffusion. */
     private int remoteIdle;
     /** Called before fresh tasks go to producers here while neighbours have idle workers (diffusion's seeding). */
@@ -53,23 +42,13 @@ public final class Scheduler {
     private final EffectAudit audit;
     private long seq;
     private int revokesOutstanding;
-    /**
-     * Ready tasks known to be running somewhere, in the order they became so: ordered by
-     * {@link TaskEntry#runningSinceNanos}, so the first one tells whether any task is late.
-     */
-    private final LinkedHashSet<TaskEntry> running = new LinkedHashSet<>();
+    private final LateTasks late = new LateTasks();
     /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
     private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
     /** Computations whose counts changed since {@link #logTallies} last ran. */
     private final Set<ComputationState> tallied = new HashSet<>();
     /** Set by {@link #tick} before each command: time is passed in, never read. */
     private long now;
-    /**
-     * The longest execution time among recently applied tasks (a maximum that decays by 1/1024 per completion), for
-     * judging when a task is late. A maximum, not an average: DAGs mix long and short tasks (F(n)'s 1 ms
-     * decompositions and 91 ms leaves), and an average would call every long task late.
-     */
-    private long execNanosRecentMax;
     private final SchedulerCounters counters = new SchedulerCounters();
     /** This server's id in the production network (1 when it stands alone). */
     private int self = 1;
@@ -184,15 +163,14 @@ public final class Scheduler {
     public ProducerState addProducer(long peerId, String name, int workers) {
         ProducerState p = new ProducerState(peerId, name, workers);
         producers.put(peerId, p);
-        this.workers += workers;
+        demand.joined(p);
         return p;
     }
 
     /** A producer left (crash, disconnect): what it held becomes fresh for the others. */
     public void removeProducer(ProducerState p) {
         producers.remove(p.peerId);
-        workers -= p.workers;
-        setDemand(p, 0, 0);
+        demand.left(p);
         // Revokes it will never answer: those tasks may be asked of their other holders again.
         for (TaskId[] asked : p.pendingRevokes) {
             for (TaskId id : asked) {
@@ -209,7 +187,7 @@ public final class Scheduler {
             e.removeHolder(p);
             if (e.holderCount() == 0) {
                 e.revoke = TaskEntry.Revoke.NONE;
-                markNotRunning(e);
+                late.stopped(e);
                 revocable.remove(e);
             }
             ready.update(e);
@@ -224,42 +202,10 @@ public final class Scheduler {
      * assigned meanwhile have used some); {@code idleWorkers} of its workers have nothing to run.
      */
     public void request(ProducerState p, int credit, int idleWorkers) {
-        setDemand(p, Math.max(0, p.credit + credit), idleWorkers);
+        demand.set(p, Math.max(0, p.credit + credit), idleWorkers);
         dispatch();
     }
 
-    /** Records that {@code e} is known to be running since now (if not known before). */
-    private void markRunning(TaskEntry e) {
-        if (e.runningSinceNanos == Long.MAX_VALUE) {
-            e.runningSinceNanos = now;
-            running.add(e);
-        }
-    }
-
-    /** {@code e} has no holder any more, or is gone: it is not running anywhere we know of. */
-    private void markNotRunning(TaskEntry e) {
-        e.runningSinceNanos = Long.MAX_VALUE;
-        running.remove(e);
-    }
-
-    /** Changes a producer's credit and idle count, keeping the hungry sets and the idle total in step. O(1). */
-    private void setDemand(ProducerState p, int credit, int idleWorkers) {
-        idleWaiting -= Math.min(p.credit, p.idleWorkers);
-        demand += credit - p.credit;
-        p.credit = credit;
-        p.idleWorkers = idleWorkers;
-        idleWaiting += Math.min(p.credit, p.idleWorkers);
-        if (credit > 0) {
-            hungry.add(p);
-        } else {
-            hungry.remove(p);
-        }
-        if (credit > 0 && idleWorkers > 0) {
-            hungryIdle.add(p);
-        } else {
-            hungryIdle.remove(p);
-        }
-    }
 
     /**
      * {@code p} answers its oldest unanswered revoke: {@code ids} were dropped unstarted and are fresh again; the
@@ -282,13 +228,13 @@ public final class Scheduler {
                 p.held.remove(e);
                 e.revoke = TaskEntry.Revoke.NONE;
                 if (e.holderCount() == 0) {
-                    markNotRunning(e);
+                    late.stopped(e);
                 }
                 ready.update(e);
                 counters.tasksReleased++;
             } else {
                 e.revoke = TaskEntry.Revoke.REFUSED;
-                markRunning(e); // it had started by now
+                late.started(e, now); // it had started by now
             }
         }
         dispatch();
@@ -331,11 +277,11 @@ public final class Scheduler {
         outbox.applied(completion.id()); // after the change is recorded: it commits with the batch that carries it
         ready.remove(e);
         revocable.remove(e);
-        running.remove(e);
+        late.gone(e);
         if (e.revoke == TaskEntry.Revoke.REQUESTED) {
             revokesOutstanding--;
         }
-        execNanosRecentMax = Math.max(completion.execNanos(), execNanosRecentMax - execNanosRecentMax / 1024);
+        late.completed(completion.execNanos());
         for (int i = 0; i < e.holderCount(); i++) {
             ProducerState holder = e.holder(i);
             holder.held.remove(e);
@@ -481,7 +427,7 @@ public final class Scheduler {
      * sending it.
      */
     private void claim(ProducerState p, TaskEntry e) {
-        markRunning(e);
+        late.started(e, now);
         revocable.remove(e);
         e.prefetched = false;
         e.addHolder(p);
@@ -585,7 +531,7 @@ public final class Scheduler {
         for (TaskEntry e : c.tasks.values()) {
             ready.remove(e);
             revocable.remove(e);
-            running.remove(e);
+            late.gone(e);
             if (e.revoke == TaskEntry.Revoke.REQUESTED) {
                 revokesOutstanding--;
             }
@@ -637,18 +583,18 @@ public final class Scheduler {
         if (remoteIdle > 0 && ready.freshCount() > 0) {
             seeder.run();
         }
-        if (hungry.isEmpty() || ready.isEmpty()) {
+        if (demand.hungry.isEmpty() || ready.isEmpty()) {
             return;
         }
-        giveFresh(hungryIdle, false);
-        if (idleWaiting == 0) {
+        giveFresh(demand.hungryIdle, false);
+        if (demand.idleWaiting() == 0) {
             if (remoteIdle == 0) {
-                giveFresh(hungry, true); // prefetch only once no worker here or next door is waiting
+                giveFresh(demand.hungry, true); // prefetch only once no worker here or next door is waiting
             }
             return;
         }
         if (!ready.isEmpty()) {
-            revokeUnstarted(idleWaiting - revokesOutstanding);
+            revokeUnstarted(demand.idleWaiting() - revokesOutstanding);
             if (eager) {
                 giveLateCopies();
             }
@@ -657,7 +603,7 @@ public final class Scheduler {
 
     /**
      * Hands fresh tasks (no holder) to the producers of {@code queue}, one at a time in round-robin order, while
-     * both last. Each step is O(log n): the served producer leaves the queue, and {@link #setDemand} (called by
+     * both last. Each step is O(log n): the served producer leaves the queue, and {@link ProducerDemand#set} (called by
      * {@link #assign}) puts it back at the end if it still wants more.
      */
     private void giveFresh(LinkedHashSet<ProducerState> queue, boolean prefetch) {
@@ -702,43 +648,22 @@ public final class Scheduler {
      * each time it is late. O(1) when no task is late; otherwise it walks the late tasks only.
      */
     private void giveLateCopies() {
-        long lateBefore = now - latenessNanos();
-        if (running.isEmpty() || running.iterator().next().runningSinceNanos > lateBefore) {
+        if (!late.anyLate(now)) {
             return;
         }
-        for (ProducerState p : new ArrayList<>(hungryIdle)) {
-            TaskEntry late = null;
-            for (TaskEntry e : running) {
-                if (e.runningSinceNanos > lateBefore) {
-                    break;
-                }
-                if (!e.heldBy(p)) {
-                    late = e;
-                    break;
-                }
-            }
-            if (late != null) {
+        for (ProducerState p : new ArrayList<>(demand.hungryIdle)) {
+            TaskEntry copy = late.lateFor(p, now);
+            if (copy != null) {
                 counters.eagerReassignments++;
-                assign(p, late, false);
-                // One copy per lateness period: the task is late again only if the copy, too, runs that long.
-                // (Every idle worker copying the one straggler at the end of a run left them all busy with
-                // copies that could not win while the next computation waited.)
-                running.remove(late);
-                late.runningSinceNanos = now;
-                running.add(late);
+                assign(p, copy, false);
+                late.copied(copy, now); // late again only if the copy, too, runs that long
             }
         }
     }
 
-    /**
-     * When a running task counts as late: twice the longest recent execution time, and at least
-     * {@link #MIN_LATENESS_NANOS}. Generous on purpose: a task handed to a worker may still wait behind one its
-     * producer claimed, and a duplicate of a task that was merely long ties up a worker that new tasks will need
-     * (measured: with an average instead, F(13) with 91 ms leaves ran 5% of its tasks twice and lost 5% of its
-     * efficiency). Eager copies are for stragglers and hung producers, which are late by far more than that.
-     */
+    /** When a running task counts as late ({@link LateTasks#latenessNanos}). */
     long latenessNanos() {
-        return Math.max(2 * execNanosRecentMax, MIN_LATENESS_NANOS);
+        return late.latenessNanos();
     }
 
     /** @param prefetch given on prefetch credit (may wait behind a running task) rather than to an idle worker */
@@ -750,13 +675,13 @@ public final class Scheduler {
             }
         }
         if (!prefetch) {
-            markRunning(e);
+            late.started(e, now);
             revocable.remove(e); // an idle worker has it now: it starts at once
         }
         e.addHolder(p);
         ready.update(e);
         p.held.add(e);
-        setDemand(p, p.credit - 1, Math.max(0, p.idleWorkers - 1));
+        demand.set(p, p.credit - 1, Math.max(0, p.idleWorkers - 1));
         p.tasksAssigned++;
         counters.tasksAssigned++;
         outbox.assign(p, e.toReadyTask());
@@ -892,7 +817,7 @@ public final class Scheduler {
             return null;
         }
         ComputationState c = computations.get(top.envelope.id().computation());
-        if (c.completedHere >= Math.max(1, workers) || !c.seeded.add(server)) {
+        if (c.completedHere >= Math.max(1, demand.workers()) || !c.seeded.add(server)) {
             return null;
         }
         return takeFresh(1).getFirst();
@@ -922,7 +847,7 @@ public final class Scheduler {
 
     /** Tasks the producers asked for and were not given yet (idle workers and prefetch credit). */
     public int demand() {
-        return demand;
+        return demand.credit();
     }
 
     /**
@@ -947,17 +872,17 @@ public final class Scheduler {
      * so revokes are refused now and then; each answer asks again for what is still missing.
      */
     private void revokeForRemoteIdle() {
-        revokeUnstarted(remoteIdle + idleWaiting - ready.freshCount() - revokesOutstanding);
+        revokeUnstarted(remoteIdle + demand.idleWaiting() - ready.freshCount() - revokesOutstanding);
     }
 
     /** Worker threads over all producers attached here. */
     public int workers() {
-        return workers;
+        return demand.workers();
     }
 
     /** Workers waiting for a task right now, over all producers. */
     public int idleWaiting() {
-        return idleWaiting;
+        return demand.idleWaiting();
     }
 
     /** Tasks stored here, ready or not. */
@@ -1076,7 +1001,7 @@ public final class Scheduler {
 
     /** Ready tasks some producer holds. */
     public int runningCount() {
-        return running.size();
+        return late.size();
     }
 
     /** One computation as this server holds it, for the console. */

@@ -42,7 +42,7 @@ public final class TaskServerNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskServerNode.class);
 
     /** How often to look for late tasks to duplicate: a tenth of the minimum lateness. */
-    private static final long EAGER_CHECK_NANOS = Scheduler.MIN_LATENESS_NANOS / 10;
+    private static final long EAGER_CHECK_NANOS = LateTasks.MIN_LATENESS_NANOS / 10;
     private static final long MBEAN_SYNC_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Names of the event loop threads, then of the threads that run {@code executeOnServer} tasks. */
     private static final String LOOP_THREADS = "cx-server-";

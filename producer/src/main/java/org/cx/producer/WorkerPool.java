@@ -1,0 +1,202 @@
+package org.cx.producer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.cx.api.Task;
+import org.cx.wire.BodyCodec;
+import org.cx.wire.BodyCodecs;
+import org.cx.wire.Completion;
+import org.cx.wire.Message;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.TaskRunner;
+import org.cx.wire.ValueEnvelope;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A producer's workers: W threads that take the best task from the {@link TaskCache}, run it, and hand its
+ * completion to the producer's event loop through a queue. A worker then runs, without asking the server, the task
+ * its completion makes ready here (the claim rule, {@link #claim}).
+ *
+ * <h2>Steps of one worker</h2>
+ * <ol>
+ *   <li>Take the best cached task, with the connection it came under; the wait is logged as idle time.</li>
+ *   <li>Run it against a buffering context: every stored task and value is encoded at once.</li>
+ *   <li>If the task came under a connection the producer has since left, drop the completion: the server that took
+ *       over runs the task again.</li>
+ *   <li>Under the kept-copies lock: keep copies of the unready tasks it stored, supply its values to the kept copies,
+ *       pick the task to run next (the claim), and queue the completion, so completions leave in the order their
+ *       values reached the copies.</li>
+ *   <li>Run the claimed task next, or go back to step 1.</li>
+ * </ol>
+ */
+final class WorkerPool {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);
+
+    private final ProducerConfig config;
+    private final TaskCache cache;
+    private final KeptTasks kept;
+    private final BodyCodecs codecs;
+    private final IdleLog idleLog;
+    private final TaskTimeline timeline;
+    /** Completions and failures for the event loop, which sends them in batches. */
+    private final Queue<Message> toServer;
+    /** Asks the event loop to send what is queued. */
+    private final Runnable drain;
+    private final AtomicLong tasksFailed;
+    private final AtomicLong tasksRun = new AtomicLong();
+    private final LongAdder idleNanos = new LongAdder();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean stopping;
+
+    WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs, IdleLog idleLog,
+               TaskTimeline timeline, Queue<Message> toServer, Runnable drain, AtomicLong tasksFailed) {
+        this.config = config;
+        this.cache = cache;
+        this.kept = kept;
+        this.codecs = codecs;
+        this.idleLog = idleLog;
+        this.timeline = timeline;
+        this.toServer = toServer;
+        this.drain = drain;
+        this.tasksFailed = tasksFailed;
+    }
+
+    void start() {
+        for (int i = 0; i < config.workers(); i++) {
+            int worker = i;
+            Thread t = new Thread(() -> work(worker), config.name() + "-worker-" + i);
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
+        }
+    }
+
+    void stop() {
+        stopping = true;
+        for (Thread t : threads) {
+            t.interrupt();
+        }
+    }
+
+    long tasksRun() {
+        return tasksRun.get();
+    }
+
+    /** Worker time spent waiting for a task, summed over workers. */
+    long idleNanos() {
+        return idleNanos.sum();
+    }
+
+    private void work(int worker) {
+        try {
+            Task task = null;
+            int taken = 0;
+            while (!stopping) {
+                if (task == null) {
+                    long waitFrom = System.nanoTime();
+                    idleLog.waiting(worker, waitFrom);
+                    TaskCache.Taken next = cache.takeUnder(Long.MAX_VALUE);
+                    long waitTo = System.nanoTime();
+                    idleLog.working(worker, waitTo);
+                    idleNanos.add(waitTo - waitFrom);
+                    if (next == null) {
+                        return;
+                    }
+                    task = next.task();
+                    taken = next.connection();
+                }
+                task = runAndClaim(worker, task, taken);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Worker {@code worker} runs {@code task}, hands its completion to the event loop, and returns the task it claims
+     * to run next (see {@link #claim}), or null.
+     */
+    private Task runAndClaim(int worker, Task task, int taken) {
+        BodyCodec codec = codecs.forComputation(task.id().computation());
+        long start = timeline.enabled() ? System.nanoTime() : 0;
+        TaskRunner.Outcome outcome = TaskRunner.run(codec, task, config.speed());
+        if (timeline.enabled()) {
+            timeline.record(worker, start, System.nanoTime(), task.id(), task.getClass().getSimpleName());
+        }
+        Task next = null;
+        switch (outcome) {
+            case TaskRunner.Outcome.Done d -> {
+                tasksRun.incrementAndGet();
+                if (taken != cache.connection()) {
+                    return null; // a task of a server this producer has left: the server that took over runs it
+                }
+                // Workers supply their own values to kept copies in the order their completions leave: otherwise
+                // a worker could claim a task on a value another worker supplied but had not yet queued, the
+                // server would see the claiming completion first, void the claim, and hand the task out again.
+                synchronized (kept) {
+                    Claim claim = config.claim() ? claim(codec, d.completion()) : new Claim(d.completion(), null);
+                    next = claim.next();
+                    toServer.add(new Message.Completed(new Completion[] {claim.completion()}));
+                }
+            }
+            case TaskRunner.Outcome.Failed f -> {
+                tasksFailed.incrementAndGet();
+                LOG.info("task {} failed: {}", f.id(), firstLine(f.reason()));
+                if (taken == cache.connection()) {
+                    toServer.add(new Message.TaskFailed(f.id(), f.reason()));
+                }
+            }
+        }
+        if (next != null || cache.size() > 0) {
+            drain.run();
+        }
+        // Otherwise this worker is about to wait on the cache, which schedules the drain itself: then the
+        // completion and the news that a worker is idle leave in the same batch, with one wake-up of the loop.
+        return next;
+    }
+
+    /** What a worker reports, and the task it runs next without asking the server (null: none). */
+    private record Claim(Completion completion, Task next) {
+    }
+
+    /**
+     * The claim rule: the task this worker runs next itself is the best ready child of the task it just ran
+     * (work-first, as in Cilk: no round trip on the spawn path), or else a kept task its values just completed (no
+     * round trip on the join path). It keeps copies of the unready tasks it stored, for the same reason.
+     */
+    private Claim claim(BodyCodec codec, Completion completion) {
+        completion = completion.keeping(kept.keepAll(completion.spawned()));
+        ReadyTask joined = null;
+        int joinedBy = -1;
+        ValueEnvelope[] values = completion.values();
+        for (int i = 0; i < values.length; i++) {
+            ReadyTask t = kept.supply(values[i]);
+            if (t != null && joined == null) {
+                joined = t;
+                joinedBy = i; // any other task completed here is unclaimed: the server hands it out
+            }
+        }
+        int child = completion.bestReadyChild();
+        try {
+            if (child >= 0) {
+                Task next = TaskRunner.decode(codec, new ReadyTask(completion.spawned()[child], new byte[0][]));
+                return new Claim(completion.withClaim(child), next);
+            }
+            if (joined != null) {
+                return new Claim(completion.withClaimedValue(joinedBy), TaskRunner.decode(codec, joined));
+            }
+        } catch (RuntimeException e) {
+            // the server will hand it out; whoever runs it reports the problem
+        }
+        return new Claim(completion, null);
+    }
+
+    static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}
