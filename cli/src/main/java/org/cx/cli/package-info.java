@@ -1,2 +1,6 @@
-/** The {@code cx} command: demo, server, producer, run and bench, built with Picocli. */
+/**
+ * The {@code cx} command, built with Picocli: {@link org.cx.cli.Cx} is the root, and each command is a class of its
+ * own ({@code DemoCommand}, {@code ServerCommand}, {@code ProducerCommand}, {@code BenchFibCommand}, …). The benches
+ * themselves are in {@code org.cx.harness}.
+ */
 package org.cx.cli;

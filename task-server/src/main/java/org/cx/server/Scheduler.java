@@ -23,6 +23,12 @@ import org.cx.wire.ValueEnvelope;
  * The scheduling state of one task server (paper §4.1) as a single-threaded state machine: every method is a
  * command, applied whole, and answers through the {@link Outbox}. Time is passed in. See the package docs for the
  * invariants it keeps.
+ *
+ * <p>Its parts with a rule of their own are classes of their own ({@link ReadyHeap}, {@link ProducerDemand},
+ * {@link LateTasks}, {@link TaskEntry}, {@link ComputationState}). What stays here (about 1,000 lines) is every
+ * command's whole effect: a completion, for one, stores children, values, claims and kept copies, removes the task
+ * from every holder and records the mirror operations, and its invariants hold only if all of that happens in one
+ * step over the same maps.
  */
 public final class Scheduler {
     /** At most this many producers keep a copy of one task (each costs a message per input). */

@@ -25,6 +25,13 @@ import org.slf4j.LoggerFactory;
  * output commit, failure detection and repair, diffusion, and exactly-once channels between servers. Everything
  * runs on the server's event loop, beside the {@link Scheduler}; docs/architecture.md gives the protocols as steps.
  *
+ * <p>The decisions are made elsewhere, by classes without I/O: {@link MirrorCommit}, {@link MirrorCopies},
+ * {@link ExactlyOnceChannels}, {@link Liveness}, {@link HeirChoice}, {@link FatTree}, and diffusion's
+ * {@link Diffusion} (acted on by {@link DiffusionDriver}). This class is where they meet the scheduler and the
+ * links, and its size (about 900 lines) is that of the protocols' effects in order: applying a topology, for one,
+ * touches membership, the mirror group, the copies held, the channels, the neighbours and the links in one step, and
+ * splitting that step would spread its order over several classes.
+ *
  * <h2>Mirroring</h2>
  * The scheduler reports each change to its replicated state ({@link StateLog}); after each burst of messages the
  * changes go to every mirror as one numbered batch. What the outside world must not see before the mirrors have a
@@ -111,22 +118,13 @@ final class ServerNetwork implements StateLog {
     private boolean releaseScheduled;
 
     // ---- mirror copies of other servers
-    private final Map<Integer, Replica> replicas = new HashMap<>();
-    /** Batches applied and not acknowledged yet (nobody waited on them), by sender: the last one and its link. */
-    private final Map<Integer, DeferredAck> deferredAcks = new HashMap<>();
-
-    private record DeferredAck(long seq, Channel link) {
-    }
+    private final MirrorCopies<Channel> copies = new MirrorCopies<>();
 
     // ---- exactly-once channels
     private final ExactlyOnceChannels channels = new ExactlyOnceChannels();
 
     // ---- diffusion
-    private final Diffusion diffusion = new Diffusion();
-    /** The servers this one seeds: its children; the primary root also seeds the secondary. */
-    private List<Integer> seedTargets = List.of();
-    /** A report of a changed need waits for its minimum gap to pass. */
-    private boolean reportScheduled;
+    private final DiffusionDriver diffusion;
 
     // ---- links to other servers (this server's outbound connections)
     private final Map<Integer, ServerLink> links = new HashMap<>();
@@ -152,7 +150,37 @@ final class ServerNetwork implements StateLog {
         this.cycle = cycle;
         this.scheduler = scheduler;
         this.host = host;
-        scheduler.setSeeder(this::seedIdleNeighbours);
+        this.diffusion = new DiffusionDriver(scheduler, cycle, new DiffusionDriver.Network() {
+            @Override
+            public int self() {
+                return self;
+            }
+
+            @Override
+            public boolean hasNeighbours() {
+                return joined() && tree.size() >= 2;
+            }
+
+            @Override
+            public boolean evicted() {
+                return evicted;
+            }
+
+            @Override
+            public boolean isMember(int id) {
+                return tree.contains(id);
+            }
+
+            @Override
+            public void send(int id, Message message) {
+                ServerNetwork.this.send(id, message);
+            }
+
+            @Override
+            public void route(int to, RoutedPayload payload) {
+                ServerNetwork.this.route(to, payload);
+            }
+        });
     }
 
     /** Starts as the founder of a new network, or asks {@code config.join()} to let it in. Event loop. */
@@ -172,7 +200,7 @@ final class ServerNetwork implements StateLog {
             sendJoin(config.join());
         }
         cycle.every(config.heartbeat().toNanos(), this::beat);
-        cycle.every(config.diffusion().toNanos(), this::diffuse);
+        cycle.every(config.diffusion().toNanos(), diffusion::diffuse);
         cycle.every(RESEND_PERIOD_NANOS, this::resendUnacknowledged);
     }
 
@@ -234,7 +262,7 @@ final class ServerNetwork implements StateLog {
     }
 
     Set<Integer> replicasHeld() {
-        return replicas.keySet();
+        return copies.held();
     }
 
     /** Where server {@code id}'s tasks live now: follows the chain of take-overs. */
@@ -302,14 +330,13 @@ final class ServerNetwork implements StateLog {
                     + "taken over by server " + resolve(m.from())));
             return;
         }
-        Replica copy = replicas.computeIfAbsent(m.from(), k -> new Replica());
-        Replica.Fit fit = copy.offer(m.seq(), m.snapshot(), m.ops());
-        if (fit == Replica.Fit.GAP) {
+        MirrorCopies.Offer offer = copies.offer(m, from);
+        if (offer.fit() == Replica.Fit.GAP) {
             // The sender lost a link with batches on it; it sends a snapshot next.
             LOG.warn("server {}: batch {} from server {} does not follow batch {}; its copy is incomplete until the "
-                    + "next snapshot", self, m.seq(), m.from(), copy.lastSeq());
+                    + "next snapshot", self, m.seq(), m.from(), offer.lastSeq());
         }
-        if (fit != Replica.Fit.APPLIED) {
+        if (offer.fit() != Replica.Fit.APPLIED) {
             return;
         }
         for (MirrorOp op : m.ops()) {
@@ -317,20 +344,16 @@ final class ServerNetwork implements StateLog {
                 host.mirroredBundle(code.id(), code.bundle());
             }
         }
-        if (m.awaited() || m.snapshot()) {
-            deferredAcks.remove(m.from());
+        if (offer.ackNow()) {
             from.writeAndFlush(new Message.MirrorAck(m.from(), self, m.seq()));
-        } else {
-            deferredAcks.put(m.from(), new DeferredAck(m.seq(), from));
         }
     }
 
     /** Acknowledges the batches nobody waited on (periodically: one acknowledgement covers all before it). */
     void sendDeferredAcks() {
-        for (Map.Entry<Integer, DeferredAck> d : deferredAcks.entrySet()) {
-            d.getValue().link().writeAndFlush(new Message.MirrorAck(d.getKey(), self, d.getValue().seq()));
+        for (MirrorCopies.Deferred<Channel> d : copies.takeDeferred()) {
+            d.link().writeAndFlush(new Message.MirrorAck(d.from(), self, d.seq()));
         }
-        deferredAcks.clear();
     }
 
     private void onMirrorAck(Message.MirrorAck ack) {
@@ -472,145 +495,6 @@ final class ServerNetwork implements StateLog {
         });
     }
 
-    // ---------------------------------------------------------------- diffusion
-
-    /** This server's load as the scheduler has it now, for the diffusion policy. */
-    private Diffusion.Local local() {
-        return new Diffusion.Local(scheduler.freshCount(), scheduler.demand(), scheduler.idleWaiting(),
-                scheduler.queuedCount(), scheduler.workers());
-    }
-
-    /** Every diffusion period, and when the need changed: this server's load goes to every neighbour. */
-    private void diffuse() {
-        if (!joined() || tree.size() < 2 || evicted) {
-            return;
-        }
-        Diffusion.Local local = local();
-        diffusion.reportSent(local, cycle.now());
-        int[] shares = diffusion.sharesOfNeed(local);
-        int[] beyond = diffusion.sharesBeyond(local);
-        List<Integer> neighbours = diffusion.neighbours();
-        for (int i = 0; i < neighbours.size(); i++) {
-            send(neighbours.get(i), load(shares[i], beyond[i]));
-        }
-    }
-
-    /**
-     * What this server tells a neighbour: its load, the {@code share} of its need it asks that neighbour for, and
-     * the share of the need next door it passes on to it ({@code beyond}).
-     */
-    private Message.Load load(int share, int beyond) {
-        return new Message.Load(self, scheduler.freshCount(), scheduler.demand(), share, scheduler.workers(),
-                scheduler.queuedCount(), beyond);
-    }
-
-    /**
-     * Called after each burst of messages: when the number of idle workers here without a fresh task changed, tell
-     * the neighbours now rather than at the next period (at most once a millisecond; a change within that time is
-     * told when it is up).
-     */
-    void afterBurst() {
-        if (!joined() || tree.size() < 2) {
-            return;
-        }
-        reportNeedIfChanged();
-        feedIdleNeighbours();
-    }
-
-    private void reportNeedIfChanged() {
-        if (reportScheduled) {
-            return;
-        }
-        long wait = diffusion.reportWaitNanos(local(), cycle.now());
-        if (wait == 0) {
-            diffuse();
-        } else if (wait > 0) {
-            reportScheduled = true;
-            cycle.after(wait, () -> {
-                reportScheduled = false;
-                if (joined() && !evicted) {
-                    reportNeedIfChanged();
-                }
-            });
-        }
-    }
-
-    /**
-     * Fresh tasks this server's own idle workers do not need go at once to neighbours whose workers are idle (the
-     * scheduler holds back prefetch while any are), so that a computation's first tasks spread over the network as
-     * fast as they appear.
-     */
-    private void feedIdleNeighbours() {
-        int spare = scheduler.freshCount() - scheduler.idleWaiting();
-        if (spare <= 0 || !diffusion.heardNeeds()) {
-            return;
-        }
-        for (Map.Entry<Integer, Integer> asking : diffusion.asking()) {
-            int count = Math.min(Math.min(spare, asking.getValue()), Diffusion.MAX_TRANSFER);
-            int sent = 0;
-            for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
-                transfer(asking.getKey(), t);
-                sent += t.tasks().length;
-            }
-            diffusion.fed(asking.getKey(), sent);
-            spare -= sent;
-            if (spare <= 0) {
-                break;
-            }
-        }
-        scheduler.setRemoteIdle(diffusion.remoteIdle());
-    }
-
-    private void transfer(int to, RoutedPayload.Transfer t) {
-        scheduler.seeded(t.computation(), to);
-        route(to, t);
-    }
-
-    /**
-     * Seeding, called by the scheduler before it hands fresh tasks to its own producers while neighbours have idle
-     * workers: each child with idle workers (and the secondary root, for the primary) gets the best fresh task
-     * spawned here, if none of its computation has passed between the two servers yet and the computation is young
-     * here ({@link Scheduler#takeSeed}). A computation's first levels then spread down the tree while they are
-     * still being split, instead of after each server's own workers are all busy: at F(13) on 7 servers the
-     * servers two hops from the root got their first task after 20–30 ms, now after 6–15 ms. Only once per
-     * computation and server, and only early: sending the first task of every transfer on (tried) moved one task
-     * round the network, and seeding at the end sent the last tasks away from idle workers here.
-     */
-    private void seedIdleNeighbours() {
-        for (int target : seedTargets) {
-            if (diffusion.wants(target) > 0) {
-                RoutedPayload.Transfer seed = scheduler.takeSeed(target);
-                if (seed != null) {
-                    route(target, seed);
-                    // The scheduler's count of idle workers next door catches up at the target's next Load: updating
-                    // it here would dispatch again from inside this dispatch.
-                    diffusion.seeded(target);
-                }
-            }
-        }
-    }
-
-    /** A neighbour's load (paper §4.2): feed its idle workers, even out the surplus, or answer with a request. */
-    private void onLoad(Message.Load theirs) {
-        if (!tree.contains(theirs.from())) {
-            return;
-        }
-        diffusion.reported(theirs);
-        scheduler.setRemoteIdle(diffusion.remoteIdle());
-        feedIdleNeighbours();
-        Diffusion.Local local = local();
-        int count = diffusion.transferCount(local, theirs);
-        if (count > 0) {
-            for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
-                transfer(theirs.from(), t);
-            }
-        } else if (diffusion.answers(local, theirs)) {
-            int index = diffusion.neighbours().indexOf(theirs.from());
-            send(theirs.from(), load(index < 0 ? 0 : diffusion.sharesOfNeed(local)[index],
-                    index < 0 ? 0 : diffusion.sharesBeyond(local)[index]));
-        }
-    }
-
     // ---------------------------------------------------------------- membership
 
     /** Asks {@code target} to let this server in, and checks {@link #JOIN_RETRY_NANOS} later that it did. */
@@ -711,8 +595,7 @@ final class ServerNetwork implements StateLog {
             if (!settled.add(failed) || first) {
                 continue;
             }
-            Replica copy = replicas.remove(failed);
-            deferredAcks.remove(failed);
+            Replica copy = copies.remove(failed);
             if (resolve(failed) != self) {
                 continue;
             }
@@ -734,9 +617,8 @@ final class ServerNetwork implements StateLog {
         if (isRoot()) {
             liveness.watch(tree.ids(), now);
         }
-        diffusion.neighbours(tree.contains(self) ? tree.neighbours(self) : List.of());
-        seedTargets = tree.contains(self) ? tree.seedTargets(self) : List.of();
-        scheduler.setRemoteIdle(diffusion.remoteIdle());
+        diffusion.neighboursChanged(tree.contains(self) ? tree.neighbours(self) : List.of(),
+                tree.contains(self) ? tree.seedTargets(self) : List.of());
         links.keySet().removeIf(id -> {
             if (!tree.contains(id)) {
                 links.get(id).close();
@@ -801,8 +683,7 @@ final class ServerNetwork implements StateLog {
     /** The last batch of {@code failed} applied to {@code holder}'s complete copy of it, or -1 if it has none. */
     private long copySeq(int holder, int failed) {
         if (holder == self) {
-            Replica copy = replicas.get(failed);
-            return copy != null && copy.complete() ? copy.lastSeq() : -1;
+            return copies.completeSeq(failed);
         }
         Message.Heartbeat hb = lastBeat.get(holder);
         if (hb == null) {
@@ -854,7 +735,7 @@ final class ServerNetwork implements StateLog {
         LOG.warn("primary root {} failed ({}); server {} takes over as primary root", root, why, self);
         // Members still heartbeat the old root until the new topology reaches them: one timeout of grace.
         liveness.graceUntil(tree.ids(), cycle.now() + config.failTimeout().toNanos());
-        int heir = replicas.containsKey(root) && replicas.get(root).complete() ? self : -1;
+        int heir = copies.holdsComplete(root) ? self : -1;
         FatTree.Repair repair = tree.remove(root);
         forwards.put(root, heir >= 0 ? heir : repair.heir());
         ServerLink link = links.remove(root);
@@ -865,10 +746,9 @@ final class ServerNetwork implements StateLog {
     }
 
     private Message.Heartbeat heartbeat() {
-        List<Map.Entry<Integer, Replica>> complete = replicas.entrySet().stream()
-                .filter(e -> e.getValue().complete()).toList();
+        List<Map.Entry<Integer, Long>> complete = List.copyOf(copies.complete().entrySet());
         int[] held = complete.stream().mapToInt(Map.Entry::getKey).toArray();
-        long[] seqs = complete.stream().mapToLong(e -> e.getValue().lastSeq()).toArray();
+        long[] seqs = complete.stream().mapToLong(Map.Entry::getValue).toArray();
         return new Message.Heartbeat(self, epoch, held, seqs, scheduler.readyCount(), scheduler.freshCount(),
                 scheduler.taskCount(), scheduler.producerCount(), scheduler.counters().tasksCompleted());
     }
@@ -953,7 +833,7 @@ final class ServerNetwork implements StateLog {
         for (int id : tree.ids()) {
             for (int member : tree.mirrorGroup(id)) {
                 boolean holds = member == self
-                        ? replicas.containsKey(id) && replicas.get(id).complete()
+                        ? copies.holdsComplete(id)
                         : lastBeat.containsKey(member) && contains(lastBeat.get(member).replicas(), id);
                 if (!holds) {
                     return false;
@@ -964,6 +844,14 @@ final class ServerNetwork implements StateLog {
     }
 
     // ---------------------------------------------------------------- messages
+
+    /**
+     * Called after each burst of messages: a changed need is told to the neighbours, and spare fresh tasks go to
+     * those that asked ({@link DiffusionDriver#afterBurst}).
+     */
+    void afterBurst() {
+        diffusion.afterBurst();
+    }
 
     /** A message from another server or an observer, on either kind of connection. Event loop. */
     void onMessage(Message msg, Channel from) {
@@ -982,13 +870,12 @@ final class ServerNetwork implements StateLog {
             case Message.Mirror m -> onMirror(m, from);
             case Message.MirrorAck a -> onMirrorAck(a);
             case Message.MirrorRelease r -> {
-                replicas.remove(r.from());
-                deferredAcks.remove(r.from()); // the copy is gone: it must not be acknowledged late
+                copies.remove(r.from()); // the copy is gone: it must not be acknowledged late
             }
             case Message.StateLost l -> scheduler.failAllRunning(l.reason());
             case Message.Routed r -> onRouted(r);
             case Message.RoutedAck a -> onRoutedAck(a);
-            case Message.Load l -> onLoad(l);
+            case Message.Load l -> diffusion.onLoad(l);
             case Message.Heartbeat hb -> onHeartbeat(hb, from);
             case Message.HeartbeatAck a -> liveness.rootAnswered(cycle.now());
             case Message.Topology t -> applyTopology(t);

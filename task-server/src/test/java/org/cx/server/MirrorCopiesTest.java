@@ -1,0 +1,61 @@
+package org.cx.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.cx.wire.Message;
+import org.cx.wire.MirrorOp;
+import org.junit.jupiter.api.Test;
+
+class MirrorCopiesTest {
+
+    private static final MirrorOp[] NONE = new MirrorOp[0];
+
+    private static Message.Mirror batch(int from, long seq, boolean snapshot, boolean awaited) {
+        return new Message.Mirror(from, seq, snapshot, awaited, NONE);
+    }
+
+    @Test
+    void aSnapshotOrAnAwaitedBatchIsAcknowledgedAtOnceOthersLaterWithOneAcknowledgementEach() {
+        MirrorCopies<String> copies = new MirrorCopies<>();
+        MirrorCopies.Offer snapshot = copies.offer(batch(2, 1, true, true), "link-2");
+        assertEquals(Replica.Fit.APPLIED, snapshot.fit());
+        assertTrue(snapshot.ackNow());
+        assertFalse(copies.offer(batch(2, 2, false, false), "link-2").ackNow());
+        assertFalse(copies.offer(batch(2, 3, false, false), "link-2b").ackNow());
+        assertEquals(List.of(new MirrorCopies.Deferred<>(2, 3, "link-2b")), copies.takeDeferred(),
+                "one acknowledgement covers batches 2 and 3, on the link the last came on");
+        assertEquals(List.of(), copies.takeDeferred());
+        assertTrue(copies.offer(batch(2, 4, false, true), "link-2").ackNow());
+        assertEquals(List.of(), copies.takeDeferred(), "the awaited batch's acknowledgement covers the earlier");
+    }
+
+    @Test
+    void aBatchBeforeAnySnapshotOrAfterAGapLeavesTheCopyIncomplete() {
+        MirrorCopies<String> copies = new MirrorCopies<>();
+        assertEquals(Replica.Fit.STALE, copies.offer(batch(3, 1, false, true), "l").fit());
+        assertFalse(copies.holdsComplete(3));
+        copies.offer(batch(3, 2, true, true), "l");
+        assertEquals(2, copies.completeSeq(3));
+        MirrorCopies.Offer gap = copies.offer(batch(3, 4, false, true), "l");
+        assertEquals(Replica.Fit.GAP, gap.fit());
+        assertFalse(gap.ackNow());
+        assertEquals(-1, copies.completeSeq(3), "never adopted, not counted as tolerance");
+        assertEquals(Map.of(), copies.complete());
+    }
+
+    @Test
+    void aRemovedCopyOwesNothing() {
+        MirrorCopies<String> copies = new MirrorCopies<>();
+        copies.offer(batch(2, 1, true, true), "l");
+        copies.offer(batch(2, 2, false, false), "l");
+        assertEquals(Map.of(2, 2L), copies.complete());
+        assertNotNull(copies.remove(2));
+        assertEquals(List.of(), copies.takeDeferred(), "released or taken over: no late acknowledgement");
+        assertFalse(copies.held().contains(2));
+    }
+}
