@@ -6,6 +6,7 @@ import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
 import org.cx.wire.WireClient;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code cx producer}: a producer attached to a task server. */
@@ -32,13 +33,8 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
     @Option(names = "--name", defaultValue = "producer", description = "Name in the server's logs. Default: ${DEFAULT-VALUE}.")
     String name;
 
-    @Option(names = "--jmx-port", defaultValue = "0", paramLabel = "PORT",
-            description = "Port of this process's JMX connector (for cx status and jconsole); 0 picks a free "
-                    + "one. Default: ${DEFAULT-VALUE}.")
-    int jmxPort;
-
-    @Option(names = "--no-jmx", description = "Start no JMX connector.")
-    boolean noJmx;
+    @Mixin
+    JmxOptions jmxOptions;
 
     @Option(names = "--speed", defaultValue = "1.0", paramLabel = "S",
             description = "This host's speed relative to a reference host, as tasks see it "
@@ -54,7 +50,7 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         }
         server = Lookups.serverOrLookup(server, lookup, true);
         InetSocketAddress address = WireClient.parseAddress(server);
-        String jmx = noJmx ? "" : JmxAgent.start("127.0.0.1", jmxPort);
+        String jmx = jmxOptions.start("127.0.0.1");
         ProducerConfig config = ProducerConfig.of(address, workers).withName(name).withPrefetch(!noPrefetch)
                 .withJmx(jmx).withSpeed(speed);
         try (Producer p = Producer.start(config)) {

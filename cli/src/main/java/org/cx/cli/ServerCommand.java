@@ -9,6 +9,7 @@ import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.wire.WireClient;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code cx server}: a task server, founding a network or joining one. */
@@ -57,13 +58,8 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                     + "and consumers started with --lookup find this server." + Lookups.MULTICAST_HELP)
     String lookup;
 
-    @Option(names = "--jmx-port", defaultValue = "0", paramLabel = "PORT",
-            description = "Port of this process's JMX connector (for cx status and jconsole); 0 picks a free "
-                    + "one. Default: ${DEFAULT-VALUE}.")
-    int jmxPort;
-
-    @Option(names = "--no-jmx", description = "Start no JMX connector (cx status then shows less).")
-    boolean noJmx;
+    @Mixin
+    JmxOptions jmxOptions;
 
     @Option(names = "--lease", defaultValue = "10s", paramLabel = "DURATION",
             description = "Lease of the registration: a dead server leaves the lookup service within it. "
@@ -78,7 +74,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         }
         NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
                 .withFailTimeout(failTimeout);
-        String jmx = noJmx ? "" : JmxAgent.start(host.equals("0.0.0.0") ? "127.0.0.1" : host, jmxPort);
+        String jmx = jmxOptions.start(host.equals("0.0.0.0") ? "127.0.0.1" : host);
         ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx);
         try (TaskServerNode node = TaskServerNode.start(config);
