@@ -4,7 +4,7 @@
 # BASE_CHECKOUT is another clone of this repository at the commit to compare against (A); this checkout is B.
 # Each round runs, on A then on B: zero-load F(25) on 1 server and 2 producers, and F(13) and F(16) on 1 and 7
 # servers with 64 producers and the paper's task times / 40; then two rounds of 'cx bench recovery --servers 7'.
-# Prints paired medians (B against A). About 15 minutes on 2 cores; run nothing else meanwhile.
+# Prints paired medians (B against A). About 20 minutes on 2 cores; run nothing else meanwhile.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 base=$(cd "${1:?usage: scripts/bench-ab.sh BASE_CHECKOUT [OUT_DIR]}" && pwd)

@@ -1,6 +1,5 @@
 package org.cx.server;
 
-import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,7 +34,7 @@ final class CodeService {
     /** Bundles being received: uploads from consumers and answers from upstream, by hash. */
     private final Map<String, BundleAssembly> incoming = new HashMap<>();
     /** Connections (producers, child servers) waiting for a bundle, by hash. */
-    private final Map<String, List<Channel>> waiting = new HashMap<>();
+    private final Map<String, List<PeerConnection>> waiting = new HashMap<>();
     /** Computations known here whose bundle has not arrived yet, by hash. */
     private final Map<String, List<Long>> unbound = new HashMap<>();
     /** Actions waiting for a bundle (executeOnServer tasks), by hash. */
@@ -113,7 +112,7 @@ final class CodeService {
         for (long computation : take(unbound, bundle.hash())) {
             codecs.bind(computation, bundle.hash());
         }
-        for (Channel ch : take(waiting, bundle.hash())) {
+        for (PeerConnection ch : take(waiting, bundle.hash())) {
             serve(bundle, ch);
         }
         take(arrivals, bundle.hash()).forEach(Runnable::run);
@@ -125,8 +124,8 @@ final class CodeService {
     /** Upstream could not provide {@code hash}: tell everyone waiting for it. */
     void unavailable(String hash, String reason) {
         take(unbound, hash);
-        for (Channel ch : take(waiting, hash)) {
-            ch.writeAndFlush(new Message.NoBundle(hash, reason));
+        for (PeerConnection ch : take(waiting, hash)) {
+            ch.send(new Message.NoBundle(hash, reason));
         }
         take(arrivals, hash).forEach(Runnable::run);
     }
@@ -137,7 +136,7 @@ final class CodeService {
     }
 
     /** A producer or a server downstream asks for {@code hash} on {@code from}. */
-    void fetch(String hash, Channel from) {
+    void fetch(String hash, PeerConnection from) {
         CodeBundle bundle = codecs.bundle(hash);
         if (bundle != null) {
             serve(bundle, from);
@@ -200,20 +199,16 @@ final class CodeService {
      * Sends {@code bundle} on {@code to} one chunk at a time, the next when the last has been written, so that a
      * large bundle to many producers neither piles up in memory nor holds up other messages (heartbeats).
      */
-    private void serve(CodeBundle bundle, Channel to) {
+    private void serve(CodeBundle bundle, PeerConnection to) {
         bundlesServed++;
         sendChunk(BundleAssembly.chunks(bundle), 0, to);
     }
 
-    private void sendChunk(Message.BundleChunk[] chunks, int i, Channel to) {
-        if (i == chunks.length || !to.isActive()) {
+    private void sendChunk(Message.BundleChunk[] chunks, int i, PeerConnection to) {
+        if (i == chunks.length || !to.isOpen()) {
             return;
         }
-        to.writeAndFlush(chunks[i]).addListener(f -> {
-            if (f.isSuccess()) {
-                sendChunk(chunks, i + 1, to);
-            }
-        });
+        to.send(chunks[i], () -> sendChunk(chunks, i + 1, to));
     }
 
     /**

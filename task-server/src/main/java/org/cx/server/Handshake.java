@@ -46,7 +46,7 @@ final class Handshake extends SimpleChannelInboundHandler<Message> {
         PeerSession session = PeerSession.of(node, hello, ctx.channel());
         ctx.pipeline().replace(this, "session", session);
         node.attached(session);
-        session.channel().writeAndFlush(new Message.Welcome(WireConfig.PROTOCOL_VERSION, session.peerId(), node.config().name(),
+        session.connection().send(new Message.Welcome(WireConfig.PROTOCOL_VERSION, session.peerId(), node.config().name(),
                 node.networkInternals().self(), session.tellsMirrors()
                         ? node.networkInternals().mirrorAddresses() : new String[0]));
     }

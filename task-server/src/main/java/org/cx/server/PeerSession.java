@@ -20,7 +20,7 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
     private final long peerId;
     private final String peerName;
     private final String jmx;
-    private final Channel channel;
+    private final PeerConnection connection;
     private boolean closing;
 
     PeerSession(TaskServerNode node, Message.Hello hello, Channel channel) {
@@ -28,7 +28,7 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
         this.peerId = node.nextPeerId();
         this.peerName = hello.name() + "@" + channel.remoteAddress();
         this.jmx = hello.jmx();
-        this.channel = channel;
+        this.connection = PeerConnection.of(channel);
     }
 
     /** The session of the role {@code hello} names. */
@@ -63,8 +63,8 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
         return jmx;
     }
 
-    Channel channel() {
-        return channel;
+    PeerConnection connection() {
+        return connection;
     }
 
     @Override
@@ -148,7 +148,7 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
                 }
                 case Message.Released r -> scheduler.released(producer, r.ids());
                 case Message.TaskFailed f -> scheduler.taskFailed(producer, f.id(), f.reason(), node.cycle().now());
-                case Message.FetchBundle f -> node.code().fetch(f.bundle(), ctx.channel());
+                case Message.FetchBundle f -> node.code().fetch(f.bundle(), connection());
                 default -> {
                     return false;
                 }
@@ -220,7 +220,7 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
 
         ServerSession(TaskServerNode node, Message.Hello hello, Channel channel) {
             super(node, hello, channel);
-            channel.attr(ServerNetwork.PEER_SERVER).set(hello.workers()); // a server sends its id there
+            PeerConnection.NettyConnection.on(channel).serverId(hello.workers()); // a server sends its id there
         }
 
         @Override
@@ -230,7 +230,7 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
 
         @Override
         boolean handle(ChannelHandlerContext ctx, Message msg) {
-            node.networkInternals().onMessage(msg, ctx.channel());
+            node.networkInternals().onMessage(msg, connection());
             return true;
         }
     }
@@ -250,7 +250,7 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
         @Override
         boolean handle(ChannelHandlerContext ctx, Message msg) {
             if (msg instanceof Message.NetworkQuery q) {
-                node.networkInternals().onMessage(q, ctx.channel());
+                node.networkInternals().onMessage(q, connection());
                 return true;
             }
             return false;

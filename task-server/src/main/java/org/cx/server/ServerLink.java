@@ -18,31 +18,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A server's outbound connection to another server, over Netty: messages queue while it connects and are written in
- * order once the handshake is done; replies (acknowledgements) come back on it. A link that cannot connect, is
- * refused or closes is lost, once: its owner decides what that means (a repair, a snapshot, asking again).
+ * A server's outbound link to another server over Netty ({@link PeerLink}): messages queue while it connects and are
+ * written in order once the handshake is done; replies (acknowledgements) come back on it. A link that cannot
+ * connect, is refused or closes is lost, once: its owner decides what that means (a repair, a snapshot, asking
+ * again).
  */
-final class ServerLink extends SimpleChannelInboundHandler<Message> {
+final class ServerLink extends SimpleChannelInboundHandler<Message> implements PeerLink {
     private static final Logger LOG = LoggerFactory.getLogger(ServerLink.class);
-
-    /** The server a link belongs to. */
-    interface Owner {
-        /** What this server says first on the link. */
-        Message.Hello hello();
-
-        /** A message came back on the link. */
-        void onMessage(Message message, Channel from);
-
-        /** A burst of messages on the link was read. */
-        void endOfBurst();
-
-        /** The link is lost: it could not connect, or it closed. Called once. */
-        void lost(ServerLink link);
-    }
 
     private final int id;
     private final String target;
-    private final Owner owner;
+    private final PeerLink.Owner owner;
     private final List<Message> queued = new ArrayList<>();
     private Channel channel;
     private boolean ready;
@@ -50,8 +36,14 @@ final class ServerLink extends SimpleChannelInboundHandler<Message> {
     /** Why the connection could not be made or was refused, if it was. */
     private String failure;
 
+    /** Opens links over Netty on {@code loop}. */
+    static PeerLink.Opener opener(EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes) {
+        return (id, target, owner) -> new ServerLink(id, target, loop, connectTimeoutMillis, maxFrameBytes, owner);
+    }
+
     /** Connects to server {@code id} at {@code target} ({@code HOST:PORT}); -1 for a server not known by id yet. */
-    ServerLink(int id, String target, EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes, Owner owner) {
+    ServerLink(int id, String target, EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes,
+               PeerLink.Owner owner) {
         this.id = id;
         this.target = target;
         this.owner = owner;
@@ -76,20 +68,23 @@ final class ServerLink extends SimpleChannelInboundHandler<Message> {
         });
     }
 
-    int id() {
+    @Override
+    public int id() {
         return id;
     }
 
-    /** Why the link could not be made or was refused; null if neither (yet). */
-    String failure() {
+    @Override
+    public String failure() {
         return failure;
     }
 
-    boolean isClosed() {
+    @Override
+    public boolean isClosed() {
         return closed;
     }
 
-    void send(Message m) {
+    @Override
+    public void send(Message m) {
         if (ready) {
             channel.write(m);
         } else {
@@ -97,13 +92,15 @@ final class ServerLink extends SimpleChannelInboundHandler<Message> {
         }
     }
 
-    void flush() {
+    @Override
+    public void flush() {
         if (ready) {
             channel.flush();
         }
     }
 
-    void close() {
+    @Override
+    public void close() {
         closed = true;
         if (channel != null) {
             channel.close();
@@ -132,7 +129,7 @@ final class ServerLink extends SimpleChannelInboundHandler<Message> {
             failure = "refused: " + r.reason();
             return;
         }
-        owner.onMessage(msg, ctx.channel());
+        owner.onMessage(msg, PeerConnection.of(ctx.channel()));
     }
 
     @Override

@@ -1,8 +1,5 @@
 package org.cx.server;
 
-import io.netty.channel.Channel;
-import io.netty.channel.EventLoopGroup;
-import io.netty.util.AttributeKey;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -45,8 +42,6 @@ final class ServerNetwork implements StateLog {
     private static final long RESEND_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A joiner not in the network after this long asks again (or says why it waits). */
     private static final long JOIN_RETRY_NANOS = TimeUnit.SECONDS.toNanos(3);
-    /** On a connection another server opened to this one: that server's id, from its {@code Hello}. */
-    static final AttributeKey<Integer> PEER_SERVER = AttributeKey.valueOf("cx.peerServer");
 
     /** What the network needs from the server it runs in. */
     interface Host {
@@ -60,7 +55,7 @@ final class ServerNetwork implements StateLog {
         void computationEnded(long id);
 
         /** A bundle message from another server: FetchBundle (asked on {@code from}), BundleChunk or NoBundle. */
-        void bundleMessage(Message message, Channel from);
+        void bundleMessage(Message message, PeerConnection from);
 
         /**
          * A server this one mirrors runs computation {@code computation} from {@code bundle}: hold the bundle too,
@@ -89,12 +84,10 @@ final class ServerNetwork implements StateLog {
     private final String address;
     private final String name;
     private final String jmx;
-    /** The frame limit of this server's own listening socket, for its links to other servers too. */
-    private final int maxFrameBytes;
     /** JMX service URLs of the members, for {@code cx status}; empty when a member has none. */
     private final Map<Integer, String> jmxUrls = new HashMap<>();
-    /** Where the links to other servers run; the network's own timers and commands go through {@link #cycle}. */
-    private final EventLoopGroup loop;
+    /** Opens the links to other servers; the network's own timers and commands go through {@link #cycle}. */
+    private final PeerLink.Opener linkOpener;
     private final DutyCycle cycle;
     private final Scheduler scheduler;
     private final Host host;
@@ -118,7 +111,7 @@ final class ServerNetwork implements StateLog {
     private boolean releaseScheduled;
 
     // ---- mirror copies of other servers
-    private final MirrorCopies<Channel> copies = new MirrorCopies<>();
+    private final MirrorCopies<PeerConnection> copies = new MirrorCopies<>();
 
     // ---- exactly-once channels
     private final ExactlyOnceChannels channels = new ExactlyOnceChannels();
@@ -127,7 +120,7 @@ final class ServerNetwork implements StateLog {
     private final DiffusionDriver diffusion;
 
     // ---- links to other servers (this server's outbound connections)
-    private final Map<Integer, ServerLink> links = new HashMap<>();
+    private final Map<Integer, PeerLink> links = new HashMap<>();
 
     // ---- failure detection
     private Liveness liveness;
@@ -139,14 +132,13 @@ final class ServerNetwork implements StateLog {
     /** The whole network is closing (see {@link #shutDown}): nobody is judged failed any more. */
     private boolean shuttingDown;
 
-    ServerNetwork(ServerConfig server, String address, EventLoopGroup loop, DutyCycle cycle, Scheduler scheduler,
+    ServerNetwork(ServerConfig server, String address, PeerLink.Opener linkOpener, DutyCycle cycle, Scheduler scheduler,
                   Host host) {
         this.config = server.network();
         this.address = address;
         this.name = server.name();
         this.jmx = server.jmx();
-        this.maxFrameBytes = server.maxFrameBytes();
-        this.loop = loop;
+        this.linkOpener = linkOpener;
         this.cycle = cycle;
         this.scheduler = scheduler;
         this.host = host;
@@ -250,7 +242,7 @@ final class ServerNetwork implements StateLog {
     /** Sends {@code message} to server {@code id} now. */
     void sendNow(int id, Message message) {
         send(id, message);
-        ServerLink link = links.get(id);
+        PeerLink link = links.get(id);
         if (link != null) {
             link.flush();
         }
@@ -307,7 +299,7 @@ final class ServerNetwork implements StateLog {
             }
         }
         commit.releaseCommitted();
-        for (ServerLink link : links.values()) {
+        for (PeerLink link : links.values()) {
             link.flush();
         }
     }
@@ -324,9 +316,9 @@ final class ServerNetwork implements StateLog {
         LOG.debug("server {} sent a snapshot of {} changes to {}", self, ops.size(), commit.members());
     }
 
-    private void onMirror(Message.Mirror m, Channel from) {
+    private void onMirror(Message.Mirror m, PeerConnection from) {
         if (forwards.containsKey(m.from())) {
-            from.writeAndFlush(new Message.Evicted("server " + m.from() + " was declared failed and its tasks were "
+            from.send(new Message.Evicted("server " + m.from() + " was declared failed and its tasks were "
                     + "taken over by server " + resolve(m.from())));
             return;
         }
@@ -345,14 +337,14 @@ final class ServerNetwork implements StateLog {
             }
         }
         if (offer.ackNow()) {
-            from.writeAndFlush(new Message.MirrorAck(m.from(), self, m.seq()));
+            from.send(new Message.MirrorAck(m.from(), self, m.seq()));
         }
     }
 
     /** Acknowledges the batches nobody waited on (periodically: one acknowledgement covers all before it). */
     void sendDeferredAcks() {
-        for (MirrorCopies.Deferred<Channel> d : copies.takeDeferred()) {
-            d.link().writeAndFlush(new Message.MirrorAck(d.from(), self, d.seq()));
+        for (MirrorCopies.Deferred<PeerConnection> d : copies.takeDeferred()) {
+            d.link().send(new Message.MirrorAck(d.from(), self, d.seq()));
         }
     }
 
@@ -499,7 +491,7 @@ final class ServerNetwork implements StateLog {
 
     /** Asks {@code target} to let this server in, and checks {@link #JOIN_RETRY_NANOS} later that it did. */
     private void sendJoin(String target) {
-        ServerLink link = openLink(-1, target);
+        PeerLink link = openLink(-1, target);
         link.send(new Message.Join(name, address, jmx));
         link.flush();
         int attempt = ++joinAttempts;
@@ -511,7 +503,7 @@ final class ServerNetwork implements StateLog {
      * start in any order); if the request went through, says so and keeps waiting, since asking again could make
      * the root place this server twice. A redirect or a newer request ends this attempt's checks.
      */
-    private void checkJoined(ServerLink link, String target, int attempt) {
+    private void checkJoined(PeerLink link, String target, int attempt) {
         if (joined() || evicted || shuttingDown || attempt != joinAttempts) {
             return;
         }
@@ -526,9 +518,9 @@ final class ServerNetwork implements StateLog {
         }
     }
 
-    private void onJoin(Message.Join join, Channel from) {
+    private void onJoin(Message.Join join, PeerConnection from) {
         if (!isRoot()) {
-            from.writeAndFlush(new Message.Redirect(addresses.get(tree.idAt(0))));
+            from.send(new Message.Redirect(addresses.get(tree.idAt(0))));
             return;
         }
         int id = nextId();
@@ -673,7 +665,7 @@ final class ServerNetwork implements StateLog {
         }
         liveness.forget(id);
         lastBeat.remove(id);
-        ServerLink link = links.remove(id);
+        PeerLink link = links.remove(id);
         if (link != null) {
             link.close();
         }
@@ -738,7 +730,7 @@ final class ServerNetwork implements StateLog {
         int heir = copies.holdsComplete(root) ? self : -1;
         FatTree.Repair repair = tree.remove(root);
         forwards.put(root, heir >= 0 ? heir : repair.heir());
-        ServerLink link = links.remove(root);
+        PeerLink link = links.remove(root);
         if (link != null) {
             link.close();
         }
@@ -753,9 +745,9 @@ final class ServerNetwork implements StateLog {
                 scheduler.taskCount(), scheduler.producerCount(), scheduler.counters().tasksCompleted());
     }
 
-    private void onHeartbeat(Message.Heartbeat hb, Channel from) {
+    private void onHeartbeat(Message.Heartbeat hb, PeerConnection from) {
         if (forwards.containsKey(hb.from())) {
-            from.writeAndFlush(new Message.Evicted("server " + hb.from() + " was declared failed; its tasks are on "
+            from.send(new Message.Evicted("server " + hb.from() + " was declared failed; its tasks are on "
                     + "server " + resolve(hb.from())));
             return;
         }
@@ -854,15 +846,15 @@ final class ServerNetwork implements StateLog {
     }
 
     /** A message from another server or an observer, on either kind of connection. Event loop. */
-    void onMessage(Message msg, Channel from) {
+    void onMessage(Message msg, PeerConnection from) {
         if (evicted) {
             return;
         }
-        Integer sender = from.attr(PEER_SERVER).get();
+        Integer sender = from.serverId();
         if (sender != null && forwards.containsKey(sender)) {
             // A server declared failed runs again (it was frozen, or starved): its state lives on in its heir, and
             // nothing it says may change anything here; a transfer from it would put a task on two servers.
-            from.writeAndFlush(new Message.Evicted("server " + sender + " was declared failed and its tasks were "
+            from.send(new Message.Evicted("server " + sender + " was declared failed and its tasks were "
                     + "taken over by server " + resolve(sender)));
             return;
         }
@@ -886,7 +878,7 @@ final class ServerNetwork implements StateLog {
                 scheduler.endedElsewhere(e.computation());
                 host.computationEnded(e.computation());
             }
-            case Message.NetworkQuery q -> from.writeAndFlush(networkStatus());
+            case Message.NetworkQuery q -> from.send(networkStatus());
             case Message.FetchBundle f -> host.bundleMessage(f, from);
             case Message.BundleChunk c -> host.bundleMessage(c, from);
             case Message.NoBundle b -> host.bundleMessage(b, from);
@@ -914,7 +906,7 @@ final class ServerNetwork implements StateLog {
         if (id == self || evicted) {
             return;
         }
-        ServerLink link = links.get(id);
+        PeerLink link = links.get(id);
         if (link == null) {
             String to = addresses.get(id);
             if (to == null) {
@@ -935,38 +927,37 @@ final class ServerNetwork implements StateLog {
     }
 
     void close() {
-        for (ServerLink link : links.values()) {
+        for (PeerLink link : links.values()) {
             link.close();
         }
         links.clear();
     }
 
     /** Opens this server's link to server {@code id} (-1: a server not in the network yet, asked to let this one in). */
-    private ServerLink openLink(int id, String target) {
-        return new ServerLink(id, target, loop, (int) config.failTimeout().toMillis(), maxFrameBytes,
-                new ServerLink.Owner() {
-                    @Override
-                    public Message.Hello hello() {
-                        return new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.SERVER, name, self);
-                    }
+    private PeerLink openLink(int id, String target) {
+        return linkOpener.open(id, target, new PeerLink.Owner() {
+            @Override
+            public Message.Hello hello() {
+                return new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.SERVER, name, self);
+            }
 
-                    @Override
-                    public void onMessage(Message message, Channel from) {
-                        ServerNetwork.this.onMessage(message, from);
-                    }
+            @Override
+            public void onMessage(Message message, PeerConnection from) {
+                ServerNetwork.this.onMessage(message, from);
+            }
 
-                    @Override
-                    public void endOfBurst() {
-                        cycle.endOfBurst();
-                    }
+            @Override
+            public void endOfBurst() {
+                cycle.endOfBurst();
+            }
 
-                    @Override
-                    public void lost(ServerLink link) {
-                        if (links.get(link.id()) == link) {
-                            linkLost(link.id());
-                            cycle.endOfBurst(); // a repair may have followed
-                        }
-                    }
-                });
+            @Override
+            public void lost(PeerLink link) {
+                if (links.get(link.id()) == link) {
+                    linkLost(link.id());
+                    cycle.endOfBurst(); // a repair may have followed
+                }
+            }
+        });
     }
 }

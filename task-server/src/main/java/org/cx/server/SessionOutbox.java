@@ -1,6 +1,5 @@
 package org.cx.server;
 
-import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -24,8 +23,8 @@ final class SessionOutbox implements Outbox {
     private final Map<ProducerState, List<ValueEnvelope>> inputs = new LinkedHashMap<>();
     private final Map<ProducerState, List<TaskId>> unkeeps = new LinkedHashMap<>();
     private final List<Map.Entry<ProducerState, TaskId[]>> revokes = new ArrayList<>();
-    /** Channels written to since the last flush. */
-    private final Set<Channel> dirty = new LinkedHashSet<>();
+    /** Connections written to since the last flush. */
+    private final Set<PeerConnection> dirty = new LinkedHashSet<>();
 
     SessionOutbox(TaskServerNode node) {
         this.node = node;
@@ -87,9 +86,9 @@ final class SessionOutbox implements Outbox {
     void tellProducers(long computation) {
         for (PeerSession session : node.sessions().values()) {
             if (session instanceof PeerSession.ProducerSession p) {
-                p.channel().write(new Message.ComputationEnded(computation));
+                p.connection().write(new Message.ComputationEnded(computation));
                 p.producer.codeSent.remove(computation);
-                dirty.add(p.channel());
+                dirty.add(p.connection());
             }
         }
         node.code().ended(computation);
@@ -121,7 +120,7 @@ final class SessionOutbox implements Outbox {
         node.networkInternals().afterCommit(() -> {
             PeerSession session = node.sessions().get(consumer.peerId());
             if (session != null) {
-                session.channel().writeAndFlush(message);
+                session.connection().send(message);
             }
         });
     }
@@ -173,8 +172,8 @@ final class SessionOutbox implements Outbox {
         inputs.clear();
         unkeeps.clear();
         revokes.clear();
-        for (Channel ch : dirty) {
-            ch.flush();
+        for (PeerConnection connection : dirty) {
+            connection.flush();
         }
         dirty.clear();
     }
@@ -195,8 +194,8 @@ final class SessionOutbox implements Outbox {
     private void send(ProducerState producer, Message message) {
         PeerSession session = node.sessions().get(producer.peerId);
         if (session != null) {
-            session.channel().write(message);
-            dirty.add(session.channel());
+            session.connection().write(message);
+            dirty.add(session.connection());
         }
     }
 }

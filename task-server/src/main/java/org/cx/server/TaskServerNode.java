@@ -125,7 +125,9 @@ public final class TaskServerNode implements AutoCloseable {
                     }
                 });
         serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
-        network = new ServerNetwork(config, advertisedAddress(), loop, cycle, scheduler, new NetworkHost());
+        PeerLink.Opener links = ServerLink.opener(loop, (int) config.network().failTimeout().toMillis(),
+                config.maxFrameBytes());
+        network = new ServerNetwork(config, advertisedAddress(), links, cycle, scheduler, new NetworkHost());
         mbeans = new ServerMBeans(this);
         loop.submit(() -> {
             cycle.endOfBurstDoes(() -> {
@@ -380,7 +382,7 @@ public final class TaskServerNode implements AutoCloseable {
             code.upstreamChanged();
             for (PeerSession session : sessions.values()) {
                 if (session.tellsMirrors()) {
-                    session.channel().writeAndFlush(new Message.Mirrors(addresses));
+                    session.connection().send(new Message.Mirrors(addresses));
                 }
             }
         }
@@ -388,7 +390,7 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public void evicted(String reason) {
             for (PeerSession session : new ArrayList<>(sessions.values())) {
-                session.channel().close();
+                session.connection().close();
             }
             if (serverChannel != null) {
                 serverChannel.close();
@@ -403,7 +405,7 @@ public final class TaskServerNode implements AutoCloseable {
         }
 
         @Override
-        public void bundleMessage(Message message, Channel from) {
+        public void bundleMessage(Message message, PeerConnection from) {
             switch (message) {
                 case Message.FetchBundle f -> code.fetch(f.bundle(), from);
                 case Message.BundleChunk c -> code.fetched(c);

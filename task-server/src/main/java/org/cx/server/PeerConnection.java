@@ -1,0 +1,110 @@
+package org.cx.server;
+
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import org.cx.wire.Message;
+
+/**
+ * One connection as the server's logic sees it: messages out, in order, and whether it is still open. The server
+ * answers on it, paces large transfers by it and keeps it to acknowledge on later; it never needs to know what
+ * carries it. {@link #of} is the Netty one; a simulation passes its own.
+ */
+interface PeerConnection {
+
+    /** Queues {@code message}; it leaves at the next {@link #flush}. */
+    void write(Message message);
+
+    void flush();
+
+    /** Writes and flushes {@code message}. */
+    default void send(Message message) {
+        write(message);
+        flush();
+    }
+
+    /** Sends {@code message} and runs {@code written} once it has left (to pace a large transfer); never if it fails. */
+    void send(Message message, Runnable written);
+
+    boolean isOpen();
+
+    void close();
+
+    /** The id a server gave in its {@code Hello}, on a connection another server opened; null on any other. */
+    Integer serverId();
+
+    /** The connection over Netty channel {@code channel}. */
+    static PeerConnection of(Channel channel) {
+        return NettyConnection.on(channel);
+    }
+
+    /** A Netty channel as a {@link PeerConnection}. */
+    final class NettyConnection implements PeerConnection {
+        static final AttributeKey<NettyConnection> KEY = AttributeKey.valueOf("cx.peerConnection");
+
+        private final Channel channel;
+        private volatile Integer serverId;
+
+        private NettyConnection(Channel channel) {
+            this.channel = channel;
+        }
+
+        /** The connection over {@code channel}: one per channel, kept on the channel. Its event loop only. */
+        static NettyConnection on(Channel channel) {
+            NettyConnection existing = channel.attr(KEY).get();
+            if (existing == null) {
+                existing = new NettyConnection(channel);
+                channel.attr(KEY).set(existing);
+            }
+            return existing;
+        }
+
+        /** Marks this as the connection server {@code id} opened to this one. */
+        void serverId(int id) {
+            serverId = id;
+        }
+
+        @Override
+        public void write(Message message) {
+            channel.write(message);
+        }
+
+        @Override
+        public void flush() {
+            channel.flush();
+        }
+
+        @Override
+        public void send(Message message) {
+            channel.writeAndFlush(message);
+        }
+
+        @Override
+        public void send(Message message, Runnable written) {
+            channel.writeAndFlush(message).addListener(f -> {
+                if (f.isSuccess()) {
+                    written.run();
+                }
+            });
+        }
+
+        @Override
+        public boolean isOpen() {
+            return channel.isActive();
+        }
+
+        @Override
+        public void close() {
+            channel.close();
+        }
+
+        @Override
+        public Integer serverId() {
+            return serverId;
+        }
+
+        @Override
+        public String toString() {
+            return String.valueOf(channel.remoteAddress());
+        }
+    }
+}
