@@ -1,9 +1,7 @@
 package org.cx.producer;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -123,9 +121,9 @@ public final class Producer implements AutoCloseable {
                 config.jmx());
     }
 
-    private Connection attached(Message.Welcome welcome) {
+    private ProducerLink attached(Message.Welcome welcome) {
         mirrors = List.of(welcome.mirrors());
-        return new Connection();
+        return new ProducerLink(this);
     }
 
     /** The address of the server this producer is attached to now. */
@@ -230,7 +228,7 @@ public final class Producer implements AutoCloseable {
     // ---------------------------------------------------------------- event loop
 
     /** Sends queued completions as one batch, then asks for what the cache needs. Event loop only. */
-    private void drain() {
+    void drain() {
         drainScheduled.set(false);
         List<Completion> batch = new ArrayList<>();
         for (Message m; (m = fromWorkers.poll()) != null; ) {
@@ -290,175 +288,162 @@ public final class Producer implements AutoCloseable {
         }
     }
 
-    /** Messages from the server, on the event loop. */
-    private final class Connection extends SimpleChannelInboundHandler<Message> {
-        @Override
-        public void handlerAdded(ChannelHandlerContext ctx) {
-            channel = ctx.channel(); // messages may arrive before connect() returns
-        }
+    // ---------------------------------------------------------------- messages from the server (event loop)
 
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
-            switch (msg) {
-                case Message.Assign a -> onAssign(a.tasks());
-                case Message.Drop d -> {
-                    cache.drop(d.ids());
-                    kept.drop(d.ids());
-                }
-                case Message.Keep k -> {
-                    for (TaskEnvelope e : config.claim() ? k.tasks() : new TaskEnvelope[0]) {
-                        kept.keep(e); // without claims nothing would run them, or ever let them go
-                    }
-                }
-                case Message.Inputs in -> kept.forwarded(in.values());
-                case Message.Unkeep u -> kept.drop(u.ids());
-                case Message.Revoke r -> {
-                    // Always answer: the server learns which copies had started and will not ask for them again.
-                    List<TaskId> released = cache.drop(r.ids());
-                    ctx.write(new Message.Released(released.toArray(TaskId[]::new)));
-                }
-                case Message.ComputationEnded e -> {
-                    cache.dropComputation(e.computation());
-                    kept.dropComputation(e.computation());
-                    codecs.remove(e.computation());
-                    bundles.ended(e.computation());
-                }
-                case Message.Mirrors m -> mirrors = List.of(m.addresses());
-                case Message.Code c -> onCode(c);
-                case Message.BundleChunk c -> onChunk(c);
-                case Message.NoBundle n -> noCode(n.bundle(), n.reason());
-                case Message.Refused r -> LOG.warn("server refused this producer: {}", r.reason());
-                default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());
+    /** The link to a server is up: messages may arrive before {@link #connect} returns. */
+    void linked(Channel ch) {
+        channel = ch;
+    }
+
+    /** One message from the server. */
+    void onMessage(Message msg) {
+        switch (msg) {
+            case Message.Assign a -> onAssign(a.tasks());
+            case Message.Drop d -> {
+                cache.drop(d.ids());
+                kept.drop(d.ids());
             }
-        }
-
-        /** Tasks of {@code c.computation()} run from bundle {@code c.bundle()}: bind it, or fetch it first. */
-        private void onCode(Message.Code c) {
-            Message.FetchBundle fetch = bundles.code(c.computation(), c.bundle());
-            if (fetch != null) {
-                channel.write(fetch);
+            case Message.Keep k -> {
+                for (TaskEnvelope e : config.claim() ? k.tasks() : new TaskEnvelope[0]) {
+                    kept.keep(e); // without claims nothing would run them, or ever let them go
+                }
             }
+            case Message.Inputs in -> kept.forwarded(in.values());
+            case Message.Unkeep u -> kept.drop(u.ids());
+            case Message.Revoke r -> {
+                // Always answer: the server learns which copies had started and will not ask for them again.
+                List<TaskId> released = cache.drop(r.ids());
+                channel.write(new Message.Released(released.toArray(TaskId[]::new)));
+            }
+            case Message.ComputationEnded e -> {
+                cache.dropComputation(e.computation());
+                kept.dropComputation(e.computation());
+                codecs.remove(e.computation());
+                bundles.ended(e.computation());
+            }
+            case Message.Mirrors m -> mirrors = List.of(m.addresses());
+            case Message.Code c -> onCode(c);
+            case Message.BundleChunk c -> onChunk(c);
+            case Message.NoBundle n -> noCode(n.bundle(), n.reason());
+            case Message.Refused r -> LOG.warn("server refused this producer: {}", r.reason());
+            default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());
         }
+    }
 
-        private void onChunk(Message.BundleChunk chunk) {
-            String hash = chunk.bundle();
-            byte[] all;
+    /** Tasks of {@code c.computation()} run from bundle {@code c.bundle()}: bind it, or fetch it first. */
+    private void onCode(Message.Code c) {
+        Message.FetchBundle fetch = bundles.code(c.computation(), c.bundle());
+        if (fetch != null) {
+            channel.write(fetch);
+        }
+    }
+
+    private void onChunk(Message.BundleChunk chunk) {
+        String hash = chunk.bundle();
+        byte[] all;
+        try {
+            all = bundles.chunk(chunk);
+        } catch (CodeBundle.InvalidBundleException e) {
+            noCode(hash, e.getMessage());
+            return;
+        }
+        if (all == null) {
+            return;
+        }
+        // Hashing a large bundle takes a while: not on the event loop, which other producers may share.
+        Channel ch = channel;
+        java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+            CodeBundle bundle = null;
+            String problem = null;
             try {
-                all = bundles.chunk(chunk);
+                bundle = CodeBundle.verified(hash, all);
             } catch (CodeBundle.InvalidBundleException e) {
-                noCode(hash, e.getMessage());
-                return;
+                problem = e.getMessage();
             }
-            if (all == null) {
-                return;
-            }
-            // Hashing a large bundle takes a while: not on the event loop, which other producers may share.
-            Channel ch = channel;
-            java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
-                CodeBundle bundle = null;
-                String problem = null;
-                try {
-                    bundle = CodeBundle.verified(hash, all);
-                } catch (CodeBundle.InvalidBundleException e) {
-                    problem = e.getMessage();
+            CodeBundle verified = bundle;
+            String why = problem;
+            ch.eventLoop().execute(() -> {
+                if (channel != ch) {
+                    return; // failed over meanwhile: the new server says again what is needed
                 }
-                CodeBundle verified = bundle;
-                String why = problem;
-                ch.eventLoop().execute(() -> {
-                    if (channel != ch) {
-                        return; // failed over meanwhile: the new server says again what is needed
-                    }
-                    if (verified != null) {
-                        decodeIntoCache(bundles.arrived(verified).toArray(ReadyTask[]::new));
-                    } else {
-                        noCode(hash, why);
-                    }
-                    drain();
-                });
+                if (verified != null) {
+                    decodeIntoCache(bundles.arrived(verified).toArray(ReadyTask[]::new));
+                } else {
+                    noCode(hash, why);
+                }
+                drain();
             });
-        }
+        });
+    }
 
-        /** Bundle {@code hash} cannot be had: every task waiting for it fails, saying why. */
-        private void noCode(String hash, String reason) {
-            for (Message.TaskFailed failed : bundles.unavailable(hash, reason)) {
+    /** Bundle {@code hash} cannot be had: every task waiting for it fails, saying why. */
+    private void noCode(String hash, String reason) {
+        for (Message.TaskFailed failed : bundles.unavailable(hash, reason)) {
+            tasksFailed.incrementAndGet();
+            channel.write(failed);
+        }
+    }
+
+    private void onAssign(ReadyTask[] tasks) {
+        lastAssignNanos = System.nanoTime();
+        outstandingCredit = Math.max(0, outstandingCredit - tasks.length);
+        serverIdleEstimate = Math.max(0, serverIdleEstimate - tasks.length);
+        if (requestSentNanos != 0) {
+            policy.recordRoundTripNanos(System.nanoTime() - requestSentNanos);
+            requestSentNanos = 0;
+        }
+        List<ReadyTask> runnable = new ArrayList<>(tasks.length);
+        for (ReadyTask ready : tasks) {
+            if (!bundles.park(ready)) { // parked: its code is on the way
+                runnable.add(ready);
+            }
+        }
+        decodeIntoCache(runnable.toArray(ReadyTask[]::new));
+    }
+
+    private void decodeIntoCache(ReadyTask[] tasks) {
+        List<Task> decoded = new ArrayList<>(tasks.length);
+        for (ReadyTask ready : tasks) {
+            try {
+                decoded.add(TaskRunner.decode(codecs.forComputation(ready.task().id().computation()), ready));
+            } catch (RuntimeException e) {
+                String reason = "cannot decode task " + ready.task().id() + " on producer " + config.name() + ": "
+                        + e.getMessage();
+                LOG.info(reason);
                 tasksFailed.incrementAndGet();
-                channel.write(failed);
+                channel.write(new Message.TaskFailed(ready.task().id(), reason));
             }
         }
+        if (timeline.enabled()) {
+            long now = System.nanoTime();
+            for (Task t : decoded) {
+                timeline.cached(t.id(), now);
+            }
+        }
+        cache.add(decoded);
+    }
 
-        private void onAssign(ReadyTask[] tasks) {
-            lastAssignNanos = System.nanoTime();
-            outstandingCredit = Math.max(0, outstandingCredit - tasks.length);
-            serverIdleEstimate = Math.max(0, serverIdleEstimate - tasks.length);
-            if (requestSentNanos != 0) {
-                policy.recordRoundTripNanos(System.nanoTime() - requestSentNanos);
-                requestSentNanos = 0;
-            }
-            List<ReadyTask> runnable = new ArrayList<>(tasks.length);
-            for (ReadyTask ready : tasks) {
-                if (!bundles.park(ready)) { // parked: its code is on the way
-                    runnable.add(ready);
-                }
-            }
-            decodeIntoCache(runnable.toArray(ReadyTask[]::new));
+    /** The link to the server closed: fail over to its mirror group, or stop if there is none. */
+    void lost(Object server) {
+        cache.clear(); // a task taken before this belongs to the server left: its completion is discarded
+        kept.clear(); // the next server knows nothing of them
+        bundles.clear(); // the next server says again which code its tasks need
+        fromWorkers.clear();
+        if (closing) {
+            disconnected.complete(null);
+            return;
         }
-
-        private void decodeIntoCache(ReadyTask[] tasks) {
-            List<Task> decoded = new ArrayList<>(tasks.length);
-            for (ReadyTask ready : tasks) {
-                try {
-                    decoded.add(TaskRunner.decode(codecs.forComputation(ready.task().id().computation()), ready));
-                } catch (RuntimeException e) {
-                    String reason = "cannot decode task " + ready.task().id() + " on producer " + config.name() + ": "
-                            + e.getMessage();
-                    LOG.info(reason);
-                    tasksFailed.incrementAndGet();
-                    channel.write(new Message.TaskFailed(ready.task().id(), reason));
-                }
-            }
-            if (timeline.enabled()) {
-                long now = System.nanoTime();
-                for (Task t : decoded) {
-                    timeline.cached(t.id(), now);
-                }
-            }
-            cache.add(decoded);
+        List<String> candidates = new ArrayList<>(mirrors);
+        if (candidates.isEmpty()) {
+            LOG.warn("producer {} lost its server {}", config.name(), server);
+            disconnected.complete(null);
+            return;
         }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            drain(); // also sends any completion whose worker found a task that had just arrived
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            cache.clear(); // a task taken before this belongs to the server left: its completion is discarded
-            kept.clear(); // the next server knows nothing of them
-            bundles.clear(); // the next server says again which code its tasks need
-            fromWorkers.clear();
-            if (closing) {
-                disconnected.complete(null);
-                return;
-            }
-            List<String> candidates = new ArrayList<>(mirrors);
-            if (candidates.isEmpty()) {
-                LOG.warn("producer {} lost its server {}", config.name(), ctx.channel().remoteAddress());
-                disconnected.complete(null);
-                return;
-            }
-            java.util.Collections.shuffle(candidates); // spread the failed server's producers over its group
-            LOG.info("producer {} lost its server {}; failing over to one of {}", config.name(),
-                    ctx.channel().remoteAddress(), candidates);
-            Thread t = new Thread(() -> failOver(candidates), config.name() + "-failover");
-            t.setDaemon(true);
-            t.start();
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            String reason = cause.getMessage() == null ? cause.toString() : WireClient.reason(cause);
-            LOG.warn("producer {}: closing connection to {}: {}", config.name(), config.server(), reason);
-            ctx.close();
-        }
+        java.util.Collections.shuffle(candidates); // spread the failed server's producers over its group
+        LOG.info("producer {} lost its server {}; failing over to one of {}", config.name(), server,
+                candidates);
+        Thread t = new Thread(() -> failOver(candidates), config.name() + "-failover");
+        t.setDaemon(true);
+        t.start();
     }
 }
