@@ -209,8 +209,7 @@ final class Diffusion {
 
     /** Whether this server answers a neighbour's load with its own: a request, its surplus being clearly lower. */
     boolean answers(Local local, Message.Load theirs) {
-        int mine = local.surplus();
-        int other = theirs.fresh() - theirs.demand();
-        return !(mine > 0 && theirs.workers() > 0 && mine - other >= 2) && other - mine >= 2 && local.workers() > 0;
+        // Never together with a transfer: that needs this server's surplus to be the larger by 2 or more.
+        return theirs.fresh() - theirs.demand() - local.surplus() >= 2 && local.workers() > 0;
     }
 }

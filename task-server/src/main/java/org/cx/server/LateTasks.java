@@ -1,6 +1,5 @@
 package org.cx.server;
 
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 
 /**
@@ -66,8 +65,7 @@ final class LateTasks {
     /** The task late longest at {@code nowNanos} that {@code p} holds no copy of; null if none. */
     TaskEntry lateFor(ProducerState p, long nowNanos) {
         long lateBefore = nowNanos - latenessNanos();
-        for (Iterator<TaskEntry> it = running.iterator(); it.hasNext(); ) {
-            TaskEntry e = it.next();
+        for (TaskEntry e : running) {
             if (e.runningSinceNanos > lateBefore) {
                 return null;
             }

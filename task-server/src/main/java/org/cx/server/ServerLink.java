@@ -31,6 +31,8 @@ final class ServerLink extends SimpleChannelInboundHandler<Message> implements P
     private final PeerLink.Owner owner;
     private final List<Message> queued = new ArrayList<>();
     private Channel channel;
+    /** The same channel as the network's logic sees it, for the replies that come back on it. */
+    private PeerConnection connection;
     private boolean ready;
     private boolean closed;
     /** Why the connection could not be made or was refused, if it was. */
@@ -110,6 +112,7 @@ final class ServerLink extends SimpleChannelInboundHandler<Message> implements P
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
+        connection = PeerConnection.of(channel);
         ctx.writeAndFlush(owner.hello());
     }
 
@@ -129,7 +132,7 @@ final class ServerLink extends SimpleChannelInboundHandler<Message> implements P
             failure = "refused: " + r.reason();
             return;
         }
-        owner.onMessage(msg, PeerConnection.of(ctx.channel()));
+        owner.onMessage(msg, connection);
     }
 
     @Override

@@ -738,9 +738,9 @@ final class ServerNetwork implements StateLog {
     }
 
     private Message.Heartbeat heartbeat() {
-        List<Map.Entry<Integer, Long>> complete = List.copyOf(copies.complete().entrySet());
-        int[] held = complete.stream().mapToInt(Map.Entry::getKey).toArray();
-        long[] seqs = complete.stream().mapToLong(Map.Entry::getValue).toArray();
+        Map<Integer, Long> complete = copies.complete();
+        int[] held = complete.keySet().stream().mapToInt(Integer::intValue).toArray();
+        long[] seqs = complete.values().stream().mapToLong(Long::longValue).toArray();
         return new Message.Heartbeat(self, epoch, held, seqs, scheduler.readyCount(), scheduler.freshCount(),
                 scheduler.taskCount(), scheduler.producerCount(), scheduler.counters().tasksCompleted());
     }
