@@ -9,7 +9,7 @@ import org.cx.wire.Message;
  * answers on it, paces large transfers by it and keeps it to acknowledge on later; it never needs to know what
  * carries it. {@link #of} is the Netty one; a simulation passes its own.
  */
-interface PeerConnection {
+public interface PeerConnection {
 
     /** Queues {@code message}; it leaves at the next {@link #flush}. */
     void write(Message message);
@@ -29,8 +29,14 @@ interface PeerConnection {
 
     void close();
 
+    /** Sends {@code refusal}, reads nothing more, and closes once it has left. */
+    void refuse(Message.Refused refusal);
+
     /** The id a server gave in its {@code Hello}, on a connection another server opened; null on any other. */
     Integer serverId();
+
+    /** Marks this as the connection server {@code id} opened to this one. */
+    void serverId(int id);
 
     /** The connection over Netty channel {@code channel}. */
     static PeerConnection of(Channel channel) {
@@ -58,8 +64,8 @@ interface PeerConnection {
             return existing;
         }
 
-        /** Marks this as the connection server {@code id} opened to this one. */
-        void serverId(int id) {
+        @Override
+        public void serverId(int id) {
             serverId = id;
         }
 
@@ -85,6 +91,12 @@ interface PeerConnection {
                     written.run();
                 }
             });
+        }
+
+        @Override
+        public void refuse(Message.Refused refusal) {
+            channel.config().setAutoRead(false);
+            channel.writeAndFlush(refusal).addListener(f -> channel.close());
         }
 
         @Override

@@ -7,7 +7,7 @@ import org.cx.wire.Message;
  * coming back on it, lost once. {@link ServerLink} is the Netty one; the network opens links through an
  * {@link Opener}, so a simulation can pass its own.
  */
-interface PeerLink {
+public interface PeerLink {
 
     /** Opens links to other servers. */
     interface Opener {

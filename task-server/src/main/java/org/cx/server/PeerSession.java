@@ -1,8 +1,5 @@
 package org.cx.server;
 
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
 import org.cx.wire.Message;
 import org.cx.wire.Role;
 import org.slf4j.Logger;
@@ -11,33 +8,34 @@ import org.slf4j.LoggerFactory;
 /**
  * A connection after its handshake: one subclass per role, each taking the messages that role may send and refusing
  * the rest with a reason (that connection only is closed). Every message is one command on the event loop; every read
- * burst ends with the server's {@link DutyCycle#endOfBurst}.
+ * burst ends with the server's {@link DutyCycle#endOfBurst}. Knows nothing of the transport: {@link Handshake} hands it
+ * what its connection reports.
  */
-abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
+abstract class PeerSession {
     private static final Logger LOG = LoggerFactory.getLogger(PeerSession.class);
 
-    final TaskServerNode node;
+    final ServerCore node;
     private final long peerId;
     private final String peerName;
     private final String jmx;
     private final PeerConnection connection;
     private boolean closing;
 
-    PeerSession(TaskServerNode node, Message.Hello hello, Channel channel) {
+    PeerSession(ServerCore node, Message.Hello hello, PeerConnection connection) {
         this.node = node;
         this.peerId = node.nextPeerId();
-        this.peerName = hello.name() + "@" + channel.remoteAddress();
+        this.peerName = hello.name() + "@" + connection;
         this.jmx = hello.jmx();
-        this.connection = PeerConnection.of(channel);
+        this.connection = connection;
     }
 
     /** The session of the role {@code hello} names. */
-    static PeerSession of(TaskServerNode node, Message.Hello hello, Channel channel) {
+    static PeerSession of(ServerCore node, Message.Hello hello, PeerConnection connection) {
         return switch (hello.role()) {
-            case PRODUCER -> new ProducerSession(node, hello, channel);
-            case CONSUMER -> new ConsumerSession(node, hello, channel);
-            case SERVER -> new ServerSession(node, hello, channel);
-            case OBSERVER -> new ObserverSession(node, hello, channel);
+            case PRODUCER -> new ProducerSession(node, hello, connection);
+            case CONSUMER -> new ConsumerSession(node, hello, connection);
+            case SERVER -> new ServerSession(node, hello, connection);
+            case OBSERVER -> new ObserverSession(node, hello, connection);
         };
     }
 
@@ -49,7 +47,7 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
     }
 
     /** Takes one message of this role; false if the role may not send it. */
-    abstract boolean handle(ChannelHandlerContext ctx, Message msg);
+    abstract boolean handle(Message msg);
 
     /** The peer left: what it held is released. */
     void left() {
@@ -67,61 +65,60 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
         return connection;
     }
 
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+    /** One message from the peer: one command. */
+    void receive(Message msg) {
         if (closing) {
             return;
         }
         node.scheduler().tick(node.cycle().now());
-        if (!handle(ctx, msg)) {
-            refuse(ctx, msg.getClass().getSimpleName() + " is not a message a " + role().name().toLowerCase()
+        if (!handle(msg)) {
+            refuse(msg.getClass().getSimpleName() + " is not a message a " + role().name().toLowerCase()
                     + " may send");
         }
     }
 
     /** Refuses this peer: says why, counts it, and closes this connection only. */
-    void refuse(ChannelHandlerContext ctx, String reason) {
+    void refuse(String reason) {
         closing = true;
-        refuse(node, ctx, peerName, reason);
+        refuse(node, connection, peerName, reason);
     }
 
-    static void refuse(TaskServerNode node, ChannelHandlerContext ctx, String who, String reason) {
+    static void refuse(ServerCore node, PeerConnection connection, String who, String reason) {
         node.refused();
         LOG.warn("closing connection from {}: {}", who, reason);
-        ctx.writeAndFlush(new Message.Refused(reason)).addListener(f -> ctx.close());
-        ctx.channel().config().setAutoRead(false);
+        connection.refuse(new Message.Refused(reason));
     }
 
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        ctx.flush();
+    /** A burst of messages was read: send what it produced. */
+    void readComplete() {
+        connection.flush();
         node.cycle().endOfBurst();
     }
 
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
+    /** The connection closed. */
+    void closed() {
         node.detached(this);
         left();
         node.cycle().endOfBurst();
     }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    /** Reading failed: an I/O error closes quietly, anything else is bad input and refuses the peer. */
+    void failed(Throwable cause) {
         String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
         if (cause instanceof java.io.IOException) {
             LOG.debug("connection from {} failed: {}", peerName, reason);
-            ctx.close();
+            connection.close();
             return;
         }
-        refuse(ctx, "bad input: " + reason);
+        refuse("bad input: " + reason);
     }
 
     /** A producer: asks for work, reports completions, answers revokes, fetches code. */
     static final class ProducerSession extends PeerSession {
         final ProducerState producer;
 
-        ProducerSession(TaskServerNode node, Message.Hello hello, Channel channel) {
-            super(node, hello, channel);
+        ProducerSession(ServerCore node, Message.Hello hello, PeerConnection connection) {
+            super(node, hello, connection);
             this.producer = node.scheduler().addProducer(peerId(), hello.name(), Math.max(1, hello.workers()));
         }
 
@@ -131,12 +128,12 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
         }
 
         @Override
-        boolean handle(ChannelHandlerContext ctx, Message msg) {
+        boolean handle(Message msg) {
             Scheduler scheduler = node.scheduler();
             switch (msg) {
                 case Message.Request r -> {
                     if (r.idleWorkers() < 0) {
-                        refuse(ctx, "negative idle count in Request");
+                        refuse("negative idle count in Request");
                     } else {
                         scheduler.request(producer, r.credit(), r.idleWorkers());
                     }
@@ -166,8 +163,8 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
     /** A consumer: submits computations (uploading their code first if asked), collects results. */
     static final class ConsumerSession extends PeerSession implements ConsumerHandle {
 
-        ConsumerSession(TaskServerNode node, Message.Hello hello, Channel channel) {
-            super(node, hello, channel);
+        ConsumerSession(ServerCore node, Message.Hello hello, PeerConnection connection) {
+            super(node, hello, connection);
         }
 
         @Override
@@ -176,13 +173,13 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
         }
 
         @Override
-        boolean handle(ChannelHandlerContext ctx, Message msg) {
+        boolean handle(Message msg) {
             switch (msg) {
-                case Message.Submit s -> submit(ctx, s);
+                case Message.Submit s -> submit(s);
                 case Message.BundleChunk c -> node.code().upload(c);
                 case Message.Collect c -> {
                     if (!node.scheduler().collect(this, c.computation())) {
-                        ctx.write(new Message.Failed(c.computation(), "",
+                        connection().write(new Message.Failed(c.computation(), "",
                                 "no computation " + Long.toHexString(c.computation())
                                         + " on this server: unknown, already collected, or its result expired"));
                     }
@@ -196,11 +193,11 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
         }
 
         /** A submission runs once its code bundle is here; until then the consumer is asked to upload it. */
-        private void submit(ChannelHandlerContext ctx, Message.Submit s) {
+        private void submit(Message.Submit s) {
             CodeService code = node.code();
             if (!code.has(s.bundle())) {
                 String rejection = code.takeRejection(s.bundle());
-                ctx.write(rejection != null ? new Message.SubmitRefused(s.requestId(), rejection)
+                connection().write(rejection != null ? new Message.SubmitRefused(s.requestId(), rejection)
                         : new Message.NeedBundle(s.requestId(), s.bundle()));
                 return;
             }
@@ -218,9 +215,9 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
     /** Another server of the network, on the connection it opened to this one. */
     static final class ServerSession extends PeerSession {
 
-        ServerSession(TaskServerNode node, Message.Hello hello, Channel channel) {
-            super(node, hello, channel);
-            PeerConnection.NettyConnection.on(channel).serverId(hello.workers()); // a server sends its id there
+        ServerSession(ServerCore node, Message.Hello hello, PeerConnection connection) {
+            super(node, hello, connection);
+            connection.serverId(hello.workers()); // a server sends its id there
         }
 
         @Override
@@ -229,7 +226,7 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
         }
 
         @Override
-        boolean handle(ChannelHandlerContext ctx, Message msg) {
+        boolean handle(Message msg) {
             node.networkInternals().onMessage(msg, connection());
             return true;
         }
@@ -238,8 +235,8 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
     /** A tool that asks the network for its status ({@code cx network status}). */
     static final class ObserverSession extends PeerSession {
 
-        ObserverSession(TaskServerNode node, Message.Hello hello, Channel channel) {
-            super(node, hello, channel);
+        ObserverSession(ServerCore node, Message.Hello hello, PeerConnection connection) {
+            super(node, hello, connection);
         }
 
         @Override
@@ -248,7 +245,7 @@ abstract class PeerSession extends SimpleChannelInboundHandler<Message> {
         }
 
         @Override
-        boolean handle(ChannelHandlerContext ctx, Message msg) {
+        boolean handle(Message msg) {
             if (msg instanceof Message.NetworkQuery q) {
                 node.networkInternals().onMessage(q, connection());
                 return true;

@@ -78,6 +78,10 @@ final class ServerNetwork implements StateLog {
          */
         default void transferred(RoutedPayload.Transfer transfer, int to, boolean transmitted) {
         }
+
+        /** This server took over the tasks of failed server {@code failed}. */
+        default void adopted(int failed) {
+        }
     }
 
     private final NetworkConfig config;
@@ -646,6 +650,7 @@ final class ServerNetwork implements StateLog {
         LOG.info("server {} takes over the {} tasks of failed server {}", self, copy.taskCount(), failed);
         scheduler.adopt(copy);
         channels.adopt(copy.outgoing(), copy.received());
+        host.adopted(failed);
     }
 
     /** Root only: {@code id} failed. Picks who takes over its tasks, moves the last leaf into the hole, publishes. */
@@ -815,6 +820,11 @@ final class ServerNetwork implements StateLog {
         }
         return new Message.NetworkStatus(epoch, config.branching(), tolerant(),
                 rows.toArray(Message.ServerStatus[]::new));
+    }
+
+    /** Whether the network declared this server failed. */
+    boolean evictedHere() {
+        return evicted;
     }
 
     /**

@@ -16,7 +16,7 @@ import org.cx.wire.ValueEnvelope;
 /** Gathers the scheduler's output per connection; {@link #flush()} sends one message per kind per connection. */
 final class SessionOutbox implements Outbox {
 
-    private final TaskServerNode node;
+    private final ServerCore node;
     private final Map<ProducerState, List<ReadyTask>> assigns = new LinkedHashMap<>();
     private final Map<ProducerState, List<TaskId>> drops = new LinkedHashMap<>();
     private final Map<ProducerState, List<TaskEnvelope>> keeps = new LinkedHashMap<>();
@@ -26,7 +26,7 @@ final class SessionOutbox implements Outbox {
     /** Connections written to since the last flush. */
     private final Set<PeerConnection> dirty = new LinkedHashSet<>();
 
-    SessionOutbox(TaskServerNode node) {
+    SessionOutbox(ServerCore node) {
         this.node = node;
     }
 

@@ -41,9 +41,7 @@ import org.slf4j.LoggerFactory;
 public final class TaskServerNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskServerNode.class);
 
-    /** How often to look for late tasks to duplicate: a tenth of the minimum lateness. */
-    private static final long EAGER_CHECK_NANOS = LateTasks.MIN_LATENESS_NANOS / 10;
-    private static final long MBEAN_SYNC_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final long SECOND_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Names of the event loop threads, then of the threads that run {@code executeOnServer} tasks. */
     private static final String LOOP_THREADS = "cx-server-";
     private static final String TASK_THREADS = "cx-server-task";
@@ -51,26 +49,11 @@ public final class TaskServerNode implements AutoCloseable {
     private final ServerConfig config;
     private final EventLoopGroup loop;
     private final ExecutorService serverTasks;
-    private final Scheduler scheduler;
-    private final SessionOutbox outbox = new SessionOutbox(this);
-    private final EffectAudit audit;
-    private final BodyCodecs codecs = new BodyCodecs(TaskServerNode.class.getClassLoader());
-    private final CodeService code;
-    private final AtomicLong peerIds = new AtomicLong();
-    private final AtomicLong connectionsRefused = new AtomicLong();
-    /** Every connection past its handshake, by peer id. Event loop only. */
-    private final Map<Long, PeerSession> sessions = new HashMap<>();
     private final CompletableFuture<String> evicted = new CompletableFuture<>();
     private Channel serverChannel;
-    private ServerNetwork network;
-    private final CommitLog commitLog;
-    /** Beside the commit log: every task stored here and how it came, sent away or received in a transfer. */
-    private final CommitLog trailLog;
-    private final ServerTimeline timeline;
+    private ServerCore core;
     private ServerMBeans mbeans;
-    /** The server's clock and every piece of work not started by a message; woken by {@link #alarm}. */
-    private final DutyCycle cycle = new DutyCycle(System::nanoTime, this::wakeAt);
-    /** The one timer that wakes the duty cycle, and when; event loop only. */
+    /** The one timer that wakes the server's duty cycle, and when; event loop only. */
     private io.netty.util.concurrent.ScheduledFuture<?> alarm;
     private long alarmDueNanos = Long.MAX_VALUE;
 
@@ -87,22 +70,6 @@ public final class TaskServerNode implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.audit = config.auditEffects() ? new EffectAudit() : null;
-        this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());
-        this.trailLog = config.commitLog() == null ? null : new CommitLog(config.trail());
-        this.timeline = new ServerTimeline(config.timeline());
-        this.scheduler = new Scheduler(outbox, config.resultRetention().toNanos(), config.seed(), audit);
-        this.code = new CodeService(codecs, new CodeService.Upstream() {
-            @Override
-            public int upstream() {
-                return network == null ? -1 : network.upstream();
-            }
-
-            @Override
-            public void send(int server, Message message) {
-                network.sendNow(server, message);
-            }
-        }, config.name());
     }
 
     /** Binds and starts serving. */
@@ -116,59 +83,79 @@ public final class TaskServerNode implements AutoCloseable {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(loop, loop)
                 .channel(EventLoops.serverChannel())
+                .option(ChannelOption.AUTO_READ, false) // accepts nothing until the server core exists
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         WirePipeline.install(ch.pipeline(), config.maxFrameBytes());
-                        ch.pipeline().addLast("handshake", new Handshake(TaskServerNode.this));
+                        ch.pipeline().addLast("session", new InboundHandler(core.accept(PeerConnection.of(ch))));
                     }
                 });
         serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
-        PeerLink.Opener links = ServerLink.opener(loop, (int) config.network().failTimeout().toMillis(),
-                config.maxFrameBytes());
-        network = new ServerNetwork(config, advertisedAddress(), links, cycle, scheduler, new NetworkHost());
+        core = new ServerCore(config, advertisedAddress(), new NettyEnvironment());
         mbeans = new ServerMBeans(this);
         loop.submit(() -> {
-            cycle.endOfBurstDoes(() -> {
-                network.afterBurst();
-                network.flush();
-                outbox.flush();
-            });
-            network.start();
-            cycle.every(Math.min(TimeUnit.SECONDS.toNanos(1), config.resultRetention().toNanos()),
-                    () -> scheduler.expire(cycle.now()));
-            // Late tasks become eligible for a duplicate without any message arriving: look again now and then.
-            // The same tick acknowledges the mirror batches nobody waited on.
-            cycle.every(EAGER_CHECK_NANOS, () -> {
-                scheduler.tick(cycle.now());
-                scheduler.dispatchWithEagerCopies();
-                network.sendDeferredAcks();
-            });
-            cycle.every(MBEAN_SYNC_NANOS, () -> mbeans.sync(scheduler));
+            core.start();
+            core.cycle().every(SECOND_NANOS, () -> mbeans.sync(core.scheduler()));
         }).sync();
+        serverChannel.config().setAutoRead(true);
         mbeans.register();
         LOG.info("task server {} listening on {} ({} transport)", config.name(), address(), EventLoops.transport());
     }
 
-    /** Arms the one timer for {@code dueNanos}, unless it already rings earlier. Event loop. */
-    private void wakeAt(long dueNanos) {
-        if (dueNanos >= alarmDueNanos) {
-            return;
-        }
-        if (alarm != null) {
-            alarm.cancel(false);
-        }
-        alarmDueNanos = dueNanos;
-        alarm = loop.next().schedule(this::alarmRang, Math.max(0, dueNanos - cycle.now()),
-                TimeUnit.NANOSECONDS);
-    }
+    /** The server's clock, alarm, links and threads on Netty. Event loop, but for the task pool. */
+    private final class NettyEnvironment implements ServerCore.Environment {
+        private final PeerLink.Opener links = ServerLink.opener(loop,
+                (int) config.network().failTimeout().toMillis(), config.maxFrameBytes());
 
-    private void alarmRang() {
-        alarm = null;
-        alarmDueNanos = Long.MAX_VALUE;
-        cycle.doWork();
-        wakeAt(cycle.nextDueNanos());
+        @Override
+        public long nanoTime() {
+            return System.nanoTime();
+        }
+
+        /** Arms the one timer for {@code dueNanos}, unless it already rings earlier. */
+        @Override
+        public void wakeAt(long dueNanos) {
+            if (dueNanos >= alarmDueNanos) {
+                return;
+            }
+            if (alarm != null) {
+                alarm.cancel(false);
+            }
+            alarmDueNanos = dueNanos;
+            alarm = loop.next().schedule(this::alarmRang, Math.max(0, dueNanos - System.nanoTime()),
+                    TimeUnit.NANOSECONDS);
+        }
+
+        private void alarmRang() {
+            alarm = null;
+            alarmDueNanos = Long.MAX_VALUE;
+            core.wake();
+        }
+
+        @Override
+        public PeerLink.Opener links() {
+            return links;
+        }
+
+        @Override
+        public void runAside(Runnable work) {
+            serverTasks.execute(work);
+        }
+
+        @Override
+        public void runHere(Runnable work) {
+            loop.execute(work);
+        }
+
+        @Override
+        public void evicted(String reason) {
+            if (serverChannel != null) {
+                serverChannel.close();
+            }
+            evicted.complete(reason);
+        }
     }
 
     /**
@@ -202,7 +189,7 @@ public final class TaskServerNode implements AutoCloseable {
 
     /** The effect audit, if {@link ServerConfig#auditEffects()} is on. */
     public EffectAudit audit() {
-        return audit;
+        return core.audit();
     }
 
     /**
@@ -215,13 +202,12 @@ public final class TaskServerNode implements AutoCloseable {
 
     /** The scheduler's decisions with their times, if the config asked for them (else empty). */
     public ServerTimeline timeline() {
-        return timeline;
+        return core.timeline();
     }
 
     /** Where this server stands in the production network. */
     public NetworkView network() {
-        return query(() -> new NetworkView(network.self(), network.position(), network.epoch(), network.size(),
-                network.mirrorGroup(), List.copyOf(network.replicasHeld())));
+        return query(core::networkView);
     }
 
     /**
@@ -236,7 +222,7 @@ public final class TaskServerNode implements AutoCloseable {
 
     /** Connections refused for bad input since start. */
     public long connectionsRefused() {
-        return connectionsRefused.get();
+        return core.connectionsRefused();
     }
 
     /** Runs {@code query} on the scheduler thread and returns its answer: the safe way to read scheduler state. */
@@ -251,63 +237,21 @@ public final class TaskServerNode implements AutoCloseable {
     }
 
     Scheduler scheduler() {
-        return scheduler;
+        return core.scheduler();
     }
 
     ServerNetwork networkInternals() {
-        return network;
+        return core.networkInternals();
     }
 
     /** The JMX address producer {@code peerId} gave in its Hello; empty if none. Event loop. */
     String producerJmx(long peerId) {
-        PeerSession session = sessions.get(peerId);
-        return session == null ? "" : session.jmx();
-    }
-
-    DutyCycle cycle() {
-        return cycle;
-    }
-
-    CodeService code() {
-        return code;
-    }
-
-    long nextPeerId() {
-        return peerIds.incrementAndGet();
-    }
-
-    /** A connection was refused for bad input. */
-    void refused() {
-        connectionsRefused.incrementAndGet();
-    }
-
-    /** A peer completed its handshake. Event loop. */
-    void attached(PeerSession session) {
-        sessions.put(session.peerId(), session);
-        LOG.debug("peer {} joined as {}", session.peerId(), session.role());
-    }
-
-    /** A peer's connection closed. Event loop. */
-    void detached(PeerSession session) {
-        sessions.remove(session.peerId());
-    }
-
-    /** Tells a consumer its submission's computation id, once the mirrors have the computation. */
-    void accepted(ConsumerHandle consumer, long requestId, long computation) {
-        outbox.accepted(consumer, requestId, computation);
+        return core.producerJmx(peerId);
     }
 
     /** A consistent snapshot of the scheduler's counters and sizes. */
     public Status status() {
-        return query(() -> {
-            SchedulerCounters c = scheduler.counters();
-            return new Status(config.name(), port(), scheduler.producerCount(), scheduler.computationsActive(),
-                    scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(), c.completionsReceived(),
-                    c.duplicatesDiscarded(), c.eagerReassignments(), c.revokesSent(), c.tasksReleased(),
-                    c.tasksClaimed(), c.successorsKept(), c.inputsForwarded(), connectionsRefused.get(),
-                    c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(), c.execNanosApplied(),
-                    code.uploadsReceived, code.fetchesSent, code.bundlesServed, codecs.bundleCount());
-        });
+        return query(() -> core.status(port()));
     }
 
     /**
@@ -329,8 +273,8 @@ public final class TaskServerNode implements AutoCloseable {
      * close without taking each other for failed and repairing the tree on the way down.
      */
     public void shutDownNetwork() {
-        if (network != null && !loop.isShuttingDown()) {
-            loop.submit(network::shutDown).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        if (core != null && !loop.isShuttingDown()) {
+            loop.submit(core::shutDownNetwork).awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
     }
 
@@ -339,8 +283,8 @@ public final class TaskServerNode implements AutoCloseable {
         if (mbeans != null) {
             mbeans.unregisterAll();
         }
-        if (network != null && !loop.isShuttingDown()) {
-            loop.submit(network::close).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        if (core != null && !loop.isShuttingDown()) {
+            loop.submit(core::close).awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
@@ -349,116 +293,4 @@ public final class TaskServerNode implements AutoCloseable {
         serverTasks.shutdownNow();
     }
 
-    /** Appends to the audit trail beside the commit log, if there is one. */
-    private void trail(TaskId id, String event) {
-        if (trailLog != null) {
-            trailLog.append(id + " " + event + " " + cycle.now() + "\n");
-        }
-    }
-
-    /** What the network asks of this server. Event loop. */
-    private final class NetworkHost implements ServerNetwork.Host {
-        @Override
-        public boolean trails() {
-            return trailLog != null;
-        }
-
-        @Override
-        public void trail(TaskId id, String event) {
-            TaskServerNode.this.trail(id, event);
-        }
-
-        @Override
-        public void transferred(RoutedPayload.Transfer transfer, int to, boolean transmitted) {
-            if (timeline.enabled()) {
-                for (ReadyTask task : transfer.tasks()) {
-                    timeline.record(transmitted ? "transmitted" : "sent", task.task().id(), String.valueOf(to));
-                }
-            }
-        }
-
-        @Override
-        public void mirrorsChanged(String[] addresses) {
-            code.upstreamChanged();
-            for (PeerSession session : sessions.values()) {
-                if (session.tellsMirrors()) {
-                    session.connection().send(new Message.Mirrors(addresses));
-                }
-            }
-        }
-
-        @Override
-        public void evicted(String reason) {
-            for (PeerSession session : new ArrayList<>(sessions.values())) {
-                session.connection().close();
-            }
-            if (serverChannel != null) {
-                serverChannel.close();
-            }
-            evicted.complete(reason);
-        }
-
-        @Override
-        public void computationEnded(long id) {
-            outbox.tellProducers(id);
-            outbox.flush();
-        }
-
-        @Override
-        public void bundleMessage(Message message, PeerConnection from) {
-            switch (message) {
-                case Message.FetchBundle f -> code.fetch(f.bundle(), from);
-                case Message.BundleChunk c -> code.fetched(c);
-                case Message.NoBundle b -> code.refused(b);
-                default -> throw new IllegalArgumentException(message.getClass().getSimpleName());
-            }
-        }
-
-        @Override
-        public void mirroredBundle(long computation, String bundle) {
-            code.need(computation, bundle); // counted like a computation run here, dropped when it ends
-        }
-    }
-
-    /** A task was stored here, and how: for the audit trail and the timeline. */
-    void stored(TaskId id, String how) {
-        if (trailLog != null) {
-            trail(id, "stored:" + how);
-        }
-        timeline.record("stored", id, how);
-    }
-
-    /** A completion was applied here: for the commit log, once the mirrors have it. */
-    void applied(TaskId id) {
-        if (commitLog != null) {
-            long appliedAt = cycle.now();
-            network.afterCommit(() -> commitLog.append(id + " " + appliedAt + " " + cycle.now() + "\n"));
-        }
-    }
-
-    /** Runs an {@code executeOnServer} task off the event loop; its outcome comes back as a completion. */
-    void runOnServer(ReadyTask task) {
-        String bundle = scheduler.bundleOf(task.task().id().computation());
-        if (bundle != null && !code.has(bundle) && code.afterArrival(bundle, () -> runOnServer(task))) {
-            return; // runs once the bundle is here (or fails then, saying why it is not)
-        }
-        serverTasks.execute(() -> {
-            TaskRunner.Outcome outcome =
-                    TaskRunner.decodeAndRun(codecs.forComputation(task.task().id().computation()), task);
-            loop.execute(() -> {
-                scheduler.tick(cycle.now());
-                switch (outcome) {
-                    case TaskRunner.Outcome.Done d -> scheduler.completed(null, d.completion());
-                    case TaskRunner.Outcome.Failed f ->
-                            scheduler.taskFailed(null, f.id(), f.reason(), cycle.now());
-                }
-                cycle.endOfBurst();
-            });
-        });
-    }
-
-    /** Every connection past its handshake, by peer id. Event loop only. */
-    Map<Long, PeerSession> sessions() {
-        return sessions;
-    }
 }

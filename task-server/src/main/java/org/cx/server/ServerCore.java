@@ -1,0 +1,378 @@
+package org.cx.server;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.cx.api.TaskId;
+import org.cx.wire.BodyCodecs;
+import org.cx.wire.Message;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.RoutedPayload;
+import org.cx.wire.TaskRunner;
+
+/**
+ * A task server without its transport or its threads: the scheduler, the server network, the code service and the
+ * sessions of its peers, driven by one {@link DutyCycle}. Whatever carries it passes in an {@link Environment} (the
+ * clock, the one alarm, links to other servers, where {@code executeOnServer} tasks run) and hands it each accepted
+ * connection through {@link #accept}. {@link TaskServerNode} runs it on a Netty event loop; a simulation runs many
+ * in one thread on a virtual clock.
+ *
+ * <p>Single-threaded: every method runs on the thread that owns the server (its event loop).
+ */
+public final class ServerCore {
+
+    /** What a server needs from what carries it. */
+    public interface Environment {
+        /** The server's clock, in nanoseconds from an arbitrary origin. */
+        long nanoTime();
+
+        /** Call {@link #wake} at (or soon after) {@code dueNanos}, unless a wake-up is due before then already. */
+        void wakeAt(long dueNanos);
+
+        /** Opens links to other servers. */
+        PeerLink.Opener links();
+
+        /** Runs {@code work} off the server's thread (an {@code executeOnServer} task). */
+        void runAside(Runnable work);
+
+        /** Runs {@code work} on the server's thread, after what runs now. */
+        void runHere(Runnable work);
+
+        /** The network declared this server failed: stop accepting connections. */
+        void evicted(String reason);
+
+        /** Whether to call {@link #committed} (it costs a closure per completion). */
+        default boolean auditsCommits() {
+            return false;
+        }
+
+        /** For audits: the completion of {@code task}, applied here, is now on every mirror. */
+        default void committed(TaskId task) {
+        }
+
+        /** For audits: this server took over the tasks of failed server {@code failed}. */
+        default void adopted(int failed) {
+        }
+    }
+
+    /** The inbound side of one connection: what its transport reports. */
+    public interface Inbound {
+        void receive(Message message);
+
+        /** A burst of messages was read. */
+        void readComplete();
+
+        /** The connection closed. */
+        void closed();
+
+        /** Reading failed: an I/O error closes quietly, anything else (bad input) refuses the peer. */
+        void failed(Throwable cause);
+    }
+
+    private final ServerConfig config;
+    private final Environment env;
+    private final Scheduler scheduler;
+    private final SessionOutbox outbox = new SessionOutbox(this);
+    private final EffectAudit audit;
+    private final BodyCodecs codecs = new BodyCodecs(ServerCore.class.getClassLoader());
+    private final CodeService code;
+    private final AtomicLong peerIds = new AtomicLong();
+    private final AtomicLong connectionsRefused = new AtomicLong();
+    /** Every connection past its handshake, by peer id, in the order they arrived. */
+    private final Map<Long, PeerSession> sessions = new LinkedHashMap<>();
+    private final ServerNetwork network;
+    private final CommitLog commitLog;
+    /** Beside the commit log: every task stored here and how it came, sent away or received in a transfer. */
+    private final CommitLog trailLog;
+    private final ServerTimeline timeline;
+    /** The server's clock and every piece of work not started by a message. */
+    private final DutyCycle cycle;
+
+    /**
+     * @param address the address other servers and clients are told to use
+     */
+    public ServerCore(ServerConfig config, String address, Environment env) {
+        this.config = config;
+        this.env = env;
+        this.cycle = new DutyCycle(env::nanoTime, env::wakeAt);
+        this.audit = config.auditEffects() ? new EffectAudit() : null;
+        this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());
+        this.trailLog = config.commitLog() == null ? null : new CommitLog(config.trail());
+        this.timeline = new ServerTimeline(config.timeline());
+        this.scheduler = new Scheduler(outbox, config.resultRetention().toNanos(), config.seed(), audit);
+        this.code = new CodeService(codecs, new CodeService.Upstream() {
+            @Override
+            public int upstream() {
+                return network.upstream();
+            }
+
+            @Override
+            public void send(int server, Message message) {
+                network.sendNow(server, message);
+            }
+        }, config.name());
+        this.network = new ServerNetwork(config, address, env.links(), cycle, scheduler, new NetworkHost());
+    }
+
+    /** Starts the network's protocols and the periodic duties. */
+    public void start() {
+        cycle.endOfBurstDoes(() -> {
+            network.afterBurst();
+            network.flush();
+            outbox.flush();
+        });
+        network.start();
+        cycle.every(Math.min(TaskServerNode.SECOND_NANOS, config.resultRetention().toNanos()),
+                () -> scheduler.expire(cycle.now()));
+        // Late tasks become eligible for a duplicate without any message arriving: look again now and then.
+        // The same tick acknowledges the mirror batches nobody waited on.
+        cycle.every(LateTasks.MIN_LATENESS_NANOS / 10, () -> {
+            scheduler.tick(cycle.now());
+            scheduler.dispatchWithEagerCopies();
+            network.sendDeferredAcks();
+        });
+    }
+
+    /** The alarm asked for through {@link Environment#wakeAt} rang: one duty cycle, then the next alarm. */
+    public void wake() {
+        cycle.doWork();
+        long next = cycle.nextDueNanos();
+        if (next != Long.MAX_VALUE) {
+            env.wakeAt(next);
+        }
+    }
+
+    /** A new connection: its first message must be a {@code Hello} (see {@link Handshake}). */
+    public Inbound accept(PeerConnection connection) {
+        return new Handshake(this, connection);
+    }
+
+    /** Says the whole network is closing: no repairs on the way down. */
+    public void shutDownNetwork() {
+        network.shutDown();
+    }
+
+    /** Closes the links to other servers. */
+    public void close() {
+        network.close();
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** The effect audit, if {@link ServerConfig#auditEffects()} is on. */
+    public EffectAudit audit() {
+        return audit;
+    }
+
+    /** Where this server stands in the production network. */
+    public TaskServerNode.NetworkView networkView() {
+        return new TaskServerNode.NetworkView(network.self(), network.position(), network.epoch(), network.size(),
+                network.mirrorGroup(), List.copyOf(network.replicasHeld()));
+    }
+
+    /** Whether every server's state has a copy on another live server, as this server sees the network. */
+    public boolean tolerant() {
+        return network.tolerant();
+    }
+
+    /** Whether the network declared this server failed. */
+    public boolean evicted() {
+        return network.evictedHere();
+    }
+
+    /** Computations this server holds, ended or not. */
+    public int computationsHeld() {
+        return scheduler.computationViews().size();
+    }
+
+    /** Connections refused for bad input since start. */
+    public long connectionsRefused() {
+        return connectionsRefused.get();
+    }
+
+    /** A consistent snapshot of the scheduler's counters and sizes. */
+    public TaskServerNode.Status status(int port) {
+        SchedulerCounters c = scheduler.counters();
+        return new TaskServerNode.Status(config.name(), port, scheduler.producerCount(),
+                scheduler.computationsActive(), scheduler.readyCount(), c.tasksStored(), c.tasksCompleted(),
+                c.completionsReceived(), c.duplicatesDiscarded(), c.eagerReassignments(), c.revokesSent(),
+                c.tasksReleased(), c.tasksClaimed(), c.successorsKept(), c.inputsForwarded(),
+                connectionsRefused.get(), c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(),
+                c.execNanosApplied(), code.uploadsReceived, code.fetchesSent, code.bundlesServed,
+                codecs.bundleCount());
+    }
+
+    ServerTimeline timeline() {
+        return timeline;
+    }
+
+    Scheduler scheduler() {
+        return scheduler;
+    }
+
+    ServerNetwork networkInternals() {
+        return network;
+    }
+
+    DutyCycle cycle() {
+        return cycle;
+    }
+
+    CodeService code() {
+        return code;
+    }
+
+    long nextPeerId() {
+        return peerIds.incrementAndGet();
+    }
+
+    /** A connection was refused for bad input. */
+    void refused() {
+        connectionsRefused.incrementAndGet();
+    }
+
+    /** A peer completed its handshake. */
+    void attached(PeerSession session) {
+        sessions.put(session.peerId(), session);
+    }
+
+    /** A peer's connection closed. */
+    void detached(PeerSession session) {
+        sessions.remove(session.peerId());
+    }
+
+    /** Every connection past its handshake, by peer id. */
+    Map<Long, PeerSession> sessions() {
+        return sessions;
+    }
+
+    /** The JMX address producer {@code peerId} gave in its Hello; empty if none. */
+    String producerJmx(long peerId) {
+        PeerSession session = sessions.get(peerId);
+        return session == null ? "" : session.jmx();
+    }
+
+    /** Tells a consumer its submission's computation id, once the mirrors have the computation. */
+    void accepted(ConsumerHandle consumer, long requestId, long computation) {
+        outbox.accepted(consumer, requestId, computation);
+    }
+
+    /** A task was stored here, and how: for the audit trail and the timeline. */
+    void stored(TaskId id, String how) {
+        if (trailLog != null) {
+            trail(id, "stored:" + how);
+        }
+        timeline.record("stored", id, how);
+    }
+
+    /** A completion was applied here: for the commit log, once the mirrors have it. */
+    void applied(TaskId id) {
+        if (commitLog == null && !env.auditsCommits()) {
+            return;
+        }
+        long appliedAt = cycle.now();
+        network.afterCommit(() -> {
+            env.committed(id);
+            if (commitLog != null) {
+                commitLog.append(id + " " + appliedAt + " " + cycle.now() + "\n");
+            }
+        });
+    }
+
+    /** Runs an {@code executeOnServer} task off the server's thread; its outcome comes back as a completion. */
+    void runOnServer(ReadyTask task) {
+        String bundle = scheduler.bundleOf(task.task().id().computation());
+        if (bundle != null && !code.has(bundle) && code.afterArrival(bundle, () -> runOnServer(task))) {
+            return; // runs once the bundle is here (or fails then, saying why it is not)
+        }
+        env.runAside(() -> {
+            TaskRunner.Outcome outcome =
+                    TaskRunner.decodeAndRun(codecs.forComputation(task.task().id().computation()), task);
+            env.runHere(() -> {
+                scheduler.tick(cycle.now());
+                switch (outcome) {
+                    case TaskRunner.Outcome.Done d -> scheduler.completed(null, d.completion());
+                    case TaskRunner.Outcome.Failed f -> scheduler.taskFailed(null, f.id(), f.reason(), cycle.now());
+                }
+                cycle.endOfBurst();
+            });
+        });
+    }
+
+    /** Appends to the audit trail beside the commit log, if there is one. */
+    private void trail(TaskId id, String event) {
+        if (trailLog != null) {
+            trailLog.append(id + " " + event + " " + cycle.now() + "\n");
+        }
+    }
+
+    /** What the network asks of this server. */
+    private final class NetworkHost implements ServerNetwork.Host {
+        @Override
+        public boolean trails() {
+            return trailLog != null;
+        }
+
+        @Override
+        public void trail(TaskId id, String event) {
+            ServerCore.this.trail(id, event);
+        }
+
+        @Override
+        public void transferred(RoutedPayload.Transfer transfer, int to, boolean transmitted) {
+            if (timeline.enabled()) {
+                for (ReadyTask task : transfer.tasks()) {
+                    timeline.record(transmitted ? "transmitted" : "sent", task.task().id(), String.valueOf(to));
+                }
+            }
+        }
+
+        @Override
+        public void mirrorsChanged(String[] addresses) {
+            code.upstreamChanged();
+            for (PeerSession session : sessions.values()) {
+                if (session.tellsMirrors()) {
+                    session.connection().send(new Message.Mirrors(addresses));
+                }
+            }
+        }
+
+        @Override
+        public void evicted(String reason) {
+            for (PeerSession session : new ArrayList<>(sessions.values())) {
+                session.connection().close();
+            }
+            env.evicted(reason);
+        }
+
+        @Override
+        public void computationEnded(long id) {
+            outbox.tellProducers(id);
+            outbox.flush();
+        }
+
+        @Override
+        public void bundleMessage(Message message, PeerConnection from) {
+            switch (message) {
+                case Message.FetchBundle f -> code.fetch(f.bundle(), from);
+                case Message.BundleChunk c -> code.fetched(c);
+                case Message.NoBundle b -> code.refused(b);
+                default -> throw new IllegalArgumentException(message.getClass().getSimpleName());
+            }
+        }
+
+        @Override
+        public void adopted(int failed) {
+            env.adopted(failed);
+        }
+
+        @Override
+        public void mirroredBundle(long computation, String bundle) {
+            code.need(computation, bundle); // counted like a computation run here, dropped when it ends
+        }
+    }
+}
