@@ -3,6 +3,7 @@ package org.cx.server;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -52,7 +53,7 @@ public final class Scheduler {
     /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
     private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
     /** Computations whose counts changed since {@link #logTallies} last ran. */
-    private final Set<ComputationState> tallied = new HashSet<>();
+    private final Set<ComputationState> tallied = new LinkedHashSet<>(); // iterated: insertion order, repeatable
     /** Set by {@link #tick} before each command: time is passed in, never read. */
     private long now;
     private final SchedulerCounters counters = new SchedulerCounters();
@@ -632,7 +633,7 @@ public final class Scheduler {
         if (wanted <= 0 || revocable.isEmpty()) {
             return;
         }
-        Map<ProducerState, List<TaskId>> asks = new HashMap<>();
+        Map<ProducerState, List<TaskId>> asks = new LinkedHashMap<>();
         for (Iterator<TaskEntry> it = revocable.iterator(); it.hasNext() && wanted > 0; wanted--) {
             TaskEntry e = it.next();
             it.remove();

@@ -48,8 +48,8 @@ public final class ServerCore {
             return false;
         }
 
-        /** For audits: the completion of {@code task}, applied here, is now on every mirror. */
-        default void committed(TaskId task) {
+        /** For audits: the completion of {@code task}, applied here at {@code appliedNanos}, is now on every mirror. */
+        default void committed(TaskId task, long appliedNanos) {
         }
 
         /** For audits: this server took over the tasks of failed server {@code failed}. */
@@ -168,6 +168,11 @@ public final class ServerCore {
         return audit;
     }
 
+    /** This server's id in the network: 0 until it has joined. */
+    public int id() {
+        return network.self();
+    }
+
     /** Where this server stands in the production network. */
     public TaskServerNode.NetworkView networkView() {
         return new TaskServerNode.NetworkView(network.self(), network.position(), network.epoch(), network.size(),
@@ -276,7 +281,7 @@ public final class ServerCore {
         }
         long appliedAt = cycle.now();
         network.afterCommit(() -> {
-            env.committed(id);
+            env.committed(id, appliedAt);
             if (commitLog != null) {
                 commitLog.append(id + " " + appliedAt + " " + cycle.now() + "\n");
             }

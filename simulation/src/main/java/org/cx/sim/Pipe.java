@@ -1,0 +1,178 @@
+package org.cx.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.cx.server.PeerConnection;
+import org.cx.wire.Message;
+
+/**
+ * One simulated TCP connection between a client node and a server node. Each end queues what it writes; a flush
+ * sends the queue as one burst that arrives, after a delay, in order behind everything sent before it. A close
+ * delivers what was already sent and then tells the other side; a reset (a crash, a lost connection) drops what
+ * is still in flight and tells both sides at once.
+ */
+final class Pipe {
+
+    /** What a connection's owner is told. */
+    interface Receiver {
+        void receive(Message message);
+
+        /** A burst of messages was read. */
+        void readComplete();
+
+        /** The connection is gone (told once). */
+        void closed();
+    }
+
+    final World world;
+    final End client;
+    final End server;
+    /** Reset: whatever is still in flight is lost. */
+    private boolean broken;
+
+    Pipe(World world, Node clientNode, Node serverNode) {
+        this.world = world;
+        this.client = new End(clientNode);
+        this.server = new End(serverNode);
+        client.peer = server;
+        server.peer = client;
+    }
+
+    /** One side of the connection. */
+    final class End implements PeerConnection {
+        final Node owner;
+        End peer;
+        Receiver receiver;
+        private List<Message> unflushed = new ArrayList<>();
+        /** When the last burst this end sent arrives: later ones arrive after it. */
+        private long lastArrival;
+        /** Closed on this side: writes are dropped. */
+        private boolean closed;
+        /** The receiver has been told the connection is gone. */
+        private boolean told;
+        private Integer serverId;
+
+        End(Node owner) {
+            this.owner = owner;
+            owner.ends.add(this);
+        }
+
+        @Override
+        public void write(Message message) {
+            if (!closed) {
+                unflushed.add(message);
+            }
+        }
+
+        @Override
+        public void flush() {
+            if (closed || unflushed.isEmpty()) {
+                return;
+            }
+            List<Message> burst = unflushed;
+            unflushed = new ArrayList<>();
+            arriveAtPeer(() -> {
+                for (Message m : burst) {
+                    if (peer.told) {
+                        return;
+                    }
+                    world.foldMessage(m);
+                    peer.receiver.receive(m);
+                }
+                if (!peer.told) {
+                    peer.receiver.readComplete();
+                }
+            });
+        }
+
+        /** Runs {@code delivery} on the peer after a delay, behind what this end sent before; held while cut off. */
+        private void arriveAtPeer(Runnable delivery) {
+            long at = Math.max(world.now() + world.delay(), lastArrival);
+            lastArrival = at;
+            world.at(at, peer.owner, new Runnable() {
+                @Override
+                public void run() {
+                    if (broken) {
+                        return;
+                    }
+                    long heal = world.cutUntil(owner, peer.owner);
+                    if (heal != 0) {
+                        world.at(heal, peer.owner, this); // retransmitted once the cut heals
+                        return;
+                    }
+                    delivery.run();
+                }
+            });
+        }
+
+        @Override
+        public void send(Message message, Runnable written) {
+            send(message);
+            world.after(0, owner, written);
+        }
+
+        @Override
+        public void refuse(Message.Refused refusal) {
+            send(refusal);
+            close();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return !closed;
+        }
+
+        /** Closes this side: what was sent still arrives, then the other side hears the close. */
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            flush();
+            closed = true;
+            unflushed.clear();
+            owner.ends.remove(this);
+            world.after(0, owner, this::tell);
+            arriveAtPeer(() -> {
+                peer.closed = true;
+                peer.owner.ends.remove(peer);
+                peer.tell();
+            });
+        }
+
+        /** The connection is reset: nothing in flight arrives, and both sides hear it. */
+        void reset() {
+            if (broken) {
+                return;
+            }
+            broken = true;
+            for (End end : List.of(this, peer)) {
+                end.closed = true;
+                end.owner.ends.remove(end);
+                world.after(world.delay(), end.owner, end::tell);
+            }
+        }
+
+        private void tell() {
+            if (!told) {
+                told = true;
+                receiver.closed();
+            }
+        }
+
+        @Override
+        public Integer serverId() {
+            return serverId;
+        }
+
+        @Override
+        public void serverId(int id) {
+            serverId = id;
+        }
+
+        @Override
+        public String toString() {
+            return peer.owner.name;
+        }
+    }
+}

@@ -1,0 +1,296 @@
+package org.cx.sim;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.cx.examples.fib.Fib;
+import org.cx.server.ServerCore;
+import org.cx.wire.BodyCodec;
+import org.cx.wire.BodyCodecs;
+
+/**
+ * One simulated run, all decided by its seed: a network of task servers forms, producers attach, a consumer
+ * submits a Fibonacci computation and a {@link Spread} computation, and faults strike while they run; then the
+ * run's invariants are checked. Server faults come one at a time, each once the network again tolerates a failure,
+ * as the network promises to survive.
+ */
+public final class Scenario {
+    private static final long MS = 1_000_000L;
+    /** Past this virtual time after the computations start, whatever has not finished counts as lost. */
+    private static final long RUN_LIMIT_NANOS = 120_000 * MS;
+    /** How long after the last fault the network may take to tolerate another failure again. */
+    private static final long SETTLE_LIMIT_NANOS = 30_000 * MS;
+
+    /** What the run is made of. */
+    public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults) {
+        /** The default: 7 servers, 6 producers of 2 workers, F(12), a spread of depth 4, up to 3 faults. */
+        public static Shape defaults() {
+            return new Shape(7, 6, 2, 12, 4, 3);
+        }
+    }
+
+    /** What a run found. */
+    public record Result(long seed, List<String> violations, List<String> faults, long eventsRun, long virtualNanos,
+                         long traceHash) {
+        public boolean ok() {
+            return violations.isEmpty();
+        }
+    }
+
+    private final long seed;
+    private final Shape shape;
+    private final World world;
+    private final Audit audit = new Audit();
+    private final BodyCodec codec = new BodyCodecs(Scenario.class.getClassLoader()).forComputation(0);
+    private final List<SimServer> servers = new ArrayList<>();
+    private final List<SimProducer> producers = new ArrayList<>();
+    private final List<String> faults = new ArrayList<>();
+    private SimConsumer consumer;
+    /** No server fault starts before this: the previous one has ended. */
+    private long serverFaultFreeAt;
+    private long quietAt;
+
+    public Scenario(long seed, Shape shape, PrintStream trace) {
+        this.seed = seed;
+        this.shape = shape;
+        this.world = new World(seed, 2_000, new Trace(trace));
+    }
+
+    public static Result run(long seed, Shape shape, PrintStream trace) {
+        return new Scenario(seed, shape, trace).run();
+    }
+
+    private Result run() {
+        List<String> violations = audit.violations;
+        List<String> addresses = new ArrayList<>();
+        for (int i = 1; i <= shape.servers(); i++) {
+            String name = "s" + i;
+            SimServer s = new SimServer(world, name, i == 1 ? null : "s1:7000", world.random.nextLong(), audit);
+            servers.add(s);
+            addresses.add(s.address);
+            world.at(i == 1 ? 0 : world.random.nextLong(1, 100) * MS, null, s::start);
+        }
+        boolean formed = world.runUntil(() -> root() != null && root().core.networkView().servers() == shape.servers()
+                && root().core.tolerant(), 30_000 * MS);
+        if (!formed) {
+            violations.add("the network of " + shape.servers() + " servers did not form in 30 s");
+            return result();
+        }
+        long start = world.now();
+        world.trace("network formed");
+        for (int i = 1; i <= shape.producers(); i++) {
+            SimProducer p = newProducer("p" + i, addresses);
+            world.after(world.random.nextLong(0, 50) * MS, p, () -> p.start(randomAlive().address));
+        }
+        consumer = new SimConsumer(world, "c1", codec, addresses);
+        consumer.plan(2);
+        consumer.connect(root().address);
+        long key = world.random.nextLong();
+        world.after(world.random.nextLong(0, 20) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
+                "F(" + shape.fib() + ")", () -> new Fib(shape.fib()), Fib.value(shape.fib()),
+                Fib.taskCount(shape.fib()))));
+        world.after(world.random.nextLong(0, 300) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
+                "spread(" + Long.toHexString(key) + ", " + shape.spreadDepth() + ")",
+                () -> new Spread(key, shape.spreadDepth()), Spread.expected(key, shape.spreadDepth()),
+                Spread.taskCount(key, shape.spreadDepth()))));
+        int faultCount = shape.maxFaults() == 0 ? 0 : world.random.nextInt(shape.maxFaults() + 1);
+        serverFaultFreeAt = start;
+        quietAt = start;
+        for (int i = 0; i < faultCount; i++) {
+            world.at(start + world.random.nextLong(0, 1_000) * MS, null, this::strike);
+        }
+        boolean finished = world.runUntil(consumer::allDone, start + RUN_LIMIT_NANOS);
+        if (!finished) {
+            violations.add("computations not finished " + RUN_LIMIT_NANOS / 1_000_000_000 + " s after they started: "
+                    + describeUnfinished());
+        }
+        checkResults();
+        long settleFrom = Math.max(world.now(), quietAt);
+        boolean tolerant = world.runUntil(() -> world.now() >= quietAt && rootTolerant(),
+                settleFrom + SETTLE_LIMIT_NANOS);
+        if (!tolerant && aliveServers().size() > 1) {
+            violations.add("the network did not tolerate another failure again within "
+                    + SETTLE_LIMIT_NANOS / 1_000_000_000 + " s of the last fault");
+        }
+        return result();
+    }
+
+    private Result result() {
+        return new Result(seed, List.copyOf(audit.violations), List.copyOf(faults), world.eventsRun(), world.now(),
+                world.traceHash());
+    }
+
+    private SimProducer newProducer(String name, List<String> addresses) {
+        long min = world.random.nextLong(1, 5) * MS;
+        SimProducer p = new SimProducer(world, name, shape.workers(), codec, addresses, min, min * 3);
+        producers.add(p);
+        return p;
+    }
+
+    // ---------------------------------------------------------------- faults
+
+    private void strike() {
+        int kind = world.random.nextInt(7);
+        switch (kind) {
+            case 0, 1, 2 -> serverFault(kind);
+            case 3 -> resetConnection();
+            case 4, 5 -> producerGoes(kind == 4);
+            default -> {
+                SimProducer p = newProducer("p" + (producers.size() + 1), addressesOf(servers));
+                note(p.name + " joins");
+                p.start(randomAlive().address);
+            }
+        }
+    }
+
+    /** Crash-stop, freeze, or cut off from some neighbours: one server at a time, once the network is tolerant. */
+    private void serverFault(int kind) {
+        if (world.now() < serverFaultFreeAt || !rootTolerant() || aliveServers().size() < 3) {
+            if (world.now() < quietAt + 5_000 * MS) {
+                world.after(100 * MS, null, () -> serverFault(kind)); // wait for the network to be whole again
+            }
+            return;
+        }
+        SimServer s = randomAlive();
+        switch (kind) {
+            case 0 -> {
+                note("crash " + s.name);
+                s.crash();
+                serverFaultFreeAt = world.now();
+            }
+            case 1 -> {
+                long pause = world.random.nextLong(100, 3_000) * MS;
+                note("freeze " + s.name + " for " + pause / MS + " ms");
+                s.freeze();
+                world.after(pause, null, s::resume);
+                serverFaultFreeAt = world.now() + pause;
+            }
+            default -> {
+                List<SimServer> others = new ArrayList<>(aliveServers());
+                others.remove(s);
+                int n = 1 + world.random.nextInt(Math.min(3, others.size()));
+                long heal = world.now() + world.random.nextLong(100, 2_500) * MS;
+                List<String> names = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    SimServer o = others.remove(world.random.nextInt(others.size()));
+                    world.cut(s, o, heal);
+                    names.add(o.name);
+                }
+                note("cut " + s.name + " from " + names + " for " + (heal - world.now()) / MS + " ms");
+                serverFaultFreeAt = heal;
+            }
+        }
+        quietAt = Math.max(quietAt, serverFaultFreeAt);
+    }
+
+    private void resetConnection() {
+        List<Pipe.End> ends = new ArrayList<>();
+        for (SimServer s : aliveServers()) {
+            ends.addAll(s.ends);
+        }
+        if (ends.isEmpty()) {
+            return;
+        }
+        Pipe.End end = ends.get(world.random.nextInt(ends.size()));
+        note("reset the connection " + end.owner.name + "-" + end);
+        end.reset();
+    }
+
+    private void producerGoes(boolean crash) {
+        List<SimProducer> present = producers.stream().filter(p -> !p.crashed() && !p.left()).toList();
+        if (present.size() < 2) {
+            return;
+        }
+        SimProducer p = present.get(world.random.nextInt(present.size()));
+        note((crash ? "crash " : "") + p.name + (crash ? "" : " leaves"));
+        if (crash) {
+            p.crash();
+        } else {
+            p.leave();
+        }
+    }
+
+    private void note(String fault) {
+        faults.add(String.format("%.1f ms: %s", world.now() / 1e6, fault));
+        world.trace("FAULT " + fault);
+    }
+
+    // ---------------------------------------------------------------- the network as a whole
+
+    private List<SimServer> aliveServers() {
+        return servers.stream().filter(SimServer::serving).toList();
+    }
+
+    private SimServer randomAlive() {
+        List<SimServer> alive = aliveServers();
+        return alive.get(world.random.nextInt(alive.size()));
+    }
+
+    private static List<String> addressesOf(List<SimServer> list) {
+        return list.stream().map(s -> s.address).toList();
+    }
+
+    /** The live primary root with the latest view of the network, or null. */
+    private SimServer root() {
+        SimServer best = null;
+        for (SimServer s : aliveServers()) {
+            if (!s.frozen() && s.core.networkView().position() == 0
+                    && (best == null || s.core.networkView().epoch() > best.core.networkView().epoch())) {
+                best = s;
+            }
+        }
+        return best;
+    }
+
+    private boolean rootTolerant() {
+        SimServer root = root();
+        return root != null && root.core.tolerant() && world.cutNodes().isEmpty()
+                && servers.stream().noneMatch(Node::frozen);
+    }
+
+    // ---------------------------------------------------------------- checks
+
+    private void checkResults() {
+        for (SimConsumer.Outcome o : consumer.outcomes()) {
+            if (!o.done) {
+                continue;
+            }
+            if (o.failure != null) {
+                audit.violations.add(o.job.name() + " failed: " + o.failure);
+                continue;
+            }
+            if (!same(o.value, o.job.expected())) {
+                audit.violations.add(o.job.name() + " = " + o.value + ", expected " + o.job.expected());
+            }
+            int committed = audit.committedTasks(o.computation);
+            if (committed != o.job.tasks()) {
+                audit.violations.add(o.job.name() + ": " + committed + " tasks committed, expected " + o.job.tasks());
+            }
+        }
+    }
+
+    private static boolean same(Object value, Object expected) {
+        if (value instanceof byte[] a && expected instanceof byte[] b) {
+            return Arrays.equals(a, b);
+        }
+        return expected.equals(value);
+    }
+
+    private String describeUnfinished() {
+        List<String> open = new ArrayList<>();
+        for (SimConsumer.Outcome o : consumer.outcomes()) {
+            if (!o.done) {
+                open.add(o.job.name() + (o.computation == 0 ? " (not accepted)" : " (computation "
+                        + Long.toHexString(o.computation) + ", " + audit.committedTasks(o.computation) + " of "
+                        + o.job.tasks() + " tasks committed)"));
+            }
+        }
+        return String.join(", ", open);
+    }
+
+    /** The server's core, for tests that look inside. */
+    ServerCore core(int index) {
+        return servers.get(index).core;
+    }
+}

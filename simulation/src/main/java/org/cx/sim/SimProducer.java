@@ -1,0 +1,217 @@
+package org.cx.sim;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.cx.api.TaskId;
+import org.cx.wire.BodyCodec;
+import org.cx.wire.Completion;
+import org.cx.wire.Message;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.Role;
+import org.cx.wire.TaskRunner;
+import org.cx.wire.WireConfig;
+
+/**
+ * A producer in the simulation. It speaks the producer's side of the protocol as {@code cx producer} does: asks
+ * for credit to keep its workers and a small cache busy, runs what it is assigned (the task's real code, taking a
+ * drawn virtual time), reports each completion, answers revokes and drops, and fails over to its server's mirror
+ * group when the connection is lost. A task it ran for a connection that is gone is not reported. Unlike
+ * {@code cx producer} it keeps no copies of unready tasks (no claims), and with no mirror left it tries every
+ * server it knows, again and again, as a daemon would.
+ */
+final class SimProducer extends Node implements Pipe.Receiver {
+    private final int workers;
+    private final BodyCodec codec;
+    private final List<String> servers;
+    private final long minTaskNanos;
+    private final long maxTaskNanos;
+    private final ArrayDeque<ReadyTask> cache = new ArrayDeque<>();
+    private final List<Completion> done = new ArrayList<>();
+    private List<String> mirrors = List.of();
+    private Pipe.End end;
+    private boolean welcomed;
+    /** Bumped when the connection is lost: work begun on an older one is not reported. */
+    private int generation;
+    private int idle;
+    private int outstanding;
+    private int idleSaid = -1;
+    private boolean leaving;
+    private long tasksRun;
+
+    SimProducer(World world, String name, int workers, BodyCodec codec, List<String> servers, long minTaskNanos,
+                long maxTaskNanos) {
+        super(world, name);
+        this.workers = workers;
+        this.idle = workers;
+        this.codec = codec;
+        this.servers = servers;
+        this.minTaskNanos = minTaskNanos;
+        this.maxTaskNanos = maxTaskNanos;
+    }
+
+    /** Attaches to the server at {@code address}. */
+    void start(String address) {
+        world.trace(name + " attaches to " + address);
+        connectTo(List.of(address), 0);
+    }
+
+    /** Leaves for good, closing its connection as a stopped producer does. */
+    void leave() {
+        leaving = true;
+        world.trace(name + " leaves");
+        if (end != null) {
+            end.close();
+        }
+    }
+
+    boolean left() {
+        return leaving;
+    }
+
+    long tasksRun() {
+        return tasksRun;
+    }
+
+    private void connectTo(List<String> candidates, int index) {
+        if (leaving || crashed()) {
+            return;
+        }
+        if (index >= candidates.size()) {
+            // Nobody answered: try every server known, a little later.
+            world.after(200_000_000L, this, () -> connectTo(shuffled(servers), 0));
+            return;
+        }
+        world.connect(this, candidates.get(index), connection -> {
+            if (connection == null) {
+                connectTo(candidates, index + 1);
+                return;
+            }
+            end = connection;
+            welcomed = false;
+            end.send(new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, name, workers, ""));
+        }, this);
+    }
+
+    private List<String> shuffled(List<String> addresses) {
+        List<String> copy = new ArrayList<>(addresses);
+        for (int i = copy.size() - 1; i > 0; i--) {
+            java.util.Collections.swap(copy, i, world.random.nextInt(i + 1));
+        }
+        return copy;
+    }
+
+    @Override
+    public void receive(Message msg) {
+        switch (msg) {
+            case Message.Welcome w -> {
+                welcomed = true;
+                mirrors = List.of(w.mirrors());
+            }
+            case Message.Assign a -> {
+                outstanding = Math.max(0, outstanding - a.tasks().length);
+                idleSaid = Math.max(0, idleSaid - a.tasks().length);
+                cache.addAll(Arrays.asList(a.tasks()));
+            }
+            case Message.Drop d -> drop(d.ids());
+            case Message.Revoke r -> end.write(new Message.Released(drop(r.ids()).toArray(TaskId[]::new)));
+            case Message.ComputationEnded e -> cache.removeIf(t -> t.task().id().computation() == e.computation());
+            case Message.Mirrors m -> mirrors = List.of(m.addresses());
+            case Message.Keep k -> { } // no claims: the server assigns these once they are ready
+            case Message.Inputs in -> { }
+            case Message.Unkeep u -> { }
+            case Message.Refused r -> world.trace(name + " refused: " + r.reason());
+            default -> throw new IllegalStateException(name + " got an unexpected " + msg.getClass().getSimpleName());
+        }
+    }
+
+    /** Drops the cached, unstarted copies of {@code ids}; returns those it had. */
+    private List<TaskId> drop(TaskId[] ids) {
+        Set<TaskId> gone = new HashSet<>(Arrays.asList(ids));
+        List<TaskId> dropped = new ArrayList<>();
+        cache.removeIf(t -> {
+            boolean hit = gone.contains(t.task().id());
+            if (hit) {
+                dropped.add(t.task().id());
+            }
+            return hit;
+        });
+        return dropped;
+    }
+
+    @Override
+    public void readComplete() {
+        if (welcomed) {
+            startWork();
+            speak();
+        }
+    }
+
+    /** Idle workers take cached tasks; each runs for a drawn time. */
+    private void startWork() {
+        while (idle > 0 && !cache.isEmpty()) {
+            ReadyTask task = cache.poll();
+            idle--;
+            long took = world.random.nextLong(minTaskNanos, maxTaskNanos + 1);
+            int startedOn = generation;
+            world.after(took, this, () -> finished(task, took, startedOn));
+        }
+    }
+
+    private void finished(ReadyTask task, long took, int startedOn) {
+        idle++;
+        tasksRun++;
+        if (startedOn == generation && welcomed) {
+            switch (TaskRunner.decodeAndRun(codec, task)) {
+                case TaskRunner.Outcome.Done d -> {
+                    Completion c = d.completion();
+                    // The measured time is the wall clock's: report the virtual one, or the run is not repeatable.
+                    done.add(new Completion(c.id(), c.spawned(), c.values(), took, c.claimed(), c.claimedValue(),
+                            c.keeps()));
+                }
+                case TaskRunner.Outcome.Failed f -> end.write(new Message.TaskFailed(f.id(), f.reason()));
+            }
+        }
+        if (welcomed) {
+            startWork();
+            speak();
+        }
+    }
+
+    /** Sends the completions gathered and asks for what the workers and the cache need. */
+    private void speak() {
+        if (!done.isEmpty()) {
+            end.write(new Message.Completed(done.toArray(Completion[]::new)));
+            done.clear();
+        }
+        int starving = Math.max(0, idle - cache.size());
+        int want = 2 * workers - (workers - idle) - cache.size() - outstanding;
+        if (want > 0 || starving != idleSaid) {
+            int credit = Math.max(0, want);
+            outstanding += credit;
+            idleSaid = starving;
+            end.write(new Message.Request(credit, starving));
+        }
+        end.flush();
+    }
+
+    @Override
+    public void closed() {
+        generation++;
+        welcomed = false;
+        cache.clear();
+        done.clear();
+        outstanding = 0;
+        idleSaid = -1;
+        end = null;
+        if (leaving) {
+            return;
+        }
+        List<String> next = shuffled(mirrors.isEmpty() ? servers : mirrors);
+        world.trace(name + " lost its server; fails over to one of " + next);
+        world.after(world.random.nextLong(1_000_000, 50_000_000), this, () -> connectTo(next, 0));
+    }
+}

@@ -1,0 +1,129 @@
+package org.cx.sim;
+
+import java.time.Duration;
+import org.cx.api.TaskId;
+import org.cx.server.NetworkConfig;
+import org.cx.server.PeerLink;
+import org.cx.server.ServerConfig;
+import org.cx.server.ServerCore;
+
+/**
+ * A task server in the simulation: the real {@link ServerCore}, on the world's clock, its one alarm an event, its
+ * links to other servers {@link SimLink}s. A server the network evicts stops, as {@code cx server} does.
+ */
+final class SimServer extends Node implements ServerCore.Environment {
+    final String address;
+    final ServerCore core;
+    private final Audit audit;
+    private long alarmDue = Long.MAX_VALUE;
+    private boolean started;
+
+    /**
+     * @param join the address of a member to join, or null to found the network
+     */
+    SimServer(World world, String name, String join, long seed, Audit audit) {
+        super(world, name);
+        this.address = name + ":7000";
+        this.audit = audit;
+        NetworkConfig network = NetworkConfig.defaults().withJoin(join);
+        ServerConfig config = ServerConfig.defaults().withName(name).withHost(name).withPort(7000)
+                .withNetwork(network).withResultRetention(Duration.ofMinutes(10));
+        this.core = new ServerCore(new ServerConfig(config.host(), config.port(), name, config.resultRetention(),
+                config.maxFrameBytes(), false, seed, network, null, "", false), address, this);
+    }
+
+    void start() {
+        world.listen(address, this);
+        run(core::start);
+        started = true;
+    }
+
+    /** Started, and neither crashed nor evicted. */
+    boolean serving() {
+        return started && !crashed();
+    }
+
+    /** A connection to this server: its first message goes to the server's handshake. */
+    Pipe.Receiver accept(Pipe.End end) {
+        ServerCore.Inbound inbound = core.accept(end);
+        return new Pipe.Receiver() {
+            @Override
+            public void receive(org.cx.wire.Message message) {
+                inbound.receive(message);
+            }
+
+            @Override
+            public void readComplete() {
+                inbound.readComplete();
+            }
+
+            @Override
+            public void closed() {
+                inbound.closed();
+            }
+        };
+    }
+
+    @Override
+    void crash() {
+        world.stopListening(address);
+        super.crash();
+    }
+
+    @Override
+    public long nanoTime() {
+        return world.now();
+    }
+
+    @Override
+    public void wakeAt(long dueNanos) {
+        if (dueNanos >= alarmDue) {
+            return;
+        }
+        alarmDue = dueNanos;
+        world.at(dueNanos, this, () -> {
+            if (alarmDue != dueNanos) {
+                return; // an earlier alarm replaced this one
+            }
+            alarmDue = Long.MAX_VALUE;
+            core.wake();
+        });
+    }
+
+    @Override
+    public PeerLink.Opener links() {
+        return (id, target, owner) -> new SimLink(this, id, target, owner);
+    }
+
+    @Override
+    public void runAside(Runnable work) {
+        world.after(0, this, work);
+    }
+
+    @Override
+    public void runHere(Runnable work) {
+        world.after(0, this, work);
+    }
+
+    @Override
+    public void evicted(String reason) {
+        world.trace(name + " evicted: " + reason);
+        world.after(0, null, this::crash); // cx server exits
+    }
+
+    @Override
+    public boolean auditsCommits() {
+        return true;
+    }
+
+    @Override
+    public void committed(TaskId task, long appliedNanos) {
+        audit.committed(this, core.id(), task, appliedNanos, world.now());
+    }
+
+    @Override
+    public void adopted(int failed) {
+        world.trace(name + " took over the tasks of server " + failed);
+        audit.adopted(failed, world.now());
+    }
+}
