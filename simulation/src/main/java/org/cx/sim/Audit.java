@@ -15,7 +15,8 @@ final class Audit {
     }
 
     private final Map<TaskId, Commit> committed = new HashMap<>();
-    private final Map<Long, Integer> committedPerComputation = new HashMap<>();
+    private final Map<Long, Integer> appliedPerComputation = new HashMap<>();
+    private final java.util.Set<TaskId> applied = new java.util.HashSet<>();
     private final Map<Integer, Long> adoptedAt = new HashMap<>();
     final List<String> violations = new ArrayList<>();
 
@@ -25,8 +26,6 @@ final class Audit {
         if (first != null) {
             violations.add("task " + task + " committed twice: on " + first.server() + " at " + ms(first.nanos())
                     + " and on " + server.name + " at " + ms(nanos));
-        } else {
-            committedPerComputation.merge(task.computation(), 1, Integer::sum);
         }
         Long replaced = adoptedAt.get(serverId);
         if (replaced != null && appliedNanos >= replaced) {
@@ -40,9 +39,16 @@ final class Audit {
         adoptedAt.putIfAbsent(failed, nanos);
     }
 
-    /** Distinct tasks of {@code computation} whose completion was committed. */
-    int committedTasks(long computation) {
-        return committedPerComputation.getOrDefault(computation, 0);
+    /** A server applied {@code task}'s completion (which may or may not reach its mirrors). */
+    void applied(TaskId task) {
+        if (applied.add(task)) {
+            appliedPerComputation.merge(task.computation(), 1, Integer::sum);
+        }
+    }
+
+    /** Distinct tasks of {@code computation} whose completion some server applied. */
+    int appliedTasks(long computation) {
+        return appliedPerComputation.getOrDefault(computation, 0);
     }
 
     static String ms(long nanos) {

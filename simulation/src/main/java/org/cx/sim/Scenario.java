@@ -263,9 +263,10 @@ public final class Scenario {
             if (!same(o.value, o.job.expected())) {
                 audit.violations.add(o.job.name() + " = " + o.value + ", expected " + o.job.expected());
             }
-            int committed = audit.committedTasks(o.computation);
-            if (committed != o.job.tasks()) {
-                audit.violations.add(o.job.name() + ": " + committed + " tasks committed, expected " + o.job.tasks());
+            int applied = audit.appliedTasks(o.computation);
+            if (applied != o.job.tasks()) {
+                audit.violations.add(o.job.name() + ": " + applied + " distinct tasks applied, expected "
+                        + o.job.tasks());
             }
         }
     }
@@ -282,8 +283,8 @@ public final class Scenario {
         for (SimConsumer.Outcome o : consumer.outcomes()) {
             if (!o.done) {
                 open.add(o.job.name() + (o.computation == 0 ? " (not accepted)" : " (computation "
-                        + Long.toHexString(o.computation) + ", " + audit.committedTasks(o.computation) + " of "
-                        + o.job.tasks() + " tasks committed)"));
+                        + Long.toHexString(o.computation) + ", " + audit.appliedTasks(o.computation) + " of "
+                        + o.job.tasks() + " tasks applied)"));
             }
         }
         return String.join(", ", open);

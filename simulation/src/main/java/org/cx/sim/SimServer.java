@@ -112,8 +112,13 @@ final class SimServer extends Node implements ServerCore.Environment {
     }
 
     @Override
-    public boolean auditsCommits() {
+    public boolean audits() {
         return true;
+    }
+
+    @Override
+    public void applied(TaskId task) {
+        audit.applied(task);
     }
 
     @Override

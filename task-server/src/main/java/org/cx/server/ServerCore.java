@@ -43,9 +43,13 @@ public final class ServerCore {
         /** The network declared this server failed: stop accepting connections. */
         void evicted(String reason);
 
-        /** Whether to call {@link #committed} (it costs a closure per completion). */
-        default boolean auditsCommits() {
+        /** Whether to call {@link #applied} and {@link #committed} (they cost a closure per completion). */
+        default boolean audits() {
             return false;
+        }
+
+        /** For audits: the completion of {@code task} was applied here. */
+        default void applied(TaskId task) {
         }
 
         /** For audits: the completion of {@code task}, applied here at {@code appliedNanos}, is now on every mirror. */
@@ -276,7 +280,9 @@ public final class ServerCore {
 
     /** A completion was applied here: for the commit log, once the mirrors have it. */
     void applied(TaskId id) {
-        if (commitLog == null && !env.auditsCommits()) {
+        if (env.audits()) {
+            env.applied(id);
+        } else if (commitLog == null) {
             return;
         }
         long appliedAt = cycle.now();
