@@ -6,6 +6,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -370,8 +371,13 @@ public final class Consumer implements TaskServer {
                     "connection to the task server lost before it accepted the computation; submit it again");
             submitting.values().forEach(p -> p.fail(unsure));
             submitting.clear();
-            List<String> candidates = mirrors;
-            if (closing || candidates.isEmpty() || running.isEmpty()) {
+            // The connection may have broken while its server lives on: ask there first, then its mirrors.
+            List<String> candidates = new ArrayList<>();
+            if (ctx.channel().remoteAddress() instanceof InetSocketAddress lost) {
+                candidates.add(lost.getHostString() + ":" + lost.getPort());
+            }
+            candidates.addAll(mirrors);
+            if (closing || mirrors.isEmpty() || running.isEmpty()) {
                 failRunning();
                 return;
             }

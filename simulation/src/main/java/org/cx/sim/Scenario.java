@@ -131,11 +131,11 @@ public final class Scenario {
     // ---------------------------------------------------------------- faults
 
     private void strike() {
-        int kind = world.random.nextInt(7);
+        int kind = world.random.nextInt(8);
         switch (kind) {
-            case 0, 1, 2 -> serverFault(kind);
-            case 3 -> resetConnection();
-            case 4, 5 -> producerGoes(kind == 4);
+            case 0, 1, 2, 3 -> serverFault(kind);
+            case 4 -> resetClientConnection();
+            case 5, 6 -> producerGoes(kind == 5);
             default -> {
                 SimProducer p = newProducer("p" + (producers.size() + 1), addressesOf(servers));
                 note(p.name + " joins");
@@ -144,7 +144,10 @@ public final class Scenario {
         }
     }
 
-    /** Crash-stop, freeze, or cut off from some neighbours: one server at a time, once the network is tolerant. */
+    /**
+     * Crash-stop, freeze, cut off from some neighbours, or lose a connection to another server (which the network
+     * counts as a failure at once): one server at a time, once the network is tolerant.
+     */
     private void serverFault(int kind) {
         if (world.now() < serverFaultFreeAt || !rootTolerant() || aliveServers().size() < 3) {
             if (world.now() < quietAt + 5_000 * MS) {
@@ -166,6 +169,15 @@ public final class Scenario {
                 world.after(pause, null, s::resume);
                 serverFaultFreeAt = world.now() + pause;
             }
+            case 3 -> {
+                List<Pipe.End> links = s.ends.stream().filter(e -> e.peer.owner instanceof SimServer).toList();
+                if (!links.isEmpty()) {
+                    Pipe.End end = links.get(world.random.nextInt(links.size()));
+                    note("reset the connection " + end.owner.name + "-" + end);
+                    end.reset();
+                }
+                serverFaultFreeAt = world.now();
+            }
             default -> {
                 List<SimServer> others = new ArrayList<>(aliveServers());
                 others.remove(s);
@@ -184,10 +196,11 @@ public final class Scenario {
         quietAt = Math.max(quietAt, serverFaultFreeAt);
     }
 
-    private void resetConnection() {
+    /** Loses a connection between a server and a producer or consumer. */
+    private void resetClientConnection() {
         List<Pipe.End> ends = new ArrayList<>();
         for (SimServer s : aliveServers()) {
-            ends.addAll(s.ends);
+            s.ends.stream().filter(e -> !(e.peer.owner instanceof SimServer)).forEach(ends::add);
         }
         if (ends.isEmpty()) {
             return;

@@ -54,6 +54,10 @@ final class SimConsumer extends Node implements Pipe.Receiver {
     private long requestIds;
     private int planned;
     private long recollectUntil;
+    /** Where to look for the computations after a lost connection, in order; and which one is tried now. */
+    private List<String> candidates = List.of();
+    private int candidate;
+    private String server;
 
     SimConsumer(World world, String name, BodyCodec codec, List<String> servers) {
         super(world, name);
@@ -76,9 +80,10 @@ final class SimConsumer extends Node implements Pipe.Receiver {
     }
 
     void connect(String address) {
+        server = address;
         world.connect(this, address, connection -> {
             if (connection == null) {
-                world.after(100_000_000L, this, () -> connect(servers.get(world.random.nextInt(servers.size()))));
+                world.after(100_000_000L, this, () -> connect(nextCandidate()));
                 return;
             }
             end = connection;
@@ -92,6 +97,15 @@ final class SimConsumer extends Node implements Pipe.Receiver {
             }
             end.flush();
         }, this);
+    }
+
+    /** The next server to try: the next candidate after a lost connection, else any server. */
+    private String nextCandidate() {
+        if (candidates.isEmpty()) {
+            return servers.get(world.random.nextInt(servers.size()));
+        }
+        candidate = (candidate + 1) % candidates.size();
+        return candidates.get(candidate);
     }
 
     /** Submits {@code job} now (or as soon as connected). */
@@ -141,9 +155,17 @@ final class SimConsumer extends Node implements Pipe.Receiver {
             }
             case Message.Failed f -> {
                 if (f.taskId().isEmpty() && world.now() < recollectUntil && running.containsKey(f.computation())) {
+                    // This server does not know it (yet): the next candidate may, or this one a little later.
                     world.after(100_000_000L, this, () -> {
                         if (end != null && running.containsKey(f.computation())) {
-                            end.send(new Message.Collect(f.computation()));
+                            if (candidates.size() > 1) {
+                                candidate = (candidate + 1) % candidates.size();
+                                Pipe.End old = end;
+                                end = null;
+                                old.close();
+                            } else {
+                                end.send(new Message.Collect(f.computation()));
+                            }
                         }
                     });
                     return;
@@ -178,16 +200,27 @@ final class SimConsumer extends Node implements Pipe.Receiver {
         }
     }
 
+    /**
+     * The connection is gone: try the same server first (only the connection may have broken), then its mirrors
+     * in turn, until one knows each computation.
+     */
     @Override
     public void closed() {
-        end = null;
         welcomed = false;
+        boolean moving = end == null; // closed here to try the next candidate
+        end = null;
         if (allDone()) {
             return;
         }
-        List<String> next = mirrors.isEmpty() ? servers : mirrors;
-        String address = next.get(world.random.nextInt(next.size()));
-        recollectUntil = world.now() + RECOLLECT_FOR_NANOS;
+        if (!moving) {
+            List<String> next = new ArrayList<>();
+            next.add(server);
+            next.addAll(mirrors.isEmpty() ? servers : mirrors);
+            candidates = List.copyOf(new java.util.LinkedHashSet<>(next));
+            candidate = 0;
+            recollectUntil = world.now() + RECOLLECT_FOR_NANOS;
+        }
+        String address = candidates.get(candidate);
         world.trace(name + " lost its server; goes to " + address);
         world.after(world.random.nextLong(1_000_000, 50_000_000), this, () -> connect(address));
     }
