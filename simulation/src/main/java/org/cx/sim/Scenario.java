@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.cx.examples.fib.Fib;
-import org.cx.server.ServerCore;
 import org.cx.wire.BodyCodec;
 import org.cx.wire.BodyCodecs;
 
@@ -50,6 +49,7 @@ public final class Scenario {
     /** No server fault starts before this: the previous one has ended. */
     private long serverFaultFreeAt;
     private long quietAt;
+    private final List<Object[]> scripted = new ArrayList<>();
 
     public Scenario(long seed, Shape shape, PrintStream trace) {
         this.seed = seed;
@@ -61,7 +61,23 @@ public final class Scenario {
         return new Scenario(seed, shape, trace).run();
     }
 
-    private Result run() {
+    /** A fault of a test's choosing, {@code delayMs} after the computations start, besides the drawn ones. */
+    Scenario scripted(long delayMs, Runnable fault) {
+        scripted.add(new Object[] {delayMs, fault});
+        return this;
+    }
+
+    /** Crash-stops the servers named at once (for scripted faults beyond what the network survives). */
+    void crashServers(String... names) {
+        for (String name : names) {
+            servers.stream().filter(s -> s.name.equals(name)).forEach(s -> {
+                note("crash " + s.name);
+                s.crash();
+            });
+        }
+    }
+
+    Result run() {
         List<String> violations = audit.violations;
         List<String> addresses = new ArrayList<>();
         for (int i = 1; i <= shape.servers(); i++) {
@@ -99,6 +115,9 @@ public final class Scenario {
         quietAt = start;
         for (int i = 0; i < faultCount; i++) {
             world.at(start + world.random.nextLong(0, 1_000) * MS, null, this::strike);
+        }
+        for (Object[] s : scripted) {
+            world.at(start + (long) s[0] * MS, null, (Runnable) s[1]);
         }
         boolean finished = world.runUntil(consumer::allDone, start + RUN_LIMIT_NANOS);
         if (!finished) {
@@ -303,8 +322,18 @@ public final class Scenario {
         return String.join(", ", open);
     }
 
-    /** The server's core, for tests that look inside. */
-    ServerCore core(int index) {
-        return servers.get(index).core;
+    /** The name of the server at tree position 0 now. */
+    String rootName() {
+        return atPosition(0);
+    }
+
+    /** The name of the server at tree position 1 now. */
+    String secondaryRootName() {
+        return atPosition(1);
+    }
+
+    private String atPosition(int position) {
+        return aliveServers().stream().filter(s -> s.core.networkView().position() == position).findFirst()
+                .map(s -> s.name).orElseThrow();
     }
 }

@@ -201,8 +201,9 @@ final class SimConsumer extends Node implements Pipe.Receiver {
     }
 
     /**
-     * The connection is gone: try the same server first (only the connection may have broken), then its mirrors
-     * in turn, until one knows each computation.
+     * The connection is gone: try the same server first (only the connection may have broken), then its mirrors,
+     * then every other server, in turn, until one knows each computation. (The consumer library stops after the
+     * mirrors; its user can collect later by id.)
      */
     @Override
     public void closed() {
@@ -215,7 +216,8 @@ final class SimConsumer extends Node implements Pipe.Receiver {
         if (!moving) {
             List<String> next = new ArrayList<>();
             next.add(server);
-            next.addAll(mirrors.isEmpty() ? servers : mirrors);
+            next.addAll(mirrors);
+            next.addAll(servers); // its user knows the network's servers: the last resort when the mirrors fail too
             candidates = List.copyOf(new java.util.LinkedHashSet<>(next));
             candidate = 0;
             recollectUntil = world.now() + RECOLLECT_FOR_NANOS;

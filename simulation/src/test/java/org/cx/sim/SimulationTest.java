@@ -1,0 +1,62 @@
+package org.cx.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The simulation as a test: many seeds must hold every invariant, a seed must replay exactly, the seeds that once
+ * found a bug stay fixed, and the checks must catch a run the network cannot survive.
+ */
+class SimulationTest {
+    private static final Scenario.Shape SHAPE = Scenario.Shape.defaults();
+
+    /** {@code -Dcx.sim.seeds=N} and {@code -Dcx.sim.first=S} run other seeds; the defaults run 1 to 500. */
+    @Test
+    void everySeedHoldsTheInvariants() throws InterruptedException {
+        int count = Integer.getInteger("cx.sim.seeds", 500);
+        long first = Long.getLong("cx.sim.first", 1);
+        System.out.println("simulation seeds " + first + " to " + (first + count - 1));
+        SimRunner.Summary s = SimRunner.run(first, count, SHAPE, 2, p -> { });
+        s.failures().forEach(r -> SimRunner.describe(r, SHAPE, System.out));
+        System.out.printf("%d seeds in %.1f s, %d events%n", s.runs(), s.wallNanos() / 1e9, s.events());
+        assertEquals(List.of(), s.failures().stream().map(Scenario.Result::seed).toList(),
+                "seeds that broke an invariant (their replay commands are printed above)");
+    }
+
+    @Test
+    void aSeedRunsTheSameWayTwice() {
+        for (long seed = 1; seed <= 10; seed++) {
+            Scenario.Result a = Scenario.run(seed, SHAPE, null);
+            Scenario.Result b = Scenario.run(seed, SHAPE, null);
+            assertEquals(a.traceHash(), b.traceHash(), "seed " + seed + " ran differently the second time");
+            assertEquals(a.eventsRun(), b.eventsRun(), "seed " + seed);
+        }
+    }
+
+    /**
+     * Seeds that found bugs: a consumer whose connection broke while its server lived asked only the mirrors
+     * (240), and one whose server and then that server's heir failed knew nobody else to ask (2903).
+     */
+    @Test
+    void seedsThatFoundBugsStayFixed() {
+        for (long seed : new long[] {240, 2903}) {
+            Scenario.Result r = Scenario.run(seed, SHAPE, null);
+            assertTrue(r.ok(), "seed " + seed + ": " + r.violations());
+        }
+    }
+
+    /** The primary and the secondary root crash together: their state is gone, and the checks must say so. */
+    @Test
+    void theChecksCatchARunTheNetworkCannotSurvive() {
+        Scenario.Shape calm = new Scenario.Shape(7, 6, 2, 12, 4, 0);
+        Scenario scenario = new Scenario(7, calm, null);
+        Scenario.Result r = scenario.scripted(20, () -> scenario.crashServers(scenario.rootName(),
+                scenario.secondaryRootName())).run();
+        System.out.println(r.violations());
+        assertFalse(r.ok(), "two servers of one mirror group crashed at once, yet every check passed");
+    }
+}
