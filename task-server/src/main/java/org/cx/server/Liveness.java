@@ -94,6 +94,16 @@ final class Liveness {
         lastRootAnswer = nowNanos;
     }
 
+    /** The connection to the primary root broke: it counts as silent until it answers again. */
+    void rootLost() {
+        lastRootAnswer = Long.MIN_VALUE / 2;
+    }
+
+    /** Whether the primary root has not answered for longer than {@code nanos} at {@code nowNanos}. */
+    boolean rootSilentFor(long nowNanos, long nanos) {
+        return nowNanos - lastRootAnswer > nanos;
+    }
+
     /** How long the primary root has been silent at {@code nowNanos}, if longer than the timeout; else 0. */
     long rootSilentNanos(long nowNanos) {
         long quiet = nowNanos - lastRootAnswer;

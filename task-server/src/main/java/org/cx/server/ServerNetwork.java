@@ -133,6 +133,10 @@ final class ServerNetwork implements StateLog {
     private boolean evicted;
     /** Join requests sent so far: only the latest one's timer asks again (a redirect starts a new one). */
     private int joinAttempts;
+    /** The secondary root's vote on whether the primary is gone. */
+    private final RootTakeover takeover = new RootTakeover();
+    /** Why the secondary root last suspected the primary. */
+    private String lastSuspicion = "";
     /** The whole network is closing (see {@link #shutDown}): nobody is judged failed any more. */
     private boolean shuttingDown;
 
@@ -585,6 +589,7 @@ final class ServerNetwork implements StateLog {
         }
         long now = cycle.now();
         liveness.rootAnswered(now);
+        takeover.settle();
         // Take over every newly failed server whose tasks now live here, from this server's copy of them.
         boolean adopted = false;
         for (int failed : forwards.keySet()) {
@@ -722,7 +727,39 @@ final class ServerNetwork implements StateLog {
                 declareFailed(silent.id(), "silent for " + silent.forNanos() / 1_000_000 + " ms");
             }
         } else if (position == 1 && liveness.rootSilentNanos(now) > 0) {
-            takeOverAsRoot("silent for " + liveness.rootSilentNanos(now) / 1_000_000 + " ms");
+            suspectRoot("silent for " + liveness.rootSilentNanos(now) / 1_000_000 + " ms");
+        }
+    }
+
+    /**
+     * The secondary root: the primary looks failed. Take its place if nobody else is there to ask; else ask the
+     * other members whether they lost it too ({@link RootTakeover}).
+     */
+    private void suspectRoot(String why) {
+        lastSuspicion = why;
+        if (RootTakeover.alone(tree.size())) {
+            takeOverAsRoot(why);
+            return;
+        }
+        takeover.suspect(self);
+        int root = tree.idAt(0);
+        for (int id : tree.ids()) {
+            if (id != root && id != self) {
+                send(id, new Message.RootQuery(self, epoch));
+            }
+        }
+    }
+
+    /** A member: the secondary root asks whether the primary is gone for this server too. */
+    private void onRootQuery(Message.RootQuery q, PeerConnection from) {
+        boolean silent = liveness.rootSilentFor(cycle.now(), config.failTimeout().toNanos() / 2);
+        from.send(new Message.RootSeen(self, silent));
+    }
+
+    /** The secondary root: a member's answer. Most of the network lost the primary: take its place. */
+    private void onRootSeen(Message.RootSeen seen) {
+        if (position() == 1 && takeover.answered(seen.from(), seen.silent(), tree.size())) {
+            takeOverAsRoot(lastSuspicion + ", and most of the network lost it too");
         }
     }
 
@@ -798,7 +835,9 @@ final class ServerNetwork implements StateLog {
         if (isRoot()) {
             declareFailed(id, "connection lost");
         } else if (position() == 1 && tree.idAt(0) == id) {
-            takeOverAsRoot("connection lost");
+            suspectRoot("connection lost");
+        } else if (tree.idAt(0) == id) {
+            liveness.rootLost(); // asked by the secondary root, this server says it lost the primary
         }
     }
 
@@ -879,7 +918,12 @@ final class ServerNetwork implements StateLog {
             case Message.RoutedAck a -> onRoutedAck(a);
             case Message.Load l -> diffusion.onLoad(l);
             case Message.Heartbeat hb -> onHeartbeat(hb, from);
-            case Message.HeartbeatAck a -> liveness.rootAnswered(cycle.now());
+            case Message.HeartbeatAck a -> {
+                liveness.rootAnswered(cycle.now());
+                takeover.settle();
+            }
+            case Message.RootQuery q -> onRootQuery(q, from);
+            case Message.RootSeen s -> onRootSeen(s);
             case Message.Topology t -> applyTopology(t);
             case Message.Join j -> onJoin(j, from);
             case Message.Redirect r -> sendJoin(r.address());

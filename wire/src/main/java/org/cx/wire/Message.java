@@ -177,6 +177,14 @@ public sealed interface Message {
     record HeartbeatAck(long epoch) implements Message {
     }
 
+    /** The secondary root {@code from} cannot hear the primary: can you? (It takes over only if most cannot.) */
+    record RootQuery(int from, long epoch) implements Message {
+    }
+
+    /** A member's answer to a {@link RootQuery}: whether it, too, has lost the primary root. */
+    record RootSeen(int from, boolean silent) implements Message {
+    }
+
     /**
      * You were declared failed (you were silent or unreachable for longer than the failure timeout) and your tasks
      * were taken over: stop, so that nothing is applied twice.

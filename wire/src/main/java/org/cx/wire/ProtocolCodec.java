@@ -207,6 +207,7 @@ public final class ProtocolCodec {
             Message.HeartbeatAck.class, Message.Evicted.class, Message.Mirror.class, Message.MirrorAck.class,
             Message.MirrorRelease.class, Message.Load.class, Message.Routed.class, Message.RoutedAck.class,
             Message.NetworkQuery.class, Message.NetworkStatus.class, Message.StateLost.class,
+            Message.RootQuery.class, Message.RootSeen.class,
         };
         for (Class<?> type : records) {
             kryo.register(type, id++);
