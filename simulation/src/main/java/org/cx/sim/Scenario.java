@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.cx.examples.fib.Fib;
 import org.cx.wire.BodyCodec;
 import org.cx.wire.BodyCodecs;
@@ -40,6 +41,11 @@ public final class Scenario {
     private final long seed;
     private final Shape shape;
     private final World world;
+    /**
+     * What the run is made of and which faults strike when: drawn apart from the world's randomness (message delays,
+     * task times), so that a seed keeps its plan when the code it runs changes.
+     */
+    private final SplittableRandom plan;
     private final Audit audit = new Audit();
     private final BodyCodec codec = new BodyCodecs(Scenario.class.getClassLoader()).forComputation(0);
     private final List<SimServer> servers = new ArrayList<>();
@@ -55,6 +61,7 @@ public final class Scenario {
         this.seed = seed;
         this.shape = shape;
         this.world = new World(seed, 2_000, new Trace(trace));
+        this.plan = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L);
     }
 
     public static Result run(long seed, Shape shape, PrintStream trace) {
@@ -82,10 +89,10 @@ public final class Scenario {
         List<String> addresses = new ArrayList<>();
         for (int i = 1; i <= shape.servers(); i++) {
             String name = "s" + i;
-            SimServer s = new SimServer(world, name, i == 1 ? null : "s1:7000", world.random.nextLong(), audit);
+            SimServer s = new SimServer(world, name, i == 1 ? null : "s1:7000", plan.nextLong(), audit);
             servers.add(s);
             addresses.add(s.address);
-            world.at(i == 1 ? 0 : world.random.nextLong(1, 100) * MS, null, s::start);
+            world.at(i == 1 ? 0 : plan.nextLong(1, 100) * MS, null, s::start);
         }
         boolean formed = world.runUntil(() -> root() != null && root().core.networkView().servers() == shape.servers()
                 && root().core.tolerant(), 30_000 * MS);
@@ -97,24 +104,24 @@ public final class Scenario {
         world.trace("network formed");
         for (int i = 1; i <= shape.producers(); i++) {
             SimProducer p = newProducer("p" + i, addresses);
-            world.after(world.random.nextLong(0, 50) * MS, p, () -> p.start(randomAlive().address));
+            world.after(plan.nextLong(0, 50) * MS, p, () -> p.start(randomAlive().address));
         }
         consumer = new SimConsumer(world, "c1", codec, addresses);
         consumer.plan(2);
         consumer.connect(root().address);
-        long key = world.random.nextLong();
-        world.after(world.random.nextLong(0, 20) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
+        long key = plan.nextLong();
+        world.after(plan.nextLong(0, 20) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
                 "F(" + shape.fib() + ")", () -> new Fib(shape.fib()), Fib.value(shape.fib()),
                 Fib.taskCount(shape.fib()))));
-        world.after(world.random.nextLong(0, 300) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
+        world.after(plan.nextLong(0, 300) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
                 "spread(" + Long.toHexString(key) + ", " + shape.spreadDepth() + ")",
                 () -> new Spread(key, shape.spreadDepth()), Spread.expected(key, shape.spreadDepth()),
                 Spread.taskCount(key, shape.spreadDepth()))));
-        int faultCount = shape.maxFaults() == 0 ? 0 : world.random.nextInt(shape.maxFaults() + 1);
+        int faultCount = shape.maxFaults() == 0 ? 0 : plan.nextInt(shape.maxFaults() + 1);
         serverFaultFreeAt = start;
         quietAt = start;
         for (int i = 0; i < faultCount; i++) {
-            world.at(start + world.random.nextLong(0, 1_000) * MS, null, this::strike);
+            world.at(start + plan.nextLong(0, 1_000) * MS, null, this::strike);
         }
         for (Object[] s : scripted) {
             world.at(start + (long) s[0] * MS, null, (Runnable) s[1]);
@@ -141,7 +148,7 @@ public final class Scenario {
     }
 
     private SimProducer newProducer(String name, List<String> addresses) {
-        long min = world.random.nextLong(1, 5) * MS;
+        long min = plan.nextLong(1, 5) * MS;
         SimProducer p = new SimProducer(world, name, shape.workers(), codec, addresses, min, min * 3);
         producers.add(p);
         return p;
@@ -150,7 +157,7 @@ public final class Scenario {
     // ---------------------------------------------------------------- faults
 
     private void strike() {
-        int kind = world.random.nextInt(8);
+        int kind = plan.nextInt(8);
         switch (kind) {
             case 0, 1, 2, 3 -> serverFault(kind);
             case 4 -> resetClientConnection();
@@ -182,7 +189,7 @@ public final class Scenario {
                 serverFaultFreeAt = world.now();
             }
             case 1 -> {
-                long pause = world.random.nextLong(100, 3_000) * MS;
+                long pause = plan.nextLong(100, 3_000) * MS;
                 note("freeze " + s.name + " for " + pause / MS + " ms");
                 s.freeze();
                 world.after(pause, null, s::resume);
@@ -191,7 +198,7 @@ public final class Scenario {
             case 3 -> {
                 List<Pipe.End> links = s.ends.stream().filter(e -> e.peer.owner instanceof SimServer).toList();
                 if (!links.isEmpty()) {
-                    Pipe.End end = links.get(world.random.nextInt(links.size()));
+                    Pipe.End end = links.get(plan.nextInt(links.size()));
                     note("reset the connection " + end.owner.name + "-" + end);
                     end.reset();
                 }
@@ -200,11 +207,14 @@ public final class Scenario {
             default -> {
                 List<SimServer> others = new ArrayList<>(aliveServers());
                 others.remove(s);
-                int n = 1 + world.random.nextInt(Math.min(3, others.size()));
-                long heal = world.now() + world.random.nextLong(100, 2_500) * MS;
+                // The primary root cut off from two servers or more is that many failures at once from where it
+                // stands, more than the network survives: it is cut from one at most.
+                int most = s.core.networkView().position() == 0 ? 1 : 3;
+                int n = 1 + plan.nextInt(Math.min(most, others.size()));
+                long heal = world.now() + plan.nextLong(100, 2_500) * MS;
                 List<String> names = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
-                    SimServer o = others.remove(world.random.nextInt(others.size()));
+                    SimServer o = others.remove(plan.nextInt(others.size()));
                     world.cut(s, o, heal);
                     names.add(o.name);
                 }
@@ -224,7 +234,7 @@ public final class Scenario {
         if (ends.isEmpty()) {
             return;
         }
-        Pipe.End end = ends.get(world.random.nextInt(ends.size()));
+        Pipe.End end = ends.get(plan.nextInt(ends.size()));
         note("reset the connection " + end.owner.name + "-" + end);
         end.reset();
     }
@@ -234,7 +244,7 @@ public final class Scenario {
         if (present.size() < 2) {
             return;
         }
-        SimProducer p = present.get(world.random.nextInt(present.size()));
+        SimProducer p = present.get(plan.nextInt(present.size()));
         note((crash ? "crash " : "") + p.name + (crash ? "" : " leaves"));
         if (crash) {
             p.crash();
@@ -256,7 +266,7 @@ public final class Scenario {
 
     private SimServer randomAlive() {
         List<SimServer> alive = aliveServers();
-        return alive.get(world.random.nextInt(alive.size()));
+        return alive.get(plan.nextInt(alive.size()));
     }
 
     private static List<String> addressesOf(List<SimServer> list) {
@@ -317,6 +327,16 @@ public final class Scenario {
                 open.add(o.job.name() + (o.computation == 0 ? " (not accepted)" : " (computation "
                         + Long.toHexString(o.computation) + ", " + audit.appliedTasks(o.computation) + " of "
                         + o.job.tasks() + " tasks applied)"));
+            }
+        }
+        for (SimServer s : aliveServers()) {
+            var st = s.core.status(7000);
+            open.add(s.name + " holds " + st.computations() + " computations, " + st.ready() + " ready tasks, "
+                    + st.producers() + " producers");
+            for (SimConsumer.Outcome o : consumer.outcomes()) {
+                if (!o.done && o.computation != 0) {
+                    s.core.describeTasks(o.computation).forEach(line -> open.add(s.name + " holds " + line));
+                }
             }
         }
         return String.join(", ", open);

@@ -29,7 +29,8 @@ final class SimServer extends Node implements ServerCore.Environment {
         ServerConfig config = ServerConfig.defaults().withName(name).withHost(name).withPort(7000)
                 .withNetwork(network).withResultRetention(Duration.ofMinutes(10));
         this.core = new ServerCore(new ServerConfig(config.host(), config.port(), name, config.resultRetention(),
-                config.maxFrameBytes(), false, seed, network, null, "", false), address, this);
+                config.maxFrameBytes(), false, seed, network, System.getProperty("cx.sim.trail") == null ? null
+                : java.nio.file.Path.of(System.getProperty("cx.sim.trail"), name + ".log"), "", false), address, this);
     }
 
     void start() {

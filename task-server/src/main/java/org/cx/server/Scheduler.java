@@ -1015,6 +1015,19 @@ public final class Scheduler {
     public record ComputationView(long id, boolean origin, long done, int stored, long sinceNanos, String phase) {
     }
 
+    /** Each task of {@code computation} held here, with whether it is ready and where it lives: for diagnosis. */
+    public List<String> describeTasks(long computation) {
+        ComputationState c = computations.get(computation);
+        if (c == null) {
+            return List.of();
+        }
+        List<String> lines = new ArrayList<>();
+        for (TaskEntry e : c.tasks.values()) {
+            lines.add(e.envelope.id() + (e.isReady() ? " ready" : " waiting for inputs") + ", home " + e.home);
+        }
+        return lines;
+    }
+
     public List<ComputationView> computationViews() {
         List<ComputationView> views = new ArrayList<>(computations.size());
         for (ComputationState c : computations.values()) {

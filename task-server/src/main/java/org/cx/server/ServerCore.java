@@ -198,6 +198,11 @@ public final class ServerCore {
         return scheduler.computationViews().size();
     }
 
+    /** Each task of {@code computation} this server holds, and its state: for diagnosis. */
+    public List<String> describeTasks(long computation) {
+        return scheduler.describeTasks(computation);
+    }
+
     /** Connections refused for bad input since start. */
     public long connectionsRefused() {
         return connectionsRefused.get();

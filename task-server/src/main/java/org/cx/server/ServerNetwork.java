@@ -410,7 +410,8 @@ final class ServerNetwork implements StateLog {
      * Delivered here, it waits for the current command to finish.
      */
     private void deliver(Message.Routed m) {
-        deliver(m.to(), m, () -> onRouted(m));
+        Message.Routed stamped = new Message.Routed(m.from(), m.to(), m.seq(), m.payload(), epoch);
+        deliver(m.to(), stamped, () -> onRouted(stamped));
     }
 
     private void deliver(Message.RoutedAck ack) {
@@ -431,6 +432,11 @@ final class ServerNetwork implements StateLog {
     }
 
     private void onRouted(Message.Routed m) {
+        if (m.epoch() > epoch) {
+            // The sender knows a newer topology: it may make this server the heir of the task the message is for,
+            // and a value for a task not taken over yet would be dropped as late. Unacknowledged, it comes again.
+            return;
+        }
         int at = resolve(m.to());
         if (at != self) {
             send(at, m); // this server's view was newer than the sender's: pass it on
@@ -463,6 +469,8 @@ final class ServerNetwork implements StateLog {
             for (ReadyTask task : transfer.tasks()) {
                 host.trail(task.task().id(), event);
             }
+        } else if (payload instanceof RoutedPayload.Value value) {
+            host.trail(value.value().to().target(), "value:" + event);
         }
     }
 

@@ -228,8 +228,16 @@ public sealed interface Message {
     record Load(int from, int fresh, int demand, int need, int workers, int queued, int beyond) implements Message {
     }
 
-    /** Exactly-once message {@code seq} on the channel from server {@code from} to server {@code to}. */
-    record Routed(int from, int to, long seq, RoutedPayload payload) implements Message {
+    /**
+     * Exactly-once message {@code seq} on the channel from server {@code from} to server {@code to}, sent by a server
+     * that knew the network at {@code epoch}: a receiver that knows an older one waits for the newer topology (it
+     * may be about to take over the tasks the message is for).
+     */
+    record Routed(int from, int to, long seq, RoutedPayload payload, long epoch) implements Message {
+        /** Sent without a view of the network (epoch 0): never waits. */
+        public Routed(int from, int to, long seq, RoutedPayload payload) {
+            this(from, to, seq, payload, 0);
+        }
     }
 
     /** The receiver of channel {@code from → to} has applied everything up to {@code seq}. */
