@@ -53,6 +53,11 @@ final class MirrorCopies<L> {
         return new Offer(fit, now, copy.lastSeq());
     }
 
+    /** Owes an acknowledgement of batch {@code seq} from {@code from} until the next {@link #takeDeferred}. */
+    void defer(int from, long seq, L link) {
+        deferred.put(from, new Deferred<>(from, seq, link));
+    }
+
     /** The acknowledgements owed for batches nobody waited on; each sender's latest covers the ones before it. */
     List<Deferred<L>> takeDeferred() {
         List<Deferred<L>> owed = new ArrayList<>(deferred.values());

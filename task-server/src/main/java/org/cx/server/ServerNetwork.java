@@ -131,6 +131,8 @@ final class ServerNetwork implements StateLog {
     /** Root: each member's last heartbeat (its load and the copies it holds), for heir choice and tolerance. */
     private final Map<Integer, Message.Heartbeat> lastBeat = new HashMap<>();
     private boolean evicted;
+    /** The latest topology whose changes here (a take-over, a new mirror group) are all on this server's mirrors. */
+    private long committedEpoch;
     /** Join requests sent so far: only the latest one's timer asks again (a redirect starts a new one). */
     private int joinAttempts;
     /** The secondary root's vote on whether the primary is gone. */
@@ -189,6 +191,7 @@ final class ServerNetwork implements StateLog {
         if (config.join() == null) {
             self = 1;
             epoch = 1;
+            committedEpoch = 1;
             tree = new FatTree(config.branching());
             tree.join(self);
             addresses.put(self, address);
@@ -344,13 +347,18 @@ final class ServerNetwork implements StateLog {
                 host.mirroredBundle(code.id(), code.bundle());
             }
         }
-        if (offer.ackNow()) {
+        if (offer.ackNow() && joined()) {
             from.send(new Message.MirrorAck(m.from(), self, m.seq()));
+        } else if (offer.ackNow()) {
+            copies.defer(m.from(), m.seq(), from); // a joiner has no id to sign with yet: once it has one
         }
     }
 
     /** Acknowledges the batches nobody waited on (periodically: one acknowledgement covers all before it). */
     void sendDeferredAcks() {
+        if (!joined()) {
+            return;
+        }
         for (MirrorCopies.Deferred<PeerConnection> d : copies.takeDeferred()) {
             d.link().send(new Message.MirrorAck(d.from(), self, d.seq()));
         }
@@ -360,6 +368,15 @@ final class ServerNetwork implements StateLog {
         if (ack.from() != self || !commit.acknowledged(ack.by(), ack.seq())) {
             return;
         }
+        scheduleRelease();
+    }
+
+    /**
+     * Former members are released once the new group holds the copy: they hold back every commit until then (one
+     * that never had the copy never acknowledges). Called on each acknowledgement and after each regroup (the group
+     * may hold the copy already, and then no acknowledgement would come to release them).
+     */
+    private void scheduleRelease() {
         if (commit.releasePending() && !releaseScheduled && commit.groupHasSnapshot(mirrorGroup())) {
             // Release the former members only once the root has heard (in heartbeats) that the new ones hold the
             // copy, so that it never picks a former member whose copy is gone as the heir.
@@ -623,6 +640,7 @@ final class ServerNetwork implements StateLog {
         if (changed && commit.active()) {
             sendSnapshot();
         }
+        scheduleRelease();
         if (isRoot()) {
             liveness.watch(tree.ids(), now);
         }
@@ -641,6 +659,13 @@ final class ServerNetwork implements StateLog {
         }
         commit.releaseCommitted();
         resendUnacknowledged();
+        long applied = epoch;
+        afterCommit(() -> {
+            committedEpoch = Math.max(committedEpoch, applied);
+            if (!isRoot() && tree.size() > 1) {
+                send(tree.idAt(0), heartbeat()); // the root learns at once that this change is safe
+            }
+        });
     }
 
     /**
@@ -792,7 +817,8 @@ final class ServerNetwork implements StateLog {
         int[] held = complete.keySet().stream().mapToInt(Integer::intValue).toArray();
         long[] seqs = complete.values().stream().mapToLong(Long::longValue).toArray();
         return new Message.Heartbeat(self, epoch, held, seqs, scheduler.readyCount(), scheduler.freshCount(),
-                scheduler.taskCount(), scheduler.producerCount(), scheduler.counters().tasksCompleted());
+                scheduler.taskCount(), scheduler.producerCount(), scheduler.counters().tasksCompleted(),
+                committedEpoch);
     }
 
     private void onHeartbeat(Message.Heartbeat hb, PeerConnection from) {
@@ -879,7 +905,14 @@ final class ServerNetwork implements StateLog {
      * and no member is still handing over to a new group. Then the network survives one more failure.
      */
     boolean tolerant() {
+        if (committedEpoch < epoch) {
+            return false;
+        }
         for (int id : tree.ids()) {
+            Message.Heartbeat beat = lastBeat.get(id);
+            if (id != self && (beat == null || beat.committedEpoch() < epoch)) {
+                return false; // its take-over or its new mirror group may not be on its mirrors yet
+            }
             for (int member : tree.mirrorGroup(id)) {
                 boolean holds = member == self
                         ? copies.holdsComplete(id)

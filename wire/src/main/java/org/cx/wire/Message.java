@@ -166,11 +166,12 @@ public sealed interface Message {
 
     /**
      * A member is alive (to the primary root every period; the primary root sends it to the secondary). Carries what
-     * {@code cx network status} prints, the ids of the servers whose complete mirror copy the sender holds, and the
-     * last batch applied to each of those copies.
+     * {@code cx network status} prints, the ids of the servers whose complete mirror copy the sender holds, the
+     * last batch applied to each of those copies, and {@code committedEpoch}: the latest topology whose changes here
+     * (a take-over, a new mirror group) are all on the sender's mirrors.
      */
     record Heartbeat(int from, long epoch, int[] replicas, long[] replicaSeqs, int ready, int fresh, int tasks,
-                     int producers, long completed) implements Message {
+                     int producers, long completed, long committedEpoch) implements Message {
     }
 
     /** The root's answer to a {@link Heartbeat}: it is alive too, at {@code epoch}. */

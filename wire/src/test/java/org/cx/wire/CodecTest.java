@@ -66,7 +66,7 @@ class CodecTest {
                 new Message.Join("s", "127.0.0.1:7072", "service:jmx:rmi:///jndi/rmi://127.0.0.1:9010/jmxrmi"),
                 new Message.Topology(7, 2, 3, new Message.Member[] {new Message.Member(1, "a", "a:1", "")},
                         new int[] {2}, new int[] {1}),
-                new Message.Heartbeat(3, 7, new int[] {1, 2}, new long[] {5, 6}, 4, 3, 9, 2, 100),
+                new Message.Heartbeat(3, 7, new int[] {1, 2}, new long[] {5, 6}, 4, 3, 9, 2, 100, 6),
                 new Message.Load(3, 4, 5, 2, 9, 1, 6),
                 new Message.Mirror(3, 12, false, true, new MirrorOp[] {
                     new MirrorOp.Put(env, 3, 1, new byte[][] {null, {5}}),
