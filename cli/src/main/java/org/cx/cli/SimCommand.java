@@ -35,6 +35,11 @@ final class SimCommand extends Printing implements Callable<Integer> {
     @Option(names = "--trace", description = "With --seed: print every step of the run.")
     boolean trace;
 
+    @Option(names = "--audit-trail", paramLabel = "DIR",
+            description = "With --seed: each server writes its commit log and audit trail (every task stored, sent, "
+                    + "received, every value routed) to DIR/NAME.log and DIR/NAME.log.trail.")
+    java.nio.file.Path trails;
+
     @Option(names = "--server-logs", description = "Let the servers log (at cx.log.level, WARN by default); "
             + "silent otherwise.")
     boolean serverLogs;
@@ -70,8 +75,14 @@ final class SimCommand extends Printing implements Callable<Integer> {
         }
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("org.cx")).setLevel(serverLogs ? null : Level.OFF);
         Scenario.Shape shape = new Scenario.Shape(servers, producers, workers, fib, spreadDepth, faults);
+        if (seed == null && (trace || trails != null)) {
+            throw new IllegalArgumentException("--trace and --audit-trail replay one seed: give it with --seed");
+        }
         if (seed != null) {
-            Scenario.Result r = SimRunner.runOne(seed, shape, trace ? System.out : null);
+            if (trails != null) {
+                java.nio.file.Files.createDirectories(trails);
+            }
+            Scenario.Result r = SimRunner.runOne(seed, shape, trace ? System.out : null, trails);
             if (r.ok()) {
                 out().printf("seed %d held every invariant (%d events, %.1f s of virtual time)%n", seed,
                         r.eventsRun(), r.virtualNanos() / 1e9);

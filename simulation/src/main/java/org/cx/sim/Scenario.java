@@ -46,6 +46,7 @@ public final class Scenario {
      * task times), so that a seed keeps its plan when the code it runs changes.
      */
     private final SplittableRandom plan;
+    private final java.nio.file.Path trails;
     private final Audit audit = new Audit();
     private final BodyCodec codec = new BodyCodecs(Scenario.class.getClassLoader()).forComputation(0);
     private final List<SimServer> servers = new ArrayList<>();
@@ -58,9 +59,15 @@ public final class Scenario {
     private final List<Object[]> scripted = new ArrayList<>();
 
     public Scenario(long seed, Shape shape, PrintStream trace) {
+        this(seed, shape, trace, null);
+    }
+
+    /** @param trails a directory for each server's commit log and audit trail, or null for none */
+    public Scenario(long seed, Shape shape, PrintStream trace, java.nio.file.Path trails) {
         this.seed = seed;
         this.shape = shape;
         this.world = new World(seed, 2_000, new Trace(trace));
+        this.trails = trails;
         this.plan = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L);
     }
 
@@ -89,7 +96,7 @@ public final class Scenario {
         List<String> addresses = new ArrayList<>();
         for (int i = 1; i <= shape.servers(); i++) {
             String name = "s" + i;
-            SimServer s = new SimServer(world, name, i == 1 ? null : "s1:7000", plan.nextLong(), audit);
+            SimServer s = new SimServer(world, name, i == 1 ? null : "s1:7000", plan.nextLong(), audit, trails);
             servers.add(s);
             addresses.add(s.address);
             world.at(i == 1 ? 0 : plan.nextLong(1, 100) * MS, null, s::start);

@@ -86,8 +86,14 @@ public final class SimRunner {
 
     /** One seed; a run that throws counts as a failure of that seed, with the exception as its violation. */
     public static Scenario.Result runOne(long seed, Scenario.Shape shape, PrintStream trace) {
+        return runOne(seed, shape, trace, null);
+    }
+
+    /** One seed, each server keeping its commit log and audit trail in {@code trails} (if not null). */
+    public static Scenario.Result runOne(long seed, Scenario.Shape shape, PrintStream trace,
+                                         java.nio.file.Path trails) {
         try {
-            return Scenario.run(seed, shape, trace);
+            return new Scenario(seed, shape, trace, trails).run();
         } catch (RuntimeException | AssertionError e) {
             java.io.StringWriter w = new java.io.StringWriter();
             e.printStackTrace(new java.io.PrintWriter(w));

@@ -19,9 +19,11 @@ final class SimServer extends Node implements ServerCore.Environment {
     private boolean started;
 
     /**
-     * @param join the address of a member to join, or null to found the network
+     * @param join   the address of a member to join, or null to found the network
+     * @param trails a directory for the server's commit log and audit trail ({@code NAME.log}, {@code NAME.log.trail}),
+     *               or null for none
      */
-    SimServer(World world, String name, String join, long seed, Audit audit) {
+    SimServer(World world, String name, String join, long seed, Audit audit, java.nio.file.Path trails) {
         super(world, name);
         this.address = name + ":7000";
         this.audit = audit;
@@ -29,8 +31,8 @@ final class SimServer extends Node implements ServerCore.Environment {
         ServerConfig config = ServerConfig.defaults().withName(name).withHost(name).withPort(7000)
                 .withNetwork(network).withResultRetention(Duration.ofMinutes(10));
         this.core = new ServerCore(new ServerConfig(config.host(), config.port(), name, config.resultRetention(),
-                config.maxFrameBytes(), false, seed, network, System.getProperty("cx.sim.trail") == null ? null
-                : java.nio.file.Path.of(System.getProperty("cx.sim.trail"), name + ".log"), "", false), address, this);
+                config.maxFrameBytes(), false, seed, network, trails == null ? null : trails.resolve(name + ".log"), "",
+                false), address, this);
     }
 
     void start() {
