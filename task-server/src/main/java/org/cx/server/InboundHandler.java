@@ -20,8 +20,7 @@ final class InboundHandler extends SimpleChannelInboundHandler<Message> {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        ctx.flush();
-        inbound.readComplete();
+        inbound.readComplete(); // the session flushes what the burst wrote
     }
 
     @Override

@@ -2,7 +2,6 @@ package org.cx.server;
 
 import java.util.ArrayDeque;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.Set;
 import org.cx.api.TaskId;
 
@@ -18,7 +17,7 @@ public final class ProducerState {
     /** Computations whose code bundle this producer has been told. */
     final Set<Long> codeSent = new HashSet<>();
     /** Tasks this producer holds a copy of. */
-    final Set<TaskEntry> held = new LinkedHashSet<>(); // iterated when the producer leaves: a repeatable order
+    final Set<TaskEntry> held = new HashSet<>();
     /** Revokes sent and not yet answered, oldest first; each Released answers exactly one. */
     final ArrayDeque<TaskId[]> pendingRevokes = new ArrayDeque<>();
     long tasksAssigned;

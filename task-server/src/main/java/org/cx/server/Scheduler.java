@@ -190,7 +190,9 @@ public final class Scheduler {
             }
         }
         p.pendingRevokes.clear();
-        for (TaskEntry e : p.held) {
+        List<TaskEntry> held = new ArrayList<>(p.held);
+        held.sort(java.util.Comparator.comparingLong(e -> e.seq)); // a repeatable order (a simulation replays it)
+        for (TaskEntry e : held) {
             e.removeHolder(p);
             if (e.holderCount() == 0) {
                 e.revoke = TaskEntry.Revoke.NONE;

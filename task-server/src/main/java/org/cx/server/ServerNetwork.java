@@ -902,7 +902,8 @@ final class ServerNetwork implements StateLog {
 
     /**
      * Root: whether every member's mirror group holds a complete copy of it (from the members' last heartbeats),
-     * and no member is still handing over to a new group. Then the network survives one more failure.
+     * no member is still handing over to a new group, and every member's changes from the latest topology (a
+     * take-over) are on its mirrors. Then the network survives one more failure.
      */
     boolean tolerant() {
         if (committedEpoch < epoch) {
