@@ -50,7 +50,6 @@ final class SimConsumer extends Node implements Pipe.Receiver {
     private final List<Outcome> outcomes = new ArrayList<>();
     private List<String> mirrors = List.of();
     private Pipe.End end;
-    private boolean welcomed;
     private long requestIds;
     private int planned;
     private long recollectUntil;
@@ -87,7 +86,6 @@ final class SimConsumer extends Node implements Pipe.Receiver {
                 return;
             }
             end = connection;
-            welcomed = false;
             end.write(new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.CONSUMER, name, 0));
             for (Outcome o : running.values()) {
                 end.write(new Message.Collect(o.computation));
@@ -131,10 +129,7 @@ final class SimConsumer extends Node implements Pipe.Receiver {
     @Override
     public void receive(Message msg) {
         switch (msg) {
-            case Message.Welcome w -> {
-                welcomed = true;
-                mirrors = List.of(w.mirrors());
-            }
+            case Message.Welcome w -> mirrors = List.of(w.mirrors());
             case Message.Mirrors m -> mirrors = List.of(m.addresses());
             case Message.Accepted a -> {
                 Outcome o = submitting.remove(a.requestId());
@@ -207,7 +202,6 @@ final class SimConsumer extends Node implements Pipe.Receiver {
      */
     @Override
     public void closed() {
-        welcomed = false;
         boolean moving = end == null; // closed here to try the next candidate
         end = null;
         if (allDone()) {

@@ -1,120 +1,73 @@
 package org.cx.sim;
 
-import java.util.ArrayList;
-import java.util.List;
+import org.cx.server.PeerConnection;
 import org.cx.server.PeerLink;
+import org.cx.server.QueuedPeerLink;
 import org.cx.wire.Message;
 
-/**
- * A server's link to another server in the simulation, as {@code ServerLink} is on Netty: messages queue until the
- * other side has welcomed it, then go in order; replies come back to the owner; lost once.
- */
-final class SimLink implements PeerLink, Pipe.Receiver {
+/** A server's link to another server in the simulation, over a {@link Pipe}, as {@code ServerLink} is on Netty. */
+final class SimLink extends QueuedPeerLink implements Pipe.Receiver {
     private final SimServer from;
-    private final int id;
-    private final PeerLink.Owner owner;
-    private final List<Message> queued = new ArrayList<>();
     private Pipe.End end;
-    private boolean ready;
-    private boolean closed;
-    private String failure;
 
     SimLink(SimServer from, int id, String target, PeerLink.Owner owner) {
+        super(id, owner);
         this.from = from;
-        this.id = id;
-        this.owner = owner;
-        from.world.connect(from, target, this::connected, this);
+        from.world.connect(from, target, this::connectedOn, this);
     }
 
-    private void connected(Pipe.End connection) {
+    private void connectedOn(Pipe.End connection) {
         if (connection == null) {
-            failure = "cannot connect";
-            lost();
+            lost("cannot connect");
             return;
         }
         end = connection;
-        if (closed) {
+        if (isClosed()) {
             end.close();
             return;
         }
-        end.send(owner.hello());
+        connected();
     }
 
     @Override
-    public int id() {
-        return id;
+    protected void write(Message m) {
+        end.write(m);
     }
 
     @Override
-    public String failure() {
-        return failure;
+    protected void flushConnection() {
+        end.flush();
     }
 
     @Override
-    public boolean isClosed() {
-        return closed;
-    }
-
-    @Override
-    public void send(Message m) {
-        if (ready) {
-            end.write(m);
-        } else {
-            queued.add(m);
-        }
-    }
-
-    @Override
-    public void flush() {
-        if (ready) {
-            end.flush();
-        }
-    }
-
-    @Override
-    public void close() {
-        closed = true;
+    protected void closeConnection() {
         if (end != null) {
             end.close();
         }
     }
 
     @Override
+    protected PeerConnection connection() {
+        return end;
+    }
+
+    @Override
     public void receive(Message msg) {
-        if (!ready && msg instanceof Message.Welcome) {
-            ready = true;
-            queued.forEach(end::write);
-            queued.clear();
-            end.flush();
-            return;
-        }
-        if (msg instanceof Message.Refused r) {
-            failure = "refused: " + r.reason();
-            return;
-        }
-        owner.onMessage(msg, end);
+        received(msg);
     }
 
     @Override
     public void readComplete() {
-        owner.endOfBurst();
+        burstRead();
     }
 
     @Override
     public void closed() {
-        lost();
-    }
-
-    private void lost() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        owner.lost(this);
+        lost(null);
     }
 
     @Override
     public String toString() {
-        return from.name + "->" + id;
+        return from.name + "->" + id();
     }
 }

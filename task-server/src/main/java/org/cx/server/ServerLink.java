@@ -8,8 +8,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import java.util.ArrayList;
-import java.util.List;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.WireClient;
@@ -18,25 +16,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A server's outbound link to another server over Netty ({@link PeerLink}): messages queue while it connects and are
- * written in order once the handshake is done; replies (acknowledgements) come back on it. A link that cannot
- * connect, is refused or closes is lost, once: its owner decides what that means (a repair, a snapshot, asking
- * again).
+ * A server's outbound link to another server over Netty ({@link PeerLink}, with the queueing and loss rules of
+ * {@link QueuedPeerLink}): messages queue while it connects and are written in order once the handshake is done;
+ * replies (acknowledgements) come back on it. A link that cannot connect, is refused or closes is lost, once: its
+ * owner decides what that means (a repair, a snapshot, asking again).
  */
-final class ServerLink extends SimpleChannelInboundHandler<Message> implements PeerLink {
+final class ServerLink extends QueuedPeerLink {
     private static final Logger LOG = LoggerFactory.getLogger(ServerLink.class);
 
-    private final int id;
     private final String target;
-    private final PeerLink.Owner owner;
-    private final List<Message> queued = new ArrayList<>();
     private Channel channel;
     /** The same channel as the network's logic sees it, for the replies that come back on it. */
     private PeerConnection connection;
-    private boolean ready;
-    private boolean closed;
-    /** Why the connection could not be made or was refused, if it was. */
-    private String failure;
 
     /** Opens links over Netty on {@code loop}. */
     static PeerLink.Opener opener(EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes) {
@@ -46,9 +37,8 @@ final class ServerLink extends SimpleChannelInboundHandler<Message> implements P
     /** Connects to server {@code id} at {@code target} ({@code HOST:PORT}); -1 for a server not known by id yet. */
     ServerLink(int id, String target, EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes,
                PeerLink.Owner owner) {
-        this.id = id;
+        super(id, owner);
         this.target = target;
-        this.owner = owner;
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(EventLoops.socketChannel())
@@ -58,104 +48,70 @@ final class ServerLink extends SimpleChannelInboundHandler<Message> implements P
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         WirePipeline.install(ch.pipeline(), maxFrameBytes);
-                        ch.pipeline().addLast("link", ServerLink.this);
+                        ch.pipeline().addLast("link", new Handler());
                     }
                 });
         bootstrap.connect(WireClient.parseAddress(target)).addListener(f -> {
             if (!f.isSuccess()) {
                 LOG.debug("cannot reach server {} at {}: {}", id, target, f.cause().toString());
-                failure = "cannot connect: " + WireClient.reason(f.cause());
-                lost();
+                lost("cannot connect: " + WireClient.reason(f.cause()));
             }
         });
     }
 
     @Override
-    public int id() {
-        return id;
+    protected void write(Message m) {
+        channel.write(m);
     }
 
     @Override
-    public String failure() {
-        return failure;
+    protected void flushConnection() {
+        channel.flush();
     }
 
     @Override
-    public boolean isClosed() {
-        return closed;
-    }
-
-    @Override
-    public void send(Message m) {
-        if (ready) {
-            channel.write(m);
-        } else {
-            queued.add(m);
-        }
-    }
-
-    @Override
-    public void flush() {
-        if (ready) {
-            channel.flush();
-        }
-    }
-
-    @Override
-    public void close() {
-        closed = true;
+    protected void closeConnection() {
         if (channel != null) {
             channel.close();
         }
     }
 
     @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        channel = ctx.channel();
-        connection = PeerConnection.of(channel);
-        ctx.writeAndFlush(owner.hello());
+    protected PeerConnection connection() {
+        return connection;
     }
 
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
-        if (!ready && msg instanceof Message.Welcome) {
-            ready = true;
-            for (Message m : queued) {
-                channel.write(m);
+    /** What the channel reports. */
+    private final class Handler extends SimpleChannelInboundHandler<Message> {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+            connection = PeerConnection.of(channel);
+            connected();
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+            if (msg instanceof Message.Refused r) {
+                LOG.warn("server {} at {} refused this server: {}", id(), target, r.reason());
             }
-            queued.clear();
-            channel.flush();
-            return;
+            received(msg);
         }
-        if (msg instanceof Message.Refused r) {
-            LOG.warn("server {} at {} refused this server: {}", id, target, r.reason());
-            failure = "refused: " + r.reason();
-            return;
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            burstRead();
         }
-        owner.onMessage(msg, connection);
-    }
 
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        owner.endOfBurst();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        lost();
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.debug("link to server {} failed: {}", id, cause.toString());
-        ctx.close();
-    }
-
-    private void lost() {
-        if (closed) {
-            return;
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            lost(null);
         }
-        closed = true;
-        owner.lost(this);
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debug("link to server {} failed: {}", id(), cause.toString());
+            ctx.close();
+        }
     }
 }
