@@ -67,6 +67,10 @@ final class SimCommand extends Printing implements Callable<Integer> {
             description = "At most this many faults per seed (0 to F, drawn). Default: ${DEFAULT-VALUE}.")
     int faults;
 
+    @Option(names = "--wide-cuts", description = "Let the primary root be cut from up to three servers at once: that "
+            + "many failures at once, beyond what the network survives (expect lost state, reported as such).")
+    boolean wideCuts;
+
     @Override
     public Integer call() throws Exception {
         if (servers < 1 || producers < 1 || workers < 1 || fib < 0 || spreadDepth < 0 || faults < 0 || seeds < 1) {
@@ -74,7 +78,8 @@ final class SimCommand extends Printing implements Callable<Integer> {
                     + "--fib, --spread-depth and --faults at least 0");
         }
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("org.cx")).setLevel(serverLogs ? null : Level.OFF);
-        Scenario.Shape shape = new Scenario.Shape(servers, producers, workers, fib, spreadDepth, faults);
+        Scenario.Shape shape = new Scenario.Shape(servers, producers, workers, fib, spreadDepth, faults,
+                wideCuts);
         if (seed == null && (trace || trails != null)) {
             throw new IllegalArgumentException("--trace and --audit-trail replay one seed: give it with --seed");
         }

@@ -22,11 +22,15 @@ public final class Scenario {
     /** How long after the last fault the network may take to tolerate another failure again. */
     private static final long SETTLE_LIMIT_NANOS = 30_000 * MS;
 
-    /** What the run is made of. */
-    public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults) {
+    /**
+     * What the run is made of. {@code wideCuts}: the primary root may be cut from up to three servers at once, that
+     * many failures from where it stands, beyond what the network survives (the checks then report lost state).
+     */
+    public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults,
+                        boolean wideCuts) {
         /** The default: 7 servers, 6 producers of 2 workers, F(12), a spread of depth 4, up to 3 faults. */
         public static Shape defaults() {
-            return new Shape(7, 6, 2, 12, 4, 3);
+            return new Shape(7, 6, 2, 12, 4, 3, false);
         }
     }
 
@@ -216,7 +220,7 @@ public final class Scenario {
                 others.remove(s);
                 // The primary root cut off from two servers or more is that many failures at once from where it
                 // stands, more than the network survives: it is cut from one at most.
-                int most = s.core.networkView().position() == 0 ? 1 : 3;
+                int most = s.core.networkView().position() == 0 && !shape.wideCuts() ? 1 : 3;
                 int n = 1 + plan.nextInt(Math.min(most, others.size()));
                 long heal = world.now() + plan.nextLong(100, 2_500) * MS;
                 List<String> names = new ArrayList<>();

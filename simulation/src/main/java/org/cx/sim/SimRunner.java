@@ -35,6 +35,9 @@ public final class SimRunner {
                     .append(" --workers ").append(shape.workers()).append(" --fib ").append(shape.fib())
                     .append(" --spread-depth ").append(shape.spreadDepth()).append(" --faults ")
                     .append(shape.maxFaults());
+            if (shape.wideCuts()) {
+                b.append(" --wide-cuts");
+            }
         }
         return b.toString();
     }

@@ -54,7 +54,7 @@ class SimulationTest {
     /** The primary and the secondary root crash together: their state is gone, and the checks must say so. */
     @Test
     void theChecksCatchARunTheNetworkCannotSurvive() {
-        Scenario.Shape calm = new Scenario.Shape(7, 6, 2, 12, 4, 0);
+        Scenario.Shape calm = new Scenario.Shape(7, 6, 2, 12, 4, 0, false);
         Scenario scenario = new Scenario(7, calm, null);
         Scenario.Result r = scenario.scripted(20, () -> scenario.crashServers(scenario.rootName(),
                 scenario.secondaryRootName())).run();

@@ -691,8 +691,17 @@ final class ServerNetwork implements StateLog {
         host.adopted(failed);
     }
 
-    /** Root only: {@code id} failed. Picks who takes over its tasks, moves the last leaf into the hole, publishes. */
+    /** Root only: {@code id} failed, alone. */
     private void declareFailed(int id, String why) {
+        declareFailed(id, why, Set.of());
+    }
+
+    /**
+     * Root only: {@code id} failed, one of {@code failing} declared together. Picks who takes over its tasks (never
+     * another of {@code failing}; this server when nobody live is known to hold a copy, so that a live server says
+     * the state is lost), moves the last leaf into the hole, publishes.
+     */
+    private void declareFailed(int id, String why, Set<Integer> failing) {
         if (!tree.contains(id) || id == self) {
             return;
         }
@@ -700,6 +709,9 @@ final class ServerNetwork implements StateLog {
         FatTree.Repair repair = tree.remove(id);
         if (heir < 0) {
             heir = repair.heir();
+        }
+        if (heir < 0 || failing.contains(heir)) {
+            heir = self;
         }
         LOG.warn("server {} failed ({}); server {} takes over its tasks; moves {}", id, why, heir,
                 repair.moves().stream().map(m -> m[0] + ":" + m[1] + "->" + m[2]).toList());
@@ -756,8 +768,15 @@ final class ServerNetwork implements StateLog {
             send(tree.idAt(1), heartbeat()); // so that a root that was frozen learns it was replaced
         }
         if (position == 0) {
-            for (Liveness.Silent silent : liveness.silentMembers(self, now)) {
-                declareFailed(silent.id(), "silent for " + silent.forNanos() / 1_000_000 + " ms");
+            List<Liveness.Silent> silentMembers = liveness.silentMembers(self, now);
+            Set<Integer> failing = new HashSet<>();
+            for (Liveness.Silent silent : silentMembers) {
+                // None of them may be named heir of another: what they hold is as unreachable as they are.
+                lastBeat.remove(silent.id());
+                failing.add(silent.id());
+            }
+            for (Liveness.Silent silent : silentMembers) {
+                declareFailed(silent.id(), "silent for " + silent.forNanos() / 1_000_000 + " ms", failing);
             }
         } else if (position == 1 && liveness.rootSilentNanos(now) > 0) {
             suspectRoot("silent for " + liveness.rootSilentNanos(now) / 1_000_000 + " ms");
