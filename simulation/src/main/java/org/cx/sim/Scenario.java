@@ -60,7 +60,11 @@ public final class Scenario {
     /** No server fault starts before this: the previous one has ended. */
     private long serverFaultFreeAt;
     private long quietAt;
-    private final List<Object[]> scripted = new ArrayList<>();
+    private final List<Scripted> scripted = new ArrayList<>();
+
+    /** A fault of a test's choosing. */
+    private record Scripted(long delayMs, Runnable fault) {
+    }
 
     public Scenario(long seed, Shape shape, PrintStream trace) {
         this(seed, shape, trace, null);
@@ -81,7 +85,7 @@ public final class Scenario {
 
     /** A fault of a test's choosing, {@code delayMs} after the computations start, besides the drawn ones. */
     Scenario scripted(long delayMs, Runnable fault) {
-        scripted.add(new Object[] {delayMs, fault});
+        scripted.add(new Scripted(delayMs, fault));
         return this;
     }
 
@@ -96,7 +100,6 @@ public final class Scenario {
     }
 
     Result run() {
-        List<String> violations = audit.violations;
         List<String> addresses = new ArrayList<>();
         for (int i = 1; i <= shape.servers(); i++) {
             String name = "s" + i;
@@ -108,11 +111,19 @@ public final class Scenario {
         boolean formed = world.runUntil(() -> root() != null && root().core.networkView().servers() == shape.servers()
                 && root().core.tolerant(), 30_000 * MS);
         if (!formed) {
-            violations.add("the network of " + shape.servers() + " servers did not form in 30 s");
+            audit.violations.add("the network of " + shape.servers() + " servers did not form in 30 s");
             return result();
         }
         long start = world.now();
         world.trace("network formed");
+        startWork(addresses);
+        planFaults(start);
+        boolean finished = world.runUntil(consumer::allDone, start + RUN_LIMIT_NANOS);
+        return finish(finished);
+    }
+
+    /** Producers attach to random servers; the consumer submits F(n) and a spread. */
+    private void startWork(List<String> addresses) {
         for (int i = 1; i <= shape.producers(); i++) {
             SimProducer p = newProducer("p" + i, addresses);
             world.after(plan.nextLong(0, 50) * MS, p, () -> p.start(randomAlive().address));
@@ -128,16 +139,24 @@ public final class Scenario {
                 "spread(" + Long.toHexString(key) + ", " + shape.spreadDepth() + ")",
                 () -> new Spread(key, shape.spreadDepth()), Spread.expected(key, shape.spreadDepth()),
                 Spread.taskCount(key, shape.spreadDepth()))));
+    }
+
+    /** The faults drawn for this seed, and any scripted ones, from {@code start} on. */
+    private void planFaults(long start) {
         int faultCount = shape.maxFaults() == 0 ? 0 : plan.nextInt(shape.maxFaults() + 1);
         serverFaultFreeAt = start;
         quietAt = start;
         for (int i = 0; i < faultCount; i++) {
             world.at(start + plan.nextLong(0, 1_000) * MS, null, this::strike);
         }
-        for (Object[] s : scripted) {
-            world.at(start + (long) s[0] * MS, null, (Runnable) s[1]);
+        for (Scripted s : scripted) {
+            world.at(start + s.delayMs() * MS, null, s.fault());
         }
-        boolean finished = world.runUntil(consumer::allDone, start + RUN_LIMIT_NANOS);
+    }
+
+    /** The checks after the computations: results, then whether the network tolerates a failure again. */
+    private Result finish(boolean finished) {
+        List<String> violations = audit.violations;
         if (!finished) {
             violations.add("computations not finished " + RUN_LIMIT_NANOS / 1_000_000_000 + " s after they started: "
                     + describeUnfinished());

@@ -6,6 +6,7 @@ import org.cx.server.NetworkConfig;
 import org.cx.server.PeerLink;
 import org.cx.server.ServerConfig;
 import org.cx.server.ServerCore;
+import org.cx.wire.WireConfig;
 
 /**
  * A task server in the simulation: the real {@link ServerCore}, on the world's clock, its one alarm an event, its
@@ -27,12 +28,10 @@ final class SimServer extends Node implements ServerCore.Environment {
         super(world, name);
         this.address = name + ":7000";
         this.audit = audit;
-        NetworkConfig network = NetworkConfig.defaults().withJoin(join);
-        ServerConfig config = ServerConfig.defaults().withName(name).withHost(name).withPort(7000)
-                .withNetwork(network).withResultRetention(Duration.ofMinutes(10));
-        this.core = new ServerCore(new ServerConfig(config.host(), config.port(), name, config.resultRetention(),
-                config.maxFrameBytes(), false, seed, network, trails == null ? null : trails.resolve(name + ".log"), "",
-                false), address, this);
+        ServerConfig config = new ServerConfig(name, 7000, name, Duration.ofMinutes(10), WireConfig.maxFrameBytes(),
+                false, seed, NetworkConfig.defaults().withJoin(join),
+                trails == null ? null : trails.resolve(name + ".log"), "", false);
+        this.core = new ServerCore(config, address, this);
     }
 
     void start() {
