@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * runs on the server's event loop, beside the {@link Scheduler}; docs/architecture.md gives the protocols as steps.
  *
  * <p>The decisions are made elsewhere, by classes without I/O: {@link MirrorCommit}, {@link MirrorCopies},
- * {@link ExactlyOnceChannels}, {@link Liveness}, {@link HeirChoice}, {@link FatTree}, and diffusion's
- * {@link Diffusion} (acted on by {@link DiffusionDriver}). This class is where they meet the scheduler and the
- * links, and its size (about 900 lines) is that of the protocols' effects in order: applying a topology, for one,
+ * {@link ExactlyOnceChannels}, {@link Liveness}, {@link RootTakeover}, {@link HeirChoice}, {@link FatTree}, and
+ * diffusion's {@link Diffusion} (acted on by {@link DiffusionDriver}). This class is where they meet the scheduler and
+ * the links, and its size (about 1,000 lines) is that of the protocols' effects in order: applying a topology, for one,
  * touches membership, the mirror group, the copies held, the channels, the neighbours and the links in one step, and
  * splitting that step would spread its order over several classes.
  *
