@@ -168,6 +168,14 @@ public final class Consumer implements TaskServer {
         return pending;
     }
 
+    /**
+     * Cuts the connection abruptly, as a network failure would: the consumer then asks the same server again, then
+     * its mirror group, for its running computations.
+     */
+    public void cutConnection() {
+        channel.close();
+    }
+
     @Override
     public void close() {
         closing = true;

@@ -43,6 +43,19 @@ class ConsumerDetachTest {
         }
     }
 
+    /** The connection breaks while its server lives on: the consumer asks that server again, not only its mirrors. */
+    @Test
+    void aBrokenConnectionIsMendedOnTheSameServer() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("mend"), 2, 2, 2, true)) {
+            try (Consumer consumer = cluster.consumer()) {
+                Computation<Long> run = consumer.submit(new Fib(15, Load.ofMillis(Load.Kind.SLEEP, 0, 1, 0)));
+                run.id(); // accepted
+                consumer.cutConnection();
+                assertEquals(Fib.value(15), run.result().get(60, TimeUnit.SECONDS));
+            }
+        }
+    }
+
     @Test
     void uncollectedResultExpires() throws Exception {
         ServerConfig config = ServerConfig.defaults().withResultRetention(Duration.ofMillis(200));
