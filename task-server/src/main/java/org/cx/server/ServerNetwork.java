@@ -133,6 +133,10 @@ final class ServerNetwork implements StateLog {
     private boolean evicted;
     /** The latest topology whose changes here (a take-over, a new mirror group) are all on this server's mirrors. */
     private long committedEpoch;
+    /** Root: each member's committed epoch, from its heartbeats (kept when it fails, unlike {@link #lastBeat}). */
+    private final Map<Integer, Long> committedEpochs = new HashMap<>();
+    /** Root: for each failed server, the epoch that named its heir. */
+    private final Map<Integer, Long> heirSince = new HashMap<>();
     /** Join requests sent so far: only the latest one's timer asks again (a redirect starts a new one). */
     private int joinAttempts;
     /** The secondary root's vote on whether the primary is gone. */
@@ -715,6 +719,12 @@ final class ServerNetwork implements StateLog {
         }
         LOG.warn("server {} failed ({}); server {} takes over its tasks; moves {}", id, why, heir,
                 repair.moves().stream().map(m -> m[0] + ":" + m[1] + "->" + m[2]).toList());
+        // Servers whose tasks this one was to take over, though its take-over never reached its mirrors: it
+        // failed before, so those tasks are nowhere (everyone else dropped its copy when the heir was named).
+        long committed = committedEpochs.getOrDefault(id, 0L);
+        List<Integer> lostWithIt = forwards.entrySet().stream()
+                .filter(f -> f.getValue() == id && heirSince.getOrDefault(f.getKey(), 0L) > committed)
+                .map(Map.Entry::getKey).toList();
         if (heir >= 0) {
             forwards.put(id, heir);
         }
@@ -725,6 +735,8 @@ final class ServerNetwork implements StateLog {
             link.close();
         }
         publishTopology();
+        heirSince.put(id, epoch);
+        lostWithIt.forEach(this::stateLost);
     }
 
     /** The last batch of {@code failed} applied to {@code holder}'s complete copy of it, or -1 if it has none. */
@@ -849,6 +861,7 @@ final class ServerNetwork implements StateLog {
         if (isRoot()) {
             liveness.heard(hb.from(), cycle.now());
             lastBeat.put(hb.from(), hb);
+            committedEpochs.merge(hb.from(), hb.committedEpoch(), Math::max);
         }
         from.write(new Message.HeartbeatAck(epoch));
         if (hb.epoch() < epoch && isRoot() && tree.contains(hb.from())) {
