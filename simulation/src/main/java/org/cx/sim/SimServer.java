@@ -16,7 +16,6 @@ final class SimServer extends Node implements ServerCore.Environment {
     final String address;
     final ServerCore core;
     private final Audit audit;
-    private long alarmDue = Long.MAX_VALUE;
     private boolean started;
 
     /**
@@ -78,18 +77,8 @@ final class SimServer extends Node implements ServerCore.Environment {
     }
 
     @Override
-    public void wakeAt(long dueNanos) {
-        if (dueNanos >= alarmDue) {
-            return;
-        }
-        alarmDue = dueNanos;
-        world.at(dueNanos, this, () -> {
-            if (alarmDue != dueNanos) {
-                return; // an earlier alarm replaced this one
-            }
-            alarmDue = Long.MAX_VALUE;
-            core.wake();
-        });
+    public void armAlarm(long dueNanos) {
+        world.at(dueNanos, this, () -> core.alarm(dueNanos));
     }
 
     @Override

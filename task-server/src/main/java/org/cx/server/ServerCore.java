@@ -28,8 +28,11 @@ public final class ServerCore {
         /** The server's clock, in nanoseconds from an arbitrary origin. */
         long nanoTime();
 
-        /** Call {@link #wake} at (or soon after) {@code dueNanos}, unless a wake-up is due before then already. */
-        void wakeAt(long dueNanos);
+        /**
+         * Call {@link #alarm} with {@code dueNanos} at (or soon after) that time. The core asks only for an alarm
+         * earlier than the one armed; an alarm it replaced may still ring (it is ignored), or be cancelled.
+         */
+        void armAlarm(long dueNanos);
 
         /** Opens links to other servers. */
         PeerLink.Opener links();
@@ -93,6 +96,8 @@ public final class ServerCore {
     private final ServerTimeline timeline;
     /** The server's clock and every piece of work not started by a message. */
     private final DutyCycle cycle;
+    /** When the one alarm rings, or never. */
+    private long alarmDueNanos = Long.MAX_VALUE;
 
     /**
      * @param address the address other servers and clients are told to use
@@ -100,7 +105,7 @@ public final class ServerCore {
     public ServerCore(ServerConfig config, String address, Environment env) {
         this.config = config;
         this.env = env;
-        this.cycle = new DutyCycle(env::nanoTime, env::wakeAt);
+        this.cycle = new DutyCycle(env::nanoTime, this::wakeAt);
         this.audit = config.auditEffects() ? new EffectAudit() : null;
         this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());
         this.trailLog = config.commitLog() == null ? null : new CommitLog(config.trail());
@@ -139,12 +144,27 @@ public final class ServerCore {
         });
     }
 
-    /** The alarm asked for through {@link Environment#wakeAt} rang: one duty cycle, then the next alarm. */
-    public void wake() {
+    /** The duty cycle wants to run at {@code dueNanos}: arm the one alarm, unless it already rings earlier. */
+    private void wakeAt(long dueNanos) {
+        if (dueNanos < alarmDueNanos) {
+            alarmDueNanos = dueNanos;
+            env.armAlarm(dueNanos);
+        }
+    }
+
+    /**
+     * The alarm armed for {@code dueNanos} through {@link Environment#armAlarm} rang: one duty cycle, then the next
+     * alarm. One that an earlier alarm replaced does nothing.
+     */
+    public void alarm(long dueNanos) {
+        if (dueNanos != alarmDueNanos) {
+            return;
+        }
+        alarmDueNanos = Long.MAX_VALUE;
         cycle.doWork();
         long next = cycle.nextDueNanos();
         if (next != Long.MAX_VALUE) {
-            env.wakeAt(next);
+            wakeAt(next);
         }
     }
 

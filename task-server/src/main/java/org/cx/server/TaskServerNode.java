@@ -53,9 +53,8 @@ public final class TaskServerNode implements AutoCloseable {
     private Channel serverChannel;
     private ServerCore core;
     private ServerMBeans mbeans;
-    /** The one timer that wakes the server's duty cycle, and when; event loop only. */
+    /** The one timer that wakes the server's duty cycle; event loop only. */
     private io.netty.util.concurrent.ScheduledFuture<?> alarm;
-    private long alarmDueNanos = Long.MAX_VALUE;
 
     /** Whether {@code threadName} names a server's event loop thread, where all its networking and scheduling runs. */
     public static boolean isEventLoopThread(String threadName) {
@@ -114,24 +113,14 @@ public final class TaskServerNode implements AutoCloseable {
             return System.nanoTime();
         }
 
-        /** Arms the one timer for {@code dueNanos}, unless it already rings earlier. */
+        /** Arms the one timer for {@code dueNanos}, in place of the one armed (which would ring later). */
         @Override
-        public void wakeAt(long dueNanos) {
-            if (dueNanos >= alarmDueNanos) {
-                return;
-            }
+        public void armAlarm(long dueNanos) {
             if (alarm != null) {
                 alarm.cancel(false);
             }
-            alarmDueNanos = dueNanos;
-            alarm = loop.next().schedule(this::alarmRang, Math.max(0, dueNanos - System.nanoTime()),
+            alarm = loop.next().schedule(() -> core.alarm(dueNanos), Math.max(0, dueNanos - System.nanoTime()),
                     TimeUnit.NANOSECONDS);
-        }
-
-        private void alarmRang() {
-            alarm = null;
-            alarmDueNanos = Long.MAX_VALUE;
-            core.wake();
         }
 
         @Override
