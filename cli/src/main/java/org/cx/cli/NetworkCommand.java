@@ -2,7 +2,9 @@ package org.cx.cli;
 
 import java.util.concurrent.Callable;
 import org.cx.consumer.NetworkProbe;
+import org.cx.security.CredentialRole;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code cx network}: looks at a production network. */
@@ -19,9 +21,12 @@ final class NetworkCommand extends Group {
                 description = "Any server of the network.")
         String server;
 
+        @Mixin
+        SecurityOptions security;
+
         @Override
         public Integer call() throws Exception {
-            out().print(NetworkProbe.describe(NetworkProbe.status(server)));
+            out().print(NetworkProbe.describe(NetworkProbe.status(server, security.tls(CredentialRole.USER, false))));
             out().flush();
             return 0;
         }

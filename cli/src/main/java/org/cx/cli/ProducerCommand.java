@@ -3,6 +3,7 @@ package org.cx.cli;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Callable;
 import org.cx.producer.Producer;
+import org.cx.security.CredentialRole;
 import org.cx.producer.ProducerConfig;
 import org.cx.wire.WireClient;
 import picocli.CommandLine.Command;
@@ -36,6 +37,9 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
     @Mixin
     JmxOptions jmxOptions;
 
+    @Mixin
+    SecurityOptions security;
+
     @Option(names = "--speed", defaultValue = "1.0", paramLabel = "S",
             description = "This host's speed relative to a reference host, as tasks see it "
                     + "(TaskContext.hostSpeed): synthetic benchmark loads take 1/S of their time, to emulate a "
@@ -51,7 +55,7 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         server = Lookups.serverOrLookup(server, lookup, true);
         InetSocketAddress address = WireClient.parseAddress(server);
         String jmx = jmxOptions.start("127.0.0.1");
-        ProducerConfig config = ProducerConfig.of(address, workers).withName(name).withPrefetch(!noPrefetch)
+        ProducerConfig config = ProducerConfig.of(address, workers, security.tls(CredentialRole.PRODUCER, false)).withName(name).withPrefetch(!noPrefetch)
                 .withJmx(jmx).withSpeed(speed);
         try (Producer p = Producer.start(config)) {
             out().println("producer '" + name + "' attached to " + server + " with " + workers + " worker"

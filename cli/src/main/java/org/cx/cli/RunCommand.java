@@ -4,6 +4,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
+import org.cx.security.CredentialRole;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -30,12 +31,16 @@ final class RunCommand extends Group {
         @Mixin
         LoadOptions load;
 
+        @Mixin
+        SecurityOptions security;
+
         @Override
         public Integer call() throws Exception {
             if (n < 0 || n > 60) {
                 throw new IllegalArgumentException("--n must be in 0..60, got " + n);
             }
-            try (Consumer consumer = Consumer.connect(Lookups.serverOrLookup(server, lookup, false))) {
+            try (Consumer consumer = Consumer.connect(Lookups.serverOrLookup(server, lookup, false),
+                    security.tls(CredentialRole.USER, false))) {
                 long start = System.nanoTime();
                 Consumer.Pending<Long> c = consumer.submit(new Fib(n, load.toLoad()));
                 out().printf("submitted computation %x: F(%d), %d tasks%n", c.id(), n, Fib.taskCount(n));

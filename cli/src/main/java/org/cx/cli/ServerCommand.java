@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.cx.discovery.RiverDiscovery;
 import org.cx.server.NetworkConfig;
+import org.cx.security.CredentialRole;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.wire.WireClient;
@@ -61,6 +62,9 @@ final class ServerCommand extends Printing implements Callable<Integer> {
     @Mixin
     JmxOptions jmxOptions;
 
+    @Mixin
+    SecurityOptions security;
+
     @Option(names = "--lease", defaultValue = "10s", paramLabel = "DURATION",
             description = "Lease of the registration: a dead server leaves the lookup service within it. "
                     + "Default: ${DEFAULT-VALUE}.")
@@ -75,7 +79,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
                 .withFailTimeout(failTimeout);
         String jmx = jmxOptions.start(host.equals("0.0.0.0") ? "127.0.0.1" : host);
-        ServerConfig config = ServerConfig.defaults().withHost(host).withPort(port).withName(name)
+        ServerConfig config = ServerConfig.defaults(security.tls(CredentialRole.SERVER, true)).withHost(host).withPort(port).withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx);
         try (TaskServerNode node = TaskServerNode.start(config);
              RiverDiscovery discovery = lookup == null ? null

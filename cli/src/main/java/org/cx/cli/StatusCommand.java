@@ -15,8 +15,10 @@ import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 import org.cx.consumer.NetworkProbe;
+import org.cx.security.CredentialRole;
 import org.cx.wire.Message;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -41,6 +43,9 @@ final class StatusCommand extends Printing implements Callable<Integer> {
     @Option(names = "--interval", defaultValue = "2s", paramLabel = "DURATION",
             description = "Refresh period. Default: ${DEFAULT-VALUE}.")
     Duration interval;
+
+    @Mixin
+    SecurityOptions security;
 
     private final Map<String, MBeanServerConnection> connections = new HashMap<>();
     private final List<JMXConnector> connectors = new ArrayList<>();
@@ -75,7 +80,7 @@ final class StatusCommand extends Printing implements Callable<Integer> {
 
     /** One view of the network, as text. */
     String snapshot(String root) throws IOException {
-        Message.NetworkStatus net = NetworkProbe.status(root);
+        Message.NetworkStatus net = NetworkProbe.status(root, security.tls(CredentialRole.USER, false));
         StringBuilder servers = new StringBuilder();
         StringBuilder producers = new StringBuilder();
         StringBuilder computations = new StringBuilder();

@@ -11,10 +11,13 @@ import java.util.concurrent.TimeUnit;
 import org.cx.api.Application;
 import org.cx.consumer.Consumer;
 import org.cx.consumer.NetworkProbe;
+import org.cx.security.CredentialRole;
+import org.cx.security.Tls;
 import org.cx.wire.BundleClassLoader;
 import org.cx.wire.CodeBundle;
 import org.cx.wire.Message;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -50,6 +53,9 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
             description = "The Application class, if the jar's manifest does not name it.")
     String mainClass;
 
+    @Mixin
+    SecurityOptions security;
+
     @Option(names = "--no-progress", description = "Do not show progress while the application runs.")
     boolean noProgress;
 
@@ -58,15 +64,16 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
         CodeBundle bundle = readBundle();
         Application app = instantiate(bundle);
         server = Lookups.serverOrLookup(server, lookup, false);
+        Tls tls = security.tls(CredentialRole.USER, false);
         err().printf("cx submit: %s as code bundle %s (%,d bytes)%n", jar.getFileName(),
                 CodeBundle.shortHash(bundle.hash()), bundle.size());
         err().flush();
         long start = System.nanoTime();
-        Progress progress = noProgress ? null : new Progress(server, err());
+        Progress progress = noProgress ? null : new Progress(server, tls, err());
         int status;
         Thread me = Thread.currentThread();
         ClassLoader previous = me.getContextClassLoader();
-        try (Consumer consumer = Consumer.connect(server)) {
+        try (Consumer consumer = Consumer.connect(server, tls)) {
             me.setContextClassLoader(app.getClass().getClassLoader());
             try {
                 status = app.run(consumer, args);
@@ -127,6 +134,7 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
     private static final class Progress implements AutoCloseable {
         private static final int BAR = 30;
         private final String server;
+        private final Tls tls;
         private final PrintWriter err;
         private final boolean terminal = System.console() != null;
         private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -139,8 +147,9 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
         private volatile long completed;
         private volatile long known;
 
-        Progress(String server, PrintWriter err) {
+        Progress(String server, Tls tls, PrintWriter err) {
             this.server = server;
+            this.tls = tls;
             this.err = err;
             long period = terminal ? 500 : 5000;
             timer.scheduleWithFixedDelay(this::refresh, 300, period, TimeUnit.MILLISECONDS);
@@ -149,7 +158,7 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
         private void refresh() {
             Message.NetworkStatus s;
             try {
-                s = NetworkProbe.status(server);
+                s = NetworkProbe.status(server, tls);
             } catch (IOException e) {
                 return; // a repair or a busy root: try again next time
             }

@@ -1,5 +1,8 @@
 package org.cx.consumer;
 
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
+import org.cx.security.Tls;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoopGroup;
@@ -58,6 +61,8 @@ public final class Consumer implements TaskServer {
     private volatile List<String> mirrors = List.of();
     private final String name;
     private final BodyCodecs codecs;
+    /** This user's credential, or null for plain connections. */
+    private final Tls tls;
     private final AtomicLong requestIds = new AtomicLong();
     private final Map<Long, Pending<?>> submitting = new ConcurrentHashMap<>();
     private final Map<Long, Pending<?>> running = new ConcurrentHashMap<>();
@@ -75,8 +80,9 @@ public final class Consumer implements TaskServer {
     /** The default callback thread, shut down with the consumer; null when the application passed an executor. */
     private final ExecutorService ownCallbacks;
 
-    private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses, Executor callbacks)
+    private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses, Executor callbacks, Tls tls)
             throws IOException {
+        this.tls = tls;
         this.codecs = new BodyCodecs(applicationClasses);
         this.name = name;
         this.ownCallbacks = callbacks == null ? Executors.newSingleThreadExecutor(runnable -> {
@@ -87,7 +93,7 @@ public final class Consumer implements TaskServer {
         this.callbacks = callbacks == null ? ownCallbacks : callbacks;
         this.group = EventLoops.create("cx-consumer-io", 1);
         try {
-            this.channel = WireClient.connect(group, server, hello(), this::attached, 10_000);
+            this.channel = WireClient.connect(group, server, tls, hello(), this::attached, 10_000);
         } catch (IOException | RuntimeException e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             if (ownCallbacks != null) {
@@ -106,9 +112,17 @@ public final class Consumer implements TaskServer {
         return new Connection();
     }
 
-    /** Connects to the task server at {@code server}; application classes come from the caller's class loader. */
+    /**
+     * Connects to the task server at {@code server} with this user's local credential ({@link CxHome#local});
+     * application classes come from the caller's class loader.
+     */
     public static Consumer connect(InetSocketAddress server) throws IOException {
-        return new Consumer(server, "consumer", Thread.currentThread().getContextClassLoader(), null);
+        return connect(server, CxHome.local(CredentialRole.USER, false));
+    }
+
+    /** Connects to the task server at {@code server} with {@code tls} (a user's credential; null: plain). */
+    public static Consumer connect(InetSocketAddress server, Tls tls) throws IOException {
+        return new Consumer(server, "consumer", Thread.currentThread().getContextClassLoader(), null, tls);
     }
 
     /**
@@ -117,12 +131,17 @@ public final class Consumer implements TaskServer {
      */
     public static Consumer connect(InetSocketAddress server, Executor callbacks) throws IOException {
         return new Consumer(server, "consumer", Thread.currentThread().getContextClassLoader(),
-                java.util.Objects.requireNonNull(callbacks, "callbacks"));
+                java.util.Objects.requireNonNull(callbacks, "callbacks"), CxHome.local(CredentialRole.USER, false));
     }
 
     /** Connects to {@code HOST:PORT}. */
     public static Consumer connect(String hostPort) throws IOException {
         return connect(WireClient.parseAddress(hostPort));
+    }
+
+    /** Connects to {@code HOST:PORT} with {@code tls} (a user's credential; null: plain). */
+    public static Consumer connect(String hostPort, Tls tls) throws IOException {
+        return connect(WireClient.parseAddress(hostPort), tls);
     }
 
     /** {@inheritDoc} The returned handle also gives the run's {@link Pending#summary()} once it is done. */
@@ -403,7 +422,7 @@ public final class Consumer implements TaskServer {
 
     private void failOver(List<String> candidates) {
         try {
-            channel = WireClient.connectAny(group, candidates, hello(), this::attached, 30_000);
+            channel = WireClient.connectAny(group, candidates, tls, hello(), this::attached, 30_000);
             for (long id : running.keySet()) {
                 channel.write(new Message.Collect(id));
             }

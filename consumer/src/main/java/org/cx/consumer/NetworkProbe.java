@@ -10,6 +10,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
+import org.cx.security.Tls;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.Role;
@@ -22,13 +25,21 @@ public final class NetworkProbe {
     private NetworkProbe() {
     }
 
-    /** The primary root's view, asked of any server (a non-root server points to the root; that is followed). */
+    /**
+     * The primary root's view, asked of any server (a non-root server points to the root; that is followed), with
+     * this user's local credential.
+     */
     public static Message.NetworkStatus status(String hostPort) throws IOException {
+        return status(hostPort, CxHome.local(CredentialRole.USER, false));
+    }
+
+    /** As {@link #status(String)}, with {@code tls} (null: a plain connection). */
+    public static Message.NetworkStatus status(String hostPort, Tls tls) throws IOException {
         EventLoopGroup group = EventLoops.create("cx-probe", 1);
         try {
             String target = hostPort;
             for (int hop = 0; hop < 3; hop++) {
-                Message answer = ask(group, target);
+                Message answer = ask(group, target, tls);
                 if (answer instanceof Message.NetworkStatus s) {
                     return s;
                 }
@@ -40,9 +51,9 @@ public final class NetworkProbe {
         }
     }
 
-    private static Message ask(EventLoopGroup group, String target) throws IOException {
+    private static Message ask(EventLoopGroup group, String target, Tls tls) throws IOException {
         CompletableFuture<Message> answer = new CompletableFuture<>();
-        Channel ch = WireClient.connect(group, WireClient.parseAddress(target),
+        Channel ch = WireClient.connect(group, WireClient.parseAddress(target), tls,
                 new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.OBSERVER, "cx-network-status", 0),
                 welcome -> new SimpleChannelInboundHandler<Message>() {
                     @Override

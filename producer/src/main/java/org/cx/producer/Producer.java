@@ -110,7 +110,7 @@ public final class Producer implements AutoCloseable {
     }
 
     private void connect() throws IOException {
-        channel = WireClient.connect(group, config.server(), hello(), this::attached, 10_000);
+        channel = WireClient.connect(group, config.server(), config.tls(), hello(), this::attached, 10_000);
         workers.start();
         channel.eventLoop().execute(this::drain);
         LOG.debug("producer {} attached to {} with {} workers", config.name(), config.server(), config.workers());
@@ -272,7 +272,7 @@ public final class Producer implements AutoCloseable {
 
     private void failOver(List<String> candidates) {
         try {
-            Channel next = WireClient.connectAny(group, candidates, hello(), this::attached, 30_000);
+            Channel next = WireClient.connectAny(group, candidates, config.tls(), hello(), this::attached, 30_000);
             next.eventLoop().execute(() -> {
                 outstandingCredit = 0;
                 serverIdleEstimate = -1;

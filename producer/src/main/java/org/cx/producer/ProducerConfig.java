@@ -1,6 +1,9 @@
 package org.cx.producer;
 
 import java.net.InetSocketAddress;
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
+import org.cx.security.Tls;
 
 /**
  * Producer settings, checked once.
@@ -17,9 +20,10 @@ import java.net.InetSocketAddress;
  * @param speed      this host's speed relative to a reference host, seen by tasks as
  *                   {@link org.cx.api.TaskContext#hostSpeed()}; synthetic loads use it to emulate mixed processor types
  * @param timeline   record every task a worker runs, with its times ({@link Producer#timeline()}); off by default
+ * @param tls        this producer's credential (the server must hold a server one); null for a plain connection
  */
 public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached,
-                             boolean claim, String jmx, double speed, boolean timeline) {
+                             boolean claim, String jmx, double speed, boolean timeline, Tls tls) {
 
     /** Largest host speed accepted: beyond it a synthetic load is no longer a load. */
     public static final double MAX_SPEED = 1000;
@@ -36,31 +40,41 @@ public record ProducerConfig(InetSocketAddress server, String name, int workers,
         }
     }
 
+    /** With this user's local producer credential ({@link CxHome#local}). */
     public static ProducerConfig of(InetSocketAddress server, int workers) {
-        return new ProducerConfig(server, "producer", workers, true, 256, true, "", 1.0, false);
+        return of(server, workers, CxHome.localOrFail(CredentialRole.PRODUCER, false));
+    }
+
+    /** With {@code tls} (null: a plain connection). */
+    public static ProducerConfig of(InetSocketAddress server, int workers, Tls tls) {
+        return new ProducerConfig(server, "producer", workers, true, 256, true, "", 1.0, false, tls);
     }
 
     public ProducerConfig withName(String newName) {
-        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx, speed, timeline);
+        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx, speed, timeline, tls);
     }
 
     public ProducerConfig withPrefetch(boolean on) {
-        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed, timeline);
+        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed, timeline, tls);
     }
 
     public ProducerConfig withClaim(boolean on) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx, speed, timeline);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx, speed, timeline, tls);
     }
 
     public ProducerConfig withJmx(String url) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url, speed, timeline);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url, speed, timeline, tls);
     }
 
     public ProducerConfig withSpeed(double factor) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, factor, timeline);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, factor, timeline, tls);
+    }
+
+    public ProducerConfig withTls(Tls newTls) {
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline, newTls);
     }
 
     public ProducerConfig withTimeline(boolean on) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, on);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, on, tls);
     }
 }

@@ -165,6 +165,12 @@ final class Pipe {
             return serverId;
         }
 
+        /** None: the simulation tests the protocols on plain connections, where peers are what they say. */
+        @Override
+        public org.cx.security.PeerIdentity identity() {
+            return null;
+        }
+
         @Override
         public void serverId(int id) {
             serverId = id;

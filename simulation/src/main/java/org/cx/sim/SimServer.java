@@ -16,6 +16,8 @@ final class SimServer extends Node implements ServerCore.Environment {
     final String address;
     final ServerCore core;
     private final Audit audit;
+    /** Computation ids drawn from the seed, so that a replay names them alike. */
+    private final java.util.SplittableRandom ids;
     private boolean started;
 
     /**
@@ -28,8 +30,9 @@ final class SimServer extends Node implements ServerCore.Environment {
         this.address = name + ":7000";
         this.audit = audit;
         ServerConfig config = new ServerConfig(name, 7000, name, Duration.ofMinutes(10), WireConfig.maxFrameBytes(),
-                false, seed, NetworkConfig.defaults().withJoin(join),
+                false, null, NetworkConfig.defaults().withJoin(join),
                 trails == null ? null : trails.resolve(name + ".log"), "", false);
+        this.ids = new java.util.SplittableRandom(seed);
         this.core = new ServerCore(config, address, this);
     }
 
@@ -79,6 +82,11 @@ final class SimServer extends Node implements ServerCore.Environment {
     @Override
     public void armAlarm(long dueNanos) {
         world.at(dueNanos, this, () -> core.alarm(dueNanos));
+    }
+
+    @Override
+    public java.util.random.RandomGenerator computationIds() {
+        return ids;
     }
 
     @Override

@@ -228,6 +228,7 @@ class CodeDistributionTest {
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("hash"), 1, 2, 1, true);
              Consumer consumer = cluster.consumer()) {
             Channel raw = WireClient.connect(group, new InetSocketAddress("127.0.0.1", cluster.server().port()),
+                    org.cx.security.CxHome.local(org.cx.security.CredentialRole.USER, false),
                     new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.CONSUMER, "forger", 0),
                     welcome -> new SimpleChannelInboundHandler<Message>() {
                         @Override

@@ -14,6 +14,8 @@ final class ComputationState {
 
     final long id;
     final long submittedNanos;
+    /** The name of the user who submitted it (empty on a plain network): only that user sees and collects it. */
+    String owner = "";
     /** The server that delivers this computation's result: where it was submitted. */
     int origin;
     /** The hash of the code bundle its tasks run from; {@code CodeBundle.CLASS_PATH} for none. */

@@ -4,4 +4,12 @@ package org.cx.server;
 public interface ConsumerHandle {
 
     long peerId();
+
+    /**
+     * Who submits and collects through this handle: its credential's name, or empty on a plain connection. A
+     * computation is seen and collected only by its owner.
+     */
+    default String owner() {
+        return "";
+    }
 }

@@ -1,6 +1,9 @@
 package org.cx.server;
 
+import org.cx.security.CredentialRole;
+import org.cx.security.PeerIdentity;
 import org.cx.wire.Message;
+import org.cx.wire.Role;
 import org.cx.wire.WireConfig;
 
 /**
@@ -11,7 +14,8 @@ import org.cx.wire.WireConfig;
  * <h2>Steps</h2>
  * <ol>
  *   <li>The peer sends {@code Hello(version, role, name, workers, jmx)} as its first frame.</li>
- *   <li>A wrong version or another first message: {@code Refused(reason)}, counted, and the connection closes.</li>
+ *   <li>A wrong version or another first message: {@code Refused(reason)}, counted, and the connection closes.
+ *       So does a role the peer's credential does not give it (a producer credential claiming to be a server).</li>
  *   <li>Otherwise the peer gets an id, the session of its role takes the connection (a producer is added to the
  *       scheduler with its workers; a server's id is kept on the connection), and the server answers
  *       {@code Welcome(version, peerId, serverName, serverId, mirrors)}: producers and consumers learn where to go
@@ -48,11 +52,35 @@ final class Handshake implements ServerCore.Inbound {
                     + WireConfig.PROTOCOL_VERSION + " (upgrade the older side)");
             return;
         }
+        String unauthorized = unauthorized(hello.role(), connection.identity());
+        if (unauthorized != null) {
+            refuse(unauthorized);
+            return;
+        }
         session = PeerSession.of(core, hello, connection);
         core.attached(session);
         connection.send(new Message.Welcome(WireConfig.PROTOCOL_VERSION, session.peerId(), core.config().name(),
                 core.networkInternals().self(), session.tellsMirrors()
                         ? core.networkInternals().mirrorAddresses() : new String[0]));
+    }
+
+    /**
+     * Why a peer whose credential names {@code identity} may not act as {@code claimed}; null if it may. On a plain
+     * connection (no identity) every peer is what it says.
+     */
+    static String unauthorized(Role claimed, PeerIdentity identity) {
+        if (identity == null) {
+            return null;
+        }
+        boolean allowed = switch (claimed) {
+            case SERVER -> identity.role() == CredentialRole.SERVER;
+            case PRODUCER -> identity.role() == CredentialRole.PRODUCER;
+            case CONSUMER -> identity.role().consumes();
+            case OBSERVER -> true;
+        };
+        return allowed ? null : "a " + identity.role().label() + " credential (" + identity.name()
+                + ") may not connect as a " + claimed.name().toLowerCase(java.util.Locale.ROOT)
+                + " (issue one for that role with: cx keys issue)";
     }
 
     @Override

@@ -2,6 +2,8 @@ package org.cx.server;
 
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import org.cx.security.PeerIdentity;
+import org.cx.security.Tls;
 import org.cx.wire.Message;
 
 /**
@@ -31,6 +33,12 @@ public interface PeerConnection {
 
     /** Sends {@code refusal}, reads nothing more, and closes once it has left. */
     void refuse(Message.Refused refusal);
+
+    /**
+     * Who the peer is, as its credential says (authenticated by TLS before any message was read); null on a plain
+     * connection, whose peer is whoever it says it is.
+     */
+    PeerIdentity identity();
 
     /** The id a server gave in its {@code Hello}, on a connection another server opened; null on any other. */
     Integer serverId();
@@ -112,6 +120,11 @@ public interface PeerConnection {
         @Override
         public Integer serverId() {
             return serverId;
+        }
+
+        @Override
+        public PeerIdentity identity() {
+            return Tls.peer(channel);
         }
 
         @Override

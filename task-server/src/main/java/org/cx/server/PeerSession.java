@@ -1,5 +1,6 @@
 package org.cx.server;
 
+import org.cx.security.PeerIdentity;
 import org.cx.wire.Message;
 import org.cx.wire.Role;
 import org.slf4j.Logger;
@@ -24,7 +25,8 @@ abstract class PeerSession {
     PeerSession(ServerCore node, Message.Hello hello, PeerConnection connection) {
         this.node = node;
         this.peerId = node.nextPeerId();
-        this.peerName = hello.name() + "@" + connection;
+        PeerIdentity identity = connection.identity();
+        this.peerName = (identity == null ? hello.name() : identity.name()) + "@" + connection;
         this.jmx = hello.jmx();
         this.connection = connection;
     }
@@ -162,9 +164,17 @@ abstract class PeerSession {
 
     /** A consumer: submits computations (uploading their code first if asked), collects results. */
     static final class ConsumerSession extends PeerSession implements ConsumerHandle {
+        private final String owner;
 
         ConsumerSession(ServerCore node, Message.Hello hello, PeerConnection connection) {
             super(node, hello, connection);
+            PeerIdentity identity = connection.identity();
+            this.owner = identity == null ? "" : identity.name();
+        }
+
+        @Override
+        public String owner() {
+            return owner;
         }
 
         @Override
@@ -184,7 +194,7 @@ abstract class PeerSession {
                                         + " on this server: unknown, already collected, or its result expired"));
                     }
                 }
-                case Message.Collected c -> node.scheduler().collected(c.computation());
+                case Message.Collected c -> node.scheduler().collected(this, c.computation());
                 default -> {
                     return false;
                 }

@@ -9,7 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
 import java.util.function.IntUnaryOperator;
 import org.cx.api.Continuation;
 import org.cx.api.TaskId;
@@ -37,7 +37,8 @@ public final class Scheduler {
 
     private final Outbox outbox;
     private final long resultRetentionNanos;
-    private final SplittableRandom random;
+    /** Draws computation ids: unguessable on a real server, repeatable in a simulation. */
+    private final RandomGenerator ids;
     private final Map<Long, ComputationState> computations = new HashMap<>();
     private final Map<Long, ProducerState> producers = new HashMap<>();
     private final ReadyHeap ready = new ReadyHeap();
@@ -65,13 +66,13 @@ public final class Scheduler {
 
     /**
      * @param resultRetentionNanos how long a finished computation's result waits for its consumer
-     * @param seed                 for computation ids
+     * @param ids                  draws computation ids (a {@code SecureRandom}: an id must not be guessable)
      * @param audit                records applied effects per task id (tests), or null
      */
-    public Scheduler(Outbox outbox, long resultRetentionNanos, long seed, EffectAudit audit) {
+    public Scheduler(Outbox outbox, long resultRetentionNanos, RandomGenerator ids, EffectAudit audit) {
         this.outbox = outbox;
         this.resultRetentionNanos = resultRetentionNanos;
-        this.random = new SplittableRandom(seed);
+        this.ids = ids;
         this.audit = audit;
     }
 
@@ -101,13 +102,14 @@ public final class Scheduler {
     public long submit(ConsumerHandle consumer, TaskEnvelope root, String bundle, long nowNanos) {
         long id;
         do {
-            id = random.nextLong() & Long.MAX_VALUE;
+            id = ids.nextLong() & Long.MAX_VALUE;
         } while (id == 0 || computations.containsKey(id));
         ComputationState c = new ComputationState(id, nowNanos, consumer);
         c.origin = self;
+        c.owner = consumer.owner();
         computations.put(id, c);
         if (log.active()) {
-            log.record(new MirrorOp.Started(id, nowNanos));
+            log.record(new MirrorOp.Started(id, nowNanos, c.owner));
         }
         setBundle(c, bundle);
         TaskEnvelope named = new TaskEnvelope(TaskId.root(id), Continuation.CONSUMER, root.arity(), root.priority(),
@@ -118,10 +120,13 @@ public final class Scheduler {
         return id;
     }
 
-    /** A consumer asks for the result of {@code computation}; returns false if it is unknown (or expired). */
+    /**
+     * A consumer asks for the result of {@code computation}; returns false if it is unknown (or expired) or another
+     * user's, which the asker cannot tell apart.
+     */
     public boolean collect(ConsumerHandle consumer, long computation) {
         ComputationState c = computations.get(computation);
-        if (c == null || c.origin != self) {
+        if (c == null || c.origin != self || !c.owner.equals(consumer.owner())) {
             return false;
         }
         c.consumer = consumer;
@@ -130,9 +135,9 @@ public final class Scheduler {
     }
 
     /** The consumer has the result; forget the computation. */
-    public void collected(long computation) {
+    public void collected(ConsumerHandle consumer, long computation) {
         ComputationState c = computations.get(computation);
-        if (c != null && c.phase != ComputationState.Phase.RUNNING) {
+        if (c != null && c.phase != ComputationState.Phase.RUNNING && c.owner.equals(consumer.owner())) {
             computations.remove(computation);
             if (log.active()) {
                 log.record(new MirrorOp.Forget(computation));
@@ -263,6 +268,11 @@ public final class Scheduler {
         if (c != null) {
             c.executed();
             tallied.add(c);
+        }
+        if (e != null && e.isReady() && p != null && !e.heldBy(p)) {
+            // Only a holder may complete a task: a completion for a task this producer was never given is refused.
+            counters.completionsRefused++;
+            return;
         }
         if (e == null || !e.isReady()) {
             counters.duplicatesDiscarded++;
@@ -941,7 +951,7 @@ public final class Scheduler {
                 ops.add(untold);
             }
             if (c.origin == self) {
-                ops.add(new MirrorOp.Started(c.id, c.submittedNanos));
+                ops.add(new MirrorOp.Started(c.id, c.submittedNanos, c.owner));
                 if (c.phase != ComputationState.Phase.RUNNING) {
                     ComputationSummary s = c.summary();
                     ops.add(new MirrorOp.Finished(c.id, c.result, c.failedTask, c.failure, s.tasks(), s.executions(),
@@ -970,6 +980,7 @@ public final class Scheduler {
                 setBundle(c, copy.bundleOf(rc.id()));
             }
             c.origin = self;
+            c.owner = rc.owner();
             MirrorOp.Finished f = rc.finished();
             if (f != null && c.phase == ComputationState.Phase.RUNNING) {
                 c.phase = f.result() != null ? ComputationState.Phase.DONE : ComputationState.Phase.FAILED;

@@ -14,6 +14,8 @@ public final class SchedulerCounters {
     long eagerReassignments;
     long tasksReleased;
     long effectsRefused;
+    /** Completions from a producer that did not hold the task (never sent by an honest one). */
+    long completionsRefused;
     long revokesSent;
     long tasksClaimed;
     long inputsForwarded;
@@ -35,6 +37,7 @@ public final class SchedulerCounters {
     public long eagerReassignments() { return eagerReassignments; }
     public long tasksReleased() { return tasksReleased; }
     public long effectsRefused() { return effectsRefused; }
+    public long completionsRefused() { return completionsRefused; }
     public long revokesSent() { return revokesSent; }
     public long tasksClaimed() { return tasksClaimed; }
 

@@ -2,6 +2,9 @@ package org.cx.server;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
+import org.cx.security.Tls;
 
 /**
  * Task server settings, checked once at start-up.
@@ -12,7 +15,9 @@ import java.time.Duration;
  * @param resultRetention  how long a finished computation's result waits to be collected
  * @param maxFrameBytes    hard limit on one frame, both directions
  * @param auditEffects     count applied effects per task id (tests; costs memory per task)
- * @param seed             seeds computation ids
+ * @param tls              this server's credential and the network's authority: every connection, accepted or
+ *                         opened, is mutually authenticated TLS and peers' roles come from their credentials; null
+ *                         for plain connections whose roles come from the peers' word (only with {@code --insecure})
  * @param network          how it joins or founds a production network
  * @param commitLog        if not null, a file to which the id of every task whose completion is committed (applied
  *                         here and on every mirror) is appended with the time: an audit trail that survives kill -9;
@@ -23,7 +28,7 @@ import java.time.Duration;
  *                         run's timeline ({@link TaskServerNode#timeline()}); off by default
  */
 public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
-                           boolean auditEffects, long seed, NetworkConfig network, Path commitLog, String jmx,
+                           boolean auditEffects, Tls tls, NetworkConfig network, Path commitLog, String jmx,
                            boolean timeline) {
 
     public ServerConfig {
@@ -38,45 +43,53 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
         }
     }
 
-    /** Loopback, a free port, results kept for an hour. */
+    /**
+     * Loopback, a free port, results kept for an hour, and TLS with this user's local server credential
+     * ({@link CxHome#local}: the local authority is made on first use).
+     */
     public static ServerConfig defaults() {
+        return defaults(CxHome.localOrFail(CredentialRole.SERVER, true));
+    }
+
+    /** As {@link #defaults()}, with {@code tls} (null: plain connections). */
+    public static ServerConfig defaults(Tls tls) {
         return new ServerConfig("127.0.0.1", 0, "server", Duration.ofHours(1),
-                org.cx.wire.WireConfig.maxFrameBytes(), false, System.nanoTime(), NetworkConfig.defaults(), null, "",
+                org.cx.wire.WireConfig.maxFrameBytes(), false, tls, NetworkConfig.defaults(), null, "",
                 false);
     }
 
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, seed, network,
+        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
                 commitLog, jmx, timeline);
     }
 
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network,
+        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
                 commitLog, jmx, timeline);
     }
 
     public ServerConfig withName(String newName) {
-        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, seed, network,
+        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, tls, network,
                 commitLog, jmx, timeline);
     }
 
     public ServerConfig withResultRetention(Duration retention) {
-        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, seed, network, commitLog, jmx,
+        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, tls, network, commitLog, jmx,
                 timeline);
     }
 
     public ServerConfig withMaxFrameBytes(int bytes) {
-        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, seed, network, commitLog, jmx,
+        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, tls, network, commitLog, jmx,
                 timeline);
     }
 
     public ServerConfig withAuditEffects(boolean audit) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, seed, network, commitLog, jmx,
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, tls, network, commitLog, jmx,
                 timeline);
     }
 
     public ServerConfig withNetwork(NetworkConfig newNetwork) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, newNetwork,
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, newNetwork,
                 commitLog, jmx, timeline);
     }
 
@@ -93,18 +106,29 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
         return commitLog.resolveSibling(commitLog.getFileName() + ".trail");
     }
 
+    /** With TLS and roles from credentials ({@code tls}), or plain connections (null). */
+    public ServerConfig withTls(Tls newTls) {
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, newTls, network,
+                commitLog, jmx, timeline);
+    }
+
+    /** Whether connections are plain and roles come from the peers' word. */
+    public boolean insecure() {
+        return tls == null;
+    }
+
     public ServerConfig withCommitLog(Path file) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, file,
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, file,
                 jmx, timeline);
     }
 
     public ServerConfig withJmx(String url) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog,
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, commitLog,
                 url, timeline);
     }
 
     public ServerConfig withTimeline(boolean on) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, seed, network, commitLog,
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, commitLog,
                 jmx, on);
     }
 }

@@ -37,6 +37,9 @@ public final class ServerCore {
         /** Opens links to other servers. */
         PeerLink.Opener links();
 
+        /** Draws the ids of computations submitted here: a {@code SecureRandom} on a real server. */
+        java.util.random.RandomGenerator computationIds();
+
         /** Runs {@code work} off the server's thread (an {@code executeOnServer} task). */
         void runAside(Runnable work);
 
@@ -110,7 +113,7 @@ public final class ServerCore {
         this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());
         this.trailLog = config.commitLog() == null ? null : new CommitLog(config.trail());
         this.timeline = new ServerTimeline(config.timeline());
-        this.scheduler = new Scheduler(outbox, config.resultRetention().toNanos(), config.seed(), audit);
+        this.scheduler = new Scheduler(outbox, config.resultRetention().toNanos(), env.computationIds(), audit);
         this.code = new CodeService(codecs, new CodeService.Upstream() {
             @Override
             public int upstream() {

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
+import org.cx.security.Tls;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.WireClient;
@@ -30,12 +31,12 @@ final class ServerLink extends QueuedPeerLink {
     private PeerConnection connection;
 
     /** Opens links over Netty on {@code loop}. */
-    static PeerLink.Opener opener(EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes) {
-        return (id, target, owner) -> new ServerLink(id, target, loop, connectTimeoutMillis, maxFrameBytes, owner);
+    static PeerLink.Opener opener(EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes, Tls tls) {
+        return (id, target, owner) -> new ServerLink(id, target, loop, connectTimeoutMillis, maxFrameBytes, tls, owner);
     }
 
     /** Connects to server {@code id} at {@code target} ({@code HOST:PORT}); -1 for a server not known by id yet. */
-    ServerLink(int id, String target, EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes,
+    ServerLink(int id, String target, EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes, Tls tls,
                PeerLink.Owner owner) {
         super(id, owner);
         this.target = target;
@@ -47,7 +48,7 @@ final class ServerLink extends QueuedPeerLink {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        WirePipeline.install(ch.pipeline(), maxFrameBytes);
+                        WirePipeline.install(ch, maxFrameBytes, tls, false);
                         ch.pipeline().addLast("link", new Handler());
                     }
                 });

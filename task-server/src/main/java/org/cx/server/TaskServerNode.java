@@ -87,7 +87,7 @@ public final class TaskServerNode implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        WirePipeline.install(ch.pipeline(), config.maxFrameBytes());
+                        WirePipeline.install(ch, config.maxFrameBytes(), config.tls(), true);
                         ch.pipeline().addLast("session", new InboundHandler(core.accept(PeerConnection.of(ch))));
                     }
                 });
@@ -100,13 +100,18 @@ public final class TaskServerNode implements AutoCloseable {
         }).sync();
         serverChannel.config().setAutoRead(true);
         mbeans.register();
-        LOG.info("task server {} listening on {} ({} transport)", config.name(), address(), EventLoops.transport());
+        LOG.info("task server {} listening on {} ({} transport, {})", config.name(), address(), EventLoops.transport(),
+                config.insecure() ? "plain connections" : "TLS as " + config.tls().self());
+        if (config.insecure()) {
+            LOG.warn("INSECURE: connections are neither authenticated nor encrypted, and any peer may claim any role;"
+                    + " anyone who can reach {} can run code here and read or forge any computation", address());
+        }
     }
 
     /** The server's clock, alarm, links and threads on Netty. Event loop, but for the task pool. */
     private final class NettyEnvironment implements ServerCore.Environment {
         private final PeerLink.Opener links = ServerLink.opener(loop,
-                (int) config.network().failTimeout().toMillis(), config.maxFrameBytes());
+                (int) config.network().failTimeout().toMillis(), config.maxFrameBytes(), config.tls());
 
         @Override
         public long nanoTime() {
@@ -126,6 +131,11 @@ public final class TaskServerNode implements AutoCloseable {
         @Override
         public PeerLink.Opener links() {
             return links;
+        }
+
+        @Override
+        public java.util.random.RandomGenerator computationIds() {
+            return new java.security.SecureRandom();
         }
 
         @Override

@@ -109,7 +109,7 @@ class SchedulerTest {
     void setUp() {
         out = new RecordingOutbox();
         audit = new EffectAudit();
-        scheduler = new Scheduler(out, 60_000_000_000L, 42, audit);
+        scheduler = new Scheduler(out, 60_000_000_000L, new java.util.SplittableRandom(42), audit);
         scheduler.tick(now);
     }
 
@@ -230,7 +230,7 @@ class SchedulerTest {
 
         // A computation that arrived here by diffusion is seeded onwards only from what it spawns here.
         org.cx.wire.RoutedPayload.Transfer arrived = seed;
-        Scheduler other = new Scheduler(new RecordingOutbox(), 60_000_000_000L, 43, new EffectAudit());
+        Scheduler other = new Scheduler(new RecordingOutbox(), 60_000_000_000L, new java.util.SplittableRandom(43), new EffectAudit());
         other.tick(now);
         ProducerState q = other.addProducer(2, "q1", 1);
         other.accept(arrived, 1);

@@ -64,6 +64,9 @@ public final class ChildProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
+        if (System.getProperty("cx.home") != null) {
+            command.add("-Dcx.home=" + System.getProperty("cx.home")); // the tests' own authority and credentials
+        }
         if (Runtime.version().feature() >= 24) {
             command.add("--sun-misc-unsafe-memory-access=allow"); // Kryo
             command.add("--enable-native-access=ALL-UNNAMED"); // Netty's epoll transport

@@ -21,8 +21,11 @@ public sealed interface MirrorOp {
     record Remove(TaskId id) implements MirrorOp {
     }
 
-    /** Computation {@code id} was submitted here; this server delivers its result. */
-    record Started(long id, long submittedNanos) implements MirrorOp {
+    /**
+     * Computation {@code id} was submitted here by user {@code owner} (empty on a plain network); this server delivers
+     * its result, to that user only.
+     */
+    record Started(long id, long submittedNanos, String owner) implements MirrorOp {
     }
 
     /**

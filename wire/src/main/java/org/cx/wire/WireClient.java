@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import org.cx.security.Tls;
 
 /** Connects to a CX server and performs the handshake; the caller's handler takes over after the Welcome. */
 public final class WireClient {
@@ -27,11 +28,13 @@ public final class WireClient {
     /**
      * Opens a connection, sends {@code hello} and waits for the server's answer.
      *
+     * @param tls            this process's credential (the server must hold a server one), or null for a plain
+     *                       connection
      * @param handlerFactory builds the handler that receives every message after the Welcome
      * @return the connected channel, its pipeline ending in the caller's handler
      * @throws IOException naming the address and the reason when the connection or the handshake fails
      */
-    public static Channel connect(EventLoopGroup group, InetSocketAddress address, Message.Hello hello,
+    public static Channel connect(EventLoopGroup group, InetSocketAddress address, Tls tls, Message.Hello hello,
                                   Function<Message.Welcome, ChannelHandler> handlerFactory, long timeoutMillis)
             throws IOException {
         CompletableFuture<Channel> ready = new CompletableFuture<>();
@@ -43,7 +46,7 @@ public final class WireClient {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        WirePipeline.install(ch.pipeline(), WireConfig.maxFrameBytes());
+                        WirePipeline.install(ch, WireConfig.maxFrameBytes(), tls, false);
                         ch.pipeline().addLast("handshake", new Handshake(hello, handlerFactory, ready));
                     }
                 });
@@ -69,7 +72,7 @@ public final class WireClient {
      * {@code deadlineMillis} pass (a server taking over from a failed one may need a moment), or until {@code group}
      * shuts down (its owner closed: nothing could use a connection). Blocking: call it off the event loop.
      */
-    public static Channel connectAny(EventLoopGroup group, List<String> addresses, Message.Hello hello,
+    public static Channel connectAny(EventLoopGroup group, List<String> addresses, Tls tls, Message.Hello hello,
                                      Function<Message.Welcome, ChannelHandler> handlerFactory, long deadlineMillis)
             throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMillis);
@@ -80,7 +83,7 @@ public final class WireClient {
                     throw new IOException("stopped failing over: the client is shutting down");
                 }
                 try {
-                    return connect(group, parseAddress(address), hello, handlerFactory, 2_000);
+                    return connect(group, parseAddress(address), tls, hello, handlerFactory, 2_000);
                 } catch (IOException | IllegalArgumentException e) {
                     last = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
                 }
@@ -132,7 +135,9 @@ public final class WireClient {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            ready.completeExceptionally(new IOException("connection closed during the handshake"));
+            ready.completeExceptionally(new IOException("connection closed during the handshake"
+                    + (ctx.pipeline().get("tls") == null ? " (a server that requires TLS closes plain connections:"
+                    + " leave out --insecure)" : "")));
         }
 
         @Override
@@ -167,6 +172,19 @@ public final class WireClient {
      * left out here.
      */
     public static String reason(Throwable cause) {
+        while (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof io.netty.handler.ssl.NotSslRecordException) {
+            return "the peer does not speak TLS (a server started with --insecure? then pass --insecure here too)";
+        }
+        if (cause instanceof javax.net.ssl.SSLException) {
+            Throwable root = cause;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            return "TLS handshake failed: " + root.getMessage();
+        }
         String message = String.valueOf(cause.getMessage());
         int syscall = message.indexOf(" failed with error(");
         int end = syscall < 0 ? -1 : message.indexOf("): ", syscall);

@@ -102,7 +102,7 @@ class CodecTest {
 
     private static EmbeddedChannel decoder() {
         EmbeddedChannel ch = new EmbeddedChannel();
-        WirePipeline.install(ch.pipeline(), MAX);
+        WirePipeline.install(ch, MAX, null, true);
         return ch;
     }
 

@@ -30,7 +30,7 @@ class WireClientTest {
         Message.Hello hello = new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, "p", 1);
         CompletableFuture<Void> failOver = CompletableFuture.runAsync(() -> {
             try {
-                WireClient.connectAny(group, List.of("127.0.0.1:" + deadPort), hello,
+                WireClient.connectAny(group, List.of("127.0.0.1:" + deadPort), null, hello,
                         welcome -> new ChannelInboundHandlerAdapter(), 600_000);
             } catch (IOException e) {
                 throw new RuntimeException(e);

@@ -1,0 +1,174 @@
+package org.cx.security;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import java.io.IOException;
+import java.net.Socket;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.X509ExtendedTrustManager;
+
+/**
+ * Mutually authenticated TLS 1.3 for one holder of a {@link Credential}: both ends of every connection present a
+ * credential of the same network's authority. A peer is trusted when its certificate was signed by that authority,
+ * is within its validity and is not on the revocation list; a connecting side also requires the peer it reached to
+ * hold a {@link CredentialRole#SERVER} credential, so no producer or user credential can pose as a server. Host
+ * names are not checked: identity is the credential's role and name, not an address.
+ */
+public final class Tls {
+    /** How long a TLS handshake may take before the connection is dropped. */
+    public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Credential credential;
+    private final SslContext accepting;
+    private final SslContext connecting;
+
+    private Tls(Credential credential, RevocationList revocations) throws SSLException {
+        this.credential = credential;
+        this.accepting = SslContextBuilder.forServer(credential.key(), credential.certificate())
+                .trustManager(new Trust(credential.authority(), revocations, null))
+                .clientAuth(ClientAuth.REQUIRE)
+                .protocols("TLSv1.3")
+                .build();
+        this.connecting = SslContextBuilder.forClient()
+                .keyManager(credential.key(), credential.certificate())
+                .trustManager(new Trust(credential.authority(), revocations, CredentialRole.SERVER))
+                .endpointIdentificationAlgorithm(null)
+                .protocols("TLSv1.3")
+                .build();
+    }
+
+    /** TLS with {@code credential}, refusing peers whose serials {@code revocations} lists. */
+    public static Tls of(Credential credential, RevocationList revocations) throws IOException {
+        return new Tls(credential, revocations);
+    }
+
+    /** Who this holder is. */
+    public PeerIdentity self() {
+        return credential.identity();
+    }
+
+    public Credential credential() {
+        return credential;
+    }
+
+    /** A handler for a connection this process accepted: it requires the peer's credential. */
+    public SslHandler accepting(ByteBufAllocator allocator) {
+        SslHandler handler = accepting.newHandler(allocator);
+        handler.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT.toMillis());
+        return handler;
+    }
+
+    /** A handler for a connection this process opened: the peer must be a server of the network. */
+    public SslHandler connecting(ByteBufAllocator allocator) {
+        SslHandler handler = connecting.newHandler(allocator);
+        handler.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT.toMillis());
+        return handler;
+    }
+
+    /**
+     * The identity of the peer on {@code channel}, once its TLS handshake is done; null on a channel without TLS.
+     *
+     * @throws IllegalStateException if the handshake has not completed (nothing is read before it does)
+     */
+    public static PeerIdentity peer(Channel channel) {
+        SslHandler ssl = channel.pipeline().get(SslHandler.class);
+        if (ssl == null) {
+            return null;
+        }
+        try {
+            return PeerIdentity.of((X509Certificate) ssl.engine().getSession().getPeerCertificates()[0]);
+        } catch (SSLPeerUnverifiedException e) {
+            throw new IllegalStateException("the peer on " + channel + " is not authenticated yet", e);
+        }
+    }
+
+    /** Checks a peer's certificate against the authority, its validity, the revocation list and the role required. */
+    private static final class Trust extends X509ExtendedTrustManager {
+        private final X509Certificate authority;
+        private final RevocationList revocations;
+        private final CredentialRole required;
+
+        Trust(X509Certificate authority, RevocationList revocations, CredentialRole required) {
+            this.authority = authority;
+            this.revocations = revocations;
+            this.required = required;
+        }
+
+        private void check(X509Certificate[] chain) throws CertificateException {
+            if (chain == null || chain.length == 0) {
+                throw new CertificateException("the peer presented no certificate");
+            }
+            X509Certificate leaf = chain[0];
+            try {
+                leaf.verify(authority.getPublicKey());
+            } catch (GeneralSecurityException e) {
+                throw new CertificateException("the peer's credential (" + leaf.getSubjectX500Principal()
+                        + ") was not issued by this network's authority");
+            }
+            leaf.checkValidity();
+            PeerIdentity identity;
+            try {
+                identity = PeerIdentity.of(leaf);
+            } catch (IllegalArgumentException e) {
+                throw new CertificateException(e.getMessage());
+            }
+            if (revocations.revoked(identity.serial())) {
+                throw new CertificateException("the credential of " + identity + " (serial "
+                        + identity.serial().toString(16) + ") is revoked");
+            }
+            if (required != null && identity.role() != required) {
+                throw new CertificateException("the peer holds a " + identity.role().label()
+                        + " credential, not a " + required.label() + " one");
+            }
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            check(chain);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            check(chain);
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
+            check(chain);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
+            check(chain);
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
+            check(chain);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
+            check(chain);
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return new X509Certificate[] {authority};
+        }
+    }
+}
