@@ -76,10 +76,15 @@ final class BenchFibCommand extends Printing implements Callable<Integer> {
                     + "https://ui.perfetto.dev or chrome://tracing."})
     Path timeline;
 
+    @Option(names = "--insecure",
+            description = "Plain connections between the bench's servers, producers and consumer, instead of TLS "
+                    + "with this user's local credentials (to measure what security costs).")
+    boolean insecure;
+
     @Override
     public Integer call() throws Exception {
         FibBench.Settings s = new FibBench.Settings(n, servers, producers, workers, load.toLoad(), !noPrefetch, local,
-                warmup, repeat);
+                warmup, repeat, insecure);
         if (timeline != null && local) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--timeline records the producers of a cluster; --local runs none: drop one of them");

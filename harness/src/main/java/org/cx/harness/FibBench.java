@@ -25,9 +25,15 @@ import org.cx.server.ServerConfig;
 /** Runs the Fibonacci DAG on a local cluster (or a ForkJoinPool) and reports the figures of {@code cx bench fib}. */
 public final class FibBench {
 
-    /** What to run. */
+    /** What to run; {@code insecure}: plain connections instead of TLS with the local credentials (to compare). */
     public record Settings(int n, int servers, int producers, int workers, Load load, boolean prefetch,
-                           boolean local, int warmup, int repeat) {
+                           boolean local, int warmup, int repeat, boolean insecure) {
+        /** Over TLS. */
+        public Settings(int n, int servers, int producers, int workers, Load load, boolean prefetch, boolean local,
+                        int warmup, int repeat) {
+            this(n, servers, producers, workers, load, prefetch, local, warmup, repeat, false);
+        }
+
         public Settings {
             if (n < 0 || n > 60) {
                 throw new IllegalArgumentException("--n must be in 0..60, got " + n);
@@ -128,14 +134,14 @@ public final class FibBench {
             }
             return runs;
         }
-        ServerConfig config = ServerConfig.defaults().withName("bench");
+        ServerConfig config = (s.insecure() ? ServerConfig.defaults(null) : ServerConfig.defaults()).withName("bench");
         try (LocalCluster cluster = LocalCluster.start(config, s.servers(), s.producers(), s.workers(),
                 s.prefetch(), timeline != null);
              Consumer consumer = cluster.consumer()) {
             if (s.warmup() > 0 && load.kind() != Load.Kind.NONE) {
                 // Loaded runs of a small n exercise the code too little to get it compiled: run it unloaded first.
                 Settings unloaded = new Settings(UNLOADED_WARM_UP_N, s.servers(), s.producers(), s.workers(), Load.NONE,
-                        s.prefetch(), false, 0, 1);
+                        s.prefetch(), false, 0, 1, s.insecure());
                 log.printf("warm-up: %d unloaded runs of F(%d) ...%n", UNLOADED_WARM_UPS, unloaded.n());
                 for (int i = 0; i < UNLOADED_WARM_UPS; i++) {
                     runOnce(unloaded, Load.NONE, consumer, cluster);

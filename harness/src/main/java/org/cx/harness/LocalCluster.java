@@ -101,7 +101,8 @@ public final class LocalCluster implements AutoCloseable {
     /** Attaches one more producer of the given host speed to server {@code server} (in start order). */
     public Producer addProducer(int server, int workers, boolean prefetch, double speed) throws IOException {
         TaskServerNode to = servers.get(server);
-        ProducerConfig pc = ProducerConfig.of(to.address(), workers)
+        ProducerConfig pc = (to.config().insecure() ? ProducerConfig.of(to.address(), workers, null)
+                : ProducerConfig.of(to.address(), workers))
                 .withName("producer-" + producers.size())
                 .withPrefetch(prefetch)
                 .withSpeed(speed)
@@ -132,7 +133,8 @@ public final class LocalCluster implements AutoCloseable {
 
     /** A new consumer connection to the primary root. */
     public Consumer consumer() throws IOException {
-        return Consumer.connect(server().address());
+        return server().config().insecure() ? Consumer.connect(server().address(), (org.cx.security.Tls) null)
+                : Consumer.connect(server().address());
     }
 
     /**

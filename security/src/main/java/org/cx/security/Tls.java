@@ -3,9 +3,11 @@ package org.cx.security;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
 import java.net.Socket;
 import java.security.GeneralSecurityException;
@@ -37,12 +39,14 @@ public final class Tls {
         this.accepting = SslContextBuilder.forServer(credential.key(), credential.certificate())
                 .trustManager(new Trust(credential.authority(), revocations, null))
                 .clientAuth(ClientAuth.REQUIRE)
+                .sslProvider(SslProvider.JDK)
                 .protocols("TLSv1.3")
                 .build();
         this.connecting = SslContextBuilder.forClient()
                 .keyManager(credential.key(), credential.certificate())
                 .trustManager(new Trust(credential.authority(), revocations, CredentialRole.SERVER))
                 .endpointIdentificationAlgorithm(null)
+                .sslProvider(SslProvider.JDK)
                 .protocols("TLSv1.3")
                 .build();
     }
@@ -73,6 +77,11 @@ public final class Tls {
         SslHandler handler = connecting.newHandler(allocator);
         handler.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT.toMillis());
         return handler;
+    }
+
+    /** Blocking sockets that present this credential and require a server's (for tools and tests). */
+    public javax.net.ssl.SSLSocketFactory socketFactory() {
+        return ((JdkSslContext) connecting).context().getSocketFactory();
     }
 
     /**

@@ -473,14 +473,16 @@ class SchedulerTest {
     }
 
     @Test
-    void aClaimByAProducerThatKeptNoCopyIsVoid() {
+    void aClaimByAProducerThatHoldsNoCopyIsVoid() {
         keptForkJoin();
         ProducerState r = scheduler.addProducer(3, "r", 1);
         scheduler.completed(q, leafDone(root.child(2), sum, 1, (byte) 5));
         assertFalse(out.log.contains("keep " + sum + " (0 known) @ r"));
 
-        // r ran a copy of p's leaf (say, an eager copy) and finished first; it kept no copy of the sum.
+        // r claims the sum with a value of p's leaf, which it was never given: refused, claim and all.
         scheduler.completed(r, leafDone(root.child(1), sum, 0, (byte) 3).withClaimedValue(0));
+        assertEquals(1, scheduler.counters().completionsRefused());
+        scheduler.completed(p, leafDone(root.child(1), sum, 0, (byte) 3));
         scheduler.request(q, 1, 1);
         assertEquals(sum, out.lastAssigned().task().id(), "the claim is void: handed out");
     }
@@ -500,6 +502,21 @@ class SchedulerTest {
         scheduler.completed(q, forkJoinRootKeepingTheSum(root));
         assertTrue(out.log.contains("unkeep " + root.child(0) + " @ q"));
         assertFalse(out.log.contains("unkeep " + root.child(0) + " @ p"));
+    }
+
+    @Test
+    void aCompletionFromAProducerThatDoesNotHoldTheTaskIsRefused() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState rogue = scheduler.addProducer(2, "rogue", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        scheduler.completed(rogue, new Completion(root, new TaskEnvelope[0],
+                new ValueEnvelope[] {new ValueEnvelope(Continuation.CONSUMER, new byte[] {31})}, 10));
+        assertEquals(1, scheduler.counters().completionsRefused());
+        assertEquals(0, scheduler.counters().tasksCompleted(), "nothing applied");
+        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
+        assertEquals(1, scheduler.counters().tasksCompleted(), "the holder's completion is");
     }
 
     @Test

@@ -29,10 +29,33 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         out.add(decode(frame));
     }
 
+    /**
+     * Kryo's input, refusing a string that claims more characters than the frame has bytes left (each takes a byte
+     * at least) before Kryo allocates room for them: a 13-byte frame must not cost gigabytes.
+     */
+    static final class BoundedInput extends Input {
+        BoundedInput(byte[] bytes) {
+            super(bytes);
+        }
+
+        @Override
+        public String readString() {
+            int start = position;
+            if (position < limit && readVarIntFlag()) {
+                int characters = readVarIntFlag(true) - 1;
+                if (characters > limit - position) {
+                    throw new MalformedMessageException("a string of " + characters + " characters exceeds the frame");
+                }
+            }
+            position = start;
+            return super.readString();
+        }
+    }
+
     /** Decodes one frame body; throws {@link MalformedMessageException} for anything that is not a whole message. */
     public static Message decode(ByteBuf frame) {
         byte[] bytes = ByteBufUtil.getBytes(frame);
-        Input input = new Input(bytes);
+        Input input = new BoundedInput(bytes);
         Object decoded;
         try {
             decoded = KRYO.get().readClassAndObject(input);

@@ -318,6 +318,9 @@ public final class ProtocolCodec {
         if (n < 0 || n > MAX_ARRAY_LENGTH) {
             throw new MalformedMessageException("array length " + n + " out of range");
         }
+        if (n > in.limit() - in.position()) { // every element takes a byte at least: checked before allocating
+            throw new MalformedMessageException("an array of " + n + " elements exceeds the frame");
+        }
         return n;
     }
 

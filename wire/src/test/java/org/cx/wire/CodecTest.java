@@ -167,6 +167,27 @@ class CodecTest {
     }
 
     @Test
+    void aStringOrArrayLongerThanItsFrameIsRefusedBeforeAllocation() {
+        // A Hello whose name claims 2^30 characters, in a frame of a few bytes (it once cost 2 GiB of heap).
+        com.esotericsoftware.kryo.io.Output hello = new com.esotericsoftware.kryo.io.Output(32);
+        hello.writeVarInt(20 + 2, true); // Hello's class id
+        hello.writeVarInt(WireConfig.PROTOCOL_VERSION, true);
+        hello.writeVarInt(Role.PRODUCER.ordinal(), true);
+        hello.writeVarIntFlag(true, (1 << 30) + 1, true);
+        MalformedMessageException e = assertThrows(MalformedMessageException.class,
+                () -> MessageDecoder.decode(Unpooled.wrappedBuffer(hello.toBytes())));
+        assertTrue(e.getMessage().contains("string of 1073741824 characters exceeds the frame"), e.getMessage());
+
+        // Mirrors claiming a million addresses in a frame of four bytes.
+        com.esotericsoftware.kryo.io.Output mirrors = new com.esotericsoftware.kryo.io.Output(32);
+        mirrors.writeVarInt(ProtocolCodec.newKryo().getRegistration(Message.Mirrors.class).getId() + 2, true);
+        mirrors.writeVarInt(1 << 20, true);
+        e = assertThrows(MalformedMessageException.class,
+                () -> MessageDecoder.decode(Unpooled.wrappedBuffer(mirrors.toBytes())));
+        assertTrue(e.getMessage().contains("exceeds the frame"), e.getMessage());
+    }
+
+    @Test
     void truncatedMessageIsRefused() {
         ByteBuf full = encodeAll(List.of(samples().get(11)));
         int length = full.getInt(0);
