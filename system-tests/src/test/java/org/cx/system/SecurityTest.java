@@ -18,7 +18,11 @@ import org.cx.api.Continuation;
 import org.cx.api.TaskId;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
+import org.cx.api.Task;
+import org.cx.harness.AppJars;
 import org.cx.harness.LocalCluster;
+import org.cx.wire.BundleClassLoader;
+import org.cx.wire.CodeBundle;
 import org.cx.security.Authority;
 import org.cx.security.CredentialRole;
 import org.cx.security.CxHome;
@@ -125,6 +129,26 @@ class SecurityTest {
             probe.close().sync();
             cluster.addProducer(1, true);
             assertEquals(Fib.value(10), hers.result().get(60, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aProducerCannotFetchTheCodeOfAComputationItHasNoTaskOf() throws Exception {
+        byte[] jar = AppJars.jar(AppJars.packageOf(Fib.class));
+        String hash = CodeBundle.hashOf(jar);
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("code-thief"), 1, 1, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            Task fib = (Task) new BundleClassLoader(CodeBundle.of(jar)).loadClass(Fib.class.getName())
+                    .getConstructor(int.class).newInstance(12);
+            assertEquals(Fib.value(12), consumer.submit(fib).result().get(60, TimeUnit.SECONDS));
+            BlockingQueue<Message> received = new LinkedBlockingQueue<>();
+            Channel thief = raw(cluster, CxHome.local(CredentialRole.PRODUCER, false),
+                    new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.PRODUCER, "thief", 1), received);
+            thief.writeAndFlush(new Message.FetchBundle(hash));
+            Message answer = received.poll(30, TimeUnit.SECONDS);
+            assertTrue(answer instanceof Message.NoBundle no && no.reason().contains("no task that runs from"),
+                    String.valueOf(answer));
+            thief.close().sync();
         }
     }
 

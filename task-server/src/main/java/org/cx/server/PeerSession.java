@@ -147,12 +147,29 @@ abstract class PeerSession {
                 }
                 case Message.Released r -> scheduler.released(producer, r.ids());
                 case Message.TaskFailed f -> scheduler.taskFailed(producer, f.id(), f.reason(), node.cycle().now());
-                case Message.FetchBundle f -> node.code().fetch(f.bundle(), connection());
+                case Message.FetchBundle f -> {
+                    if (toldOf(f.bundle())) {
+                        node.code().fetch(f.bundle(), connection());
+                    } else {
+                        connection().write(new Message.NoBundle(f.bundle(), "this producer was given no task that "
+                                + "runs from that bundle"));
+                    }
+                }
                 default -> {
                     return false;
                 }
             }
             return true;
+        }
+
+        /** Whether this producer was told that a computation it has tasks of runs from {@code bundle}. */
+        private boolean toldOf(String bundle) {
+            for (long computation : producer.codeSent) {
+                if (bundle.equals(node.scheduler().bundleOf(computation))) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override
