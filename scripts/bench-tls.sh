@@ -25,7 +25,8 @@ import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
 def figure(kind, side, r, key):
     return json.load(open(f"{out}/{kind}-{side}-{r}.json"))[key]
-for kind, key, label in (("zero", "tasksPerS", "zero-load F(25) tasks/s"), ("eff", "efficiency", "F(16) efficiency")):
+for kind, key, label in (("zero", "tasks_per_s", "zero-load F(25) tasks/s"), ("eff", "efficiency", "F(16) efficiency"),
+                          ("eff", "ceiling", "F(16) ceiling")):
     plain = [figure(kind, "plain", r, key) for r in range(1, rounds + 1)]
     tls = [figure(kind, "tls", r, key) for r in range(1, rounds + 1)]
     ratios = [t / p for t, p in zip(tls, plain)]

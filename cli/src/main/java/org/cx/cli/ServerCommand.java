@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import org.cx.discovery.RiverDiscovery;
 import org.cx.server.NetworkConfig;
 import org.cx.security.CredentialRole;
+import org.cx.server.ConnectionGuards;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.wire.WireClient;
@@ -34,6 +35,14 @@ final class ServerCommand extends Printing implements Callable<Integer> {
     @Option(names = "--result-retention", defaultValue = "1h", paramLabel = "DURATION",
             description = "How long a result waits to be collected (e.g. 10m, 1h30m). Default: ${DEFAULT-VALUE}.")
     Duration retention;
+
+    @Option(names = "--max-connections", defaultValue = "10000", paramLabel = "N",
+            description = "Connections held at once; more are refused with the reason. Default: ${DEFAULT-VALUE}.")
+    int maxConnections;
+
+    @Option(names = "--max-connections-per-address", defaultValue = "2000", paramLabel = "N",
+            description = "Connections from one address at once. Default: ${DEFAULT-VALUE}.")
+    int maxConnectionsPerAddress;
 
     @Option(names = "--join", paramLabel = "HOST:PORT",
             description = "Join the network of the server at HOST:PORT (any member; it forwards to the root).")
@@ -80,7 +89,8 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                 .withFailTimeout(failTimeout);
         String jmx = jmxOptions.start(host.equals("0.0.0.0") ? "127.0.0.1" : host);
         ServerConfig config = ServerConfig.defaults(security.tls(CredentialRole.SERVER, true)).withHost(host).withPort(port).withName(name)
-                .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx);
+                .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)
+                .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress));
         try (TaskServerNode node = TaskServerNode.start(config);
              RiverDiscovery discovery = lookup == null ? null
                      : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));

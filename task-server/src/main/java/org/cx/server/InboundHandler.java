@@ -1,6 +1,9 @@
 package org.cx.server;
 
+import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.DecoderException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import io.netty.handler.ssl.NotSslRecordException;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -14,13 +17,29 @@ final class InboundHandler extends SimpleChannelInboundHandler<Message> {
     private static final Logger LOG = LoggerFactory.getLogger(InboundHandler.class);
 
     private final ServerCore.Inbound inbound;
+    private final Duration helloTimeout;
+    private boolean heard;
 
-    InboundHandler(ServerCore.Inbound inbound) {
+    /** @param helloTimeout how long the peer may take to send its first message (TLS handshake included) */
+    InboundHandler(ServerCore.Inbound inbound, Duration helloTimeout) {
         this.inbound = inbound;
+        this.helloTimeout = helloTimeout;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        ctx.executor().schedule(() -> {
+            if (!heard && ctx.channel().isActive()) {
+                LOG.warn("closing connection from {}: nothing said within {} s of connecting",
+                        ctx.channel().remoteAddress(), helloTimeout.toSeconds());
+                ctx.close();
+            }
+        }, helloTimeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+        heard = true;
         inbound.receive(msg);
     }
 
@@ -44,6 +63,34 @@ final class InboundHandler extends SimpleChannelInboundHandler<Message> {
             return;
         }
         inbound.failed(cause);
+    }
+
+    /**
+     * A connection over the server's limits: it is told why once it can read (after its TLS handshake), and closed;
+     * what it sends meanwhile is ignored.
+     */
+    static final class Refusing extends SimpleChannelInboundHandler<Message> {
+        private final String reason;
+
+        Refusing(String reason) {
+            this.reason = reason;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            LOG.warn("refusing connection from {}: {}", ctx.channel().remoteAddress(), reason);
+            ctx.writeAndFlush(new Message.Refused(reason)).addListener(ChannelFutureListener.CLOSE);
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+            // ignored: it is being closed
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
     }
 
     /** Why TLS refused the peer, or null if {@code cause} is not a TLS refusal. */

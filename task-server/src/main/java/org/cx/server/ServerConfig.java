@@ -24,12 +24,13 @@ import org.cx.security.Tls;
  *                         beside it, {@link #trail()} says how each task came to be stored here or left
  * @param jmx              the JMX service URL of this server's process, told to the network for {@code cx status};
  *                         empty if none
+ * @param guards           caps on connections and timeouts for what a connection half-does
  * @param timeline         record the scheduler's decisions (tasks stored, assigned, revoked) with their times, for a
  *                         run's timeline ({@link TaskServerNode#timeline()}); off by default
  */
 public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
                            boolean auditEffects, Tls tls, NetworkConfig network, Path commitLog, String jmx,
-                           boolean timeline) {
+                           boolean timeline, ConnectionGuards guards) {
 
     public ServerConfig {
         if (port < 0 || port > 65535) {
@@ -55,42 +56,42 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     public static ServerConfig defaults(Tls tls) {
         return new ServerConfig("127.0.0.1", 0, "server", Duration.ofHours(1),
                 org.cx.wire.WireConfig.maxFrameBytes(), false, tls, NetworkConfig.defaults(), null, "",
-                false);
+                false, ConnectionGuards.defaults());
     }
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline);
+                commitLog, jmx, timeline, guards);
     }
 
     public ServerConfig withHost(String newHost) {
         return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline);
+                commitLog, jmx, timeline, guards);
     }
 
     public ServerConfig withName(String newName) {
         return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline);
+                commitLog, jmx, timeline, guards);
     }
 
     public ServerConfig withResultRetention(Duration retention) {
         return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, tls, network, commitLog, jmx,
-                timeline);
+                timeline, guards);
     }
 
     public ServerConfig withMaxFrameBytes(int bytes) {
         return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, tls, network, commitLog, jmx,
-                timeline);
+                timeline, guards);
     }
 
     public ServerConfig withAuditEffects(boolean audit) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, tls, network, commitLog, jmx,
-                timeline);
+                timeline, guards);
     }
 
     public ServerConfig withNetwork(NetworkConfig newNetwork) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, newNetwork,
-                commitLog, jmx, timeline);
+                commitLog, jmx, timeline, guards);
     }
 
     /**
@@ -109,7 +110,12 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     /** With TLS and roles from credentials ({@code tls}), or plain connections (null). */
     public ServerConfig withTls(Tls newTls) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, newTls, network,
-                commitLog, jmx, timeline);
+                commitLog, jmx, timeline, guards);
+    }
+
+    public ServerConfig withGuards(ConnectionGuards newGuards) {
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
+                commitLog, jmx, timeline, newGuards);
     }
 
     /** Whether connections are plain and roles come from the peers' word. */
@@ -119,16 +125,16 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
 
     public ServerConfig withCommitLog(Path file) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, file,
-                jmx, timeline);
+                jmx, timeline, guards);
     }
 
     public ServerConfig withJmx(String url) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, commitLog,
-                url, timeline);
+                url, timeline, guards);
     }
 
     public ServerConfig withTimeline(boolean on) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, commitLog,
-                jmx, on);
+                jmx, on, guards);
     }
 }

@@ -51,6 +51,8 @@ public final class TaskServerNode implements AutoCloseable {
     private final ExecutorService serverTasks;
     private final CompletableFuture<String> evicted = new CompletableFuture<>();
     private Channel serverChannel;
+    /** Connections held, in all and per address; event loop only. */
+    private final ConnectionLimits limits;
     private ServerCore core;
     private ServerMBeans mbeans;
     /** The one timer that wakes the server's duty cycle; event loop only. */
@@ -64,6 +66,7 @@ public final class TaskServerNode implements AutoCloseable {
     private TaskServerNode(ServerConfig config) {
         this.config = config;
         this.loop = EventLoops.create(LOOP_THREADS + config.name(), 1);
+        this.limits = new ConnectionLimits(config.guards().maxConnections(), config.guards().maxConnectionsPerAddress());
         this.serverTasks = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, TASK_THREADS);
             t.setDaemon(true);
@@ -87,8 +90,18 @@ public final class TaskServerNode implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        WirePipeline.install(ch, config.maxFrameBytes(), config.tls(), true);
-                        ch.pipeline().addLast("session", new InboundHandler(core.accept(PeerConnection.of(ch))));
+                        ConnectionGuards guards = config.guards();
+                        WirePipeline.install(ch, config.maxFrameBytes(), config.tls(), true, guards.frameStall());
+                        java.net.InetAddress from = ch.remoteAddress().getAddress();
+                        String refusal = limits.admit(from);
+                        if (refusal != null) {
+                            core.refused();
+                            ch.pipeline().addLast("session", new InboundHandler.Refusing(refusal));
+                            return;
+                        }
+                        ch.closeFuture().addListener(f -> limits.release(from));
+                        ch.pipeline().addLast("session", new InboundHandler(core.accept(PeerConnection.of(ch)),
+                                guards.helloTimeout()));
                     }
                 });
         serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();

@@ -2,7 +2,7 @@ package org.cx.wire;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.time.Duration;
 import org.cx.security.Tls;
 
 /** Installs TLS, the CX framing and the codecs at the front of a pipeline. */
@@ -19,12 +19,19 @@ public final class WirePipeline {
      *                 it (the peer must then be a server of the network)
      */
     public static void install(Channel channel, int maxFrameBytes, Tls tls, boolean accepted) {
+        install(channel, maxFrameBytes, tls, accepted, null);
+    }
+
+    /**
+     * As {@link #install(Channel, int, Tls, boolean)}; the connection is closed if part of a frame waits
+     * {@code frameStall} for the rest with no byte arriving (null: never).
+     */
+    public static void install(Channel channel, int maxFrameBytes, Tls tls, boolean accepted, Duration frameStall) {
         ChannelPipeline pipeline = channel.pipeline();
         if (tls != null) {
             pipeline.addLast("tls", accepted ? tls.accepting(channel.alloc()) : tls.connecting(channel.alloc()));
         }
-        // failFast: refuse an oversized frame as soon as its length is read, before buffering any of it.
-        pipeline.addLast("frames", new LengthFieldBasedFrameDecoder(maxFrameBytes + 4, 0, 4, 0, 4, true));
+        pipeline.addLast("frames", new FrameDecoder(maxFrameBytes, frameStall));
         pipeline.addLast("decoder", new MessageDecoder());
         pipeline.addLast("encoder", new MessageEncoder(maxFrameBytes));
     }
