@@ -44,6 +44,11 @@ final class ServerCommand extends Printing implements Callable<Integer> {
             description = "Connections from one address at once. Default: ${DEFAULT-VALUE}.")
     int maxConnectionsPerAddress;
 
+    @Option(names = "--allow-server-tasks",
+            description = "Run tasks that ask for it (executeOnServer) inside this server. Off by default: the "
+                    + "server then runs no application code, and such a task fails its computation saying why.")
+    boolean serverTasks;
+
     @Option(names = "--join", paramLabel = "HOST:PORT",
             description = "Join the network of the server at HOST:PORT (any member; it forwards to the root).")
     String join;
@@ -90,7 +95,8 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         String jmx = jmxOptions.start(host.equals("0.0.0.0") ? "127.0.0.1" : host);
         ServerConfig config = ServerConfig.defaults(security.tls(CredentialRole.SERVER, true)).withHost(host).withPort(port).withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)
-                .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress));
+                .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress))
+                .withServerTasks(serverTasks);
         try (TaskServerNode node = TaskServerNode.start(config);
              RiverDiscovery discovery = lookup == null ? null
                      : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));

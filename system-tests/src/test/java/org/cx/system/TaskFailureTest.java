@@ -58,13 +58,26 @@ class TaskFailureTest {
     }
 
     @Test
-    void executeOnServerTasksRunOnTheServer() throws Exception {
-        try (LocalCluster cluster = Clusters.audited(1, 1, true);
+    void executeOnServerTasksRunOnTheServerWhenAllowed() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("on-server")
+                .withServerTasks(true), 1, 1, true);
              Consumer consumer = cluster.consumer()) {
             String onServer = consumer.<String>submit(new TestTasks.WhereAmI(true)).result().get(60, TimeUnit.SECONDS);
             String onProducer = consumer.<String>submit(new TestTasks.WhereAmI(false)).result().get(60, TimeUnit.SECONDS);
             assertTrue(onServer.startsWith("cx-server-task"), onServer);
             assertTrue(onProducer.contains("worker"), onProducer);
+        }
+    }
+
+    @Test
+    void byDefaultAServerRunsNoApplicationCodeAndSaysWhy() throws Exception {
+        try (LocalCluster cluster = Clusters.audited(1, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> consumer.<String>submit(new TestTasks.WhereAmI(true)).result().get(60, TimeUnit.SECONDS));
+            assertTrue(e.getCause().getMessage().contains("--allow-server-tasks"), e.getCause().getMessage());
+            assertTrue(consumer.<String>submit(new TestTasks.WhereAmI(false)).result().get(60, TimeUnit.SECONDS)
+                    .contains("worker"), "tasks for producers run as before");
         }
     }
 }

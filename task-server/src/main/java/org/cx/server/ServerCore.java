@@ -324,6 +324,16 @@ public final class ServerCore {
 
     /** Runs an {@code executeOnServer} task off the server's thread; its outcome comes back as a completion. */
     void runOnServer(ReadyTask task) {
+        if (!config.serverTasks()) {
+            env.runHere(() -> {
+                scheduler.tick(cycle.now());
+                scheduler.taskFailed(null, task.task().id(), "task " + task.task().id() + " asks to run on a server "
+                        + "(executeOnServer), and this network's servers run no application code: run it on a "
+                        + "producer, or start the servers with --allow-server-tasks", cycle.now());
+                cycle.endOfBurst();
+            });
+            return;
+        }
         String bundle = scheduler.bundleOf(task.task().id().computation());
         if (bundle != null && !code.has(bundle) && code.afterArrival(bundle, () -> runOnServer(task))) {
             return; // runs once the bundle is here (or fails then, saying why it is not)

@@ -24,7 +24,7 @@ public final class ProtocolCodec {
 
     /** A Kryo that reads and writes exactly the protocol classes. */
     public static Kryo newKryo() {
-        Kryo kryo = new Kryo();
+        Kryo kryo = new Kryo(new IdsOnly(), null);
         kryo.setRegistrationRequired(true);
         kryo.setReferences(false);
         int id = 20;
@@ -249,6 +249,14 @@ public final class ProtocolCodec {
                 array[i] = element;
             }
             return array;
+        }
+    }
+
+    /** Kryo's class resolver, refusing a class named on the wire: the protocol knows its classes by id only. */
+    private static final class IdsOnly extends com.esotericsoftware.kryo.util.DefaultClassResolver {
+        @Override
+        protected com.esotericsoftware.kryo.Registration readName(Input input) {
+            throw new MalformedMessageException("a class named on the wire: protocol classes are known by id only");
         }
     }
 
