@@ -380,7 +380,7 @@ public final class Consumer implements TaskServer {
             // Submissions sent together each hear NeedBundle; one upload after them answers all.
             Long lastUpload = uploadedAt.get(need.bundle());
             if (lastUpload == null || lastUpload < p.sentAt) {
-                for (Message.BundleChunk chunk : BundleAssembly.chunks(p.loader.bundle())) {
+                for (Message.BundleChunk chunk : BundleAssembly.chunks(p.loader.bundle().signedAs(tls))) {
                     ctx.write(chunk);
                     bundleBytesSent.addAndGet(chunk.data().length);
                 }

@@ -70,27 +70,33 @@ final class BundleFetcher {
     }
 
     /**
-     * A chunk arrived: the whole bundle's bytes once the last chunk is in, else null (also for a bundle nobody
-     * waits for any more).
+     * A chunk arrived: the whole bundle's bytes and signature once the last chunk is in, else null (also for a
+     * bundle nobody waits for any more).
      *
      * @throws CodeBundle.InvalidBundleException if the chunks do not fit together
      */
-    byte[] chunk(Message.BundleChunk chunk) throws CodeBundle.InvalidBundleException {
+    Assembled chunk(Message.BundleChunk chunk) throws CodeBundle.InvalidBundleException {
         String hash = chunk.bundle();
         if (!waiting.containsKey(hash)) {
             return null;
         }
+        BundleAssembly assembly = assemblies.computeIfAbsent(hash, BundleAssembly::new);
         byte[] all;
         try {
-            all = assemblies.computeIfAbsent(hash, BundleAssembly::new).addBytes(chunk);
+            all = assembly.addBytes(chunk);
         } catch (CodeBundle.InvalidBundleException e) {
             assemblies.remove(hash);
             throw e;
         }
-        if (all != null) {
-            assemblies.remove(hash);
+        if (all == null) {
+            return null;
         }
-        return all;
+        assemblies.remove(hash);
+        return new Assembled(all, assembly.signed());
+    }
+
+    /** A bundle's bytes and signature, not yet checked. */
+    record Assembled(byte[] bytes, org.cx.security.CodeSigning.Signed signed) {
     }
 
     /** A verified bundle is here: binds the computations waiting for it; their parked tasks can run. */

@@ -340,7 +340,7 @@ public final class Producer implements AutoCloseable {
 
     private void onChunk(Message.BundleChunk chunk) {
         String hash = chunk.bundle();
-        byte[] all;
+        BundleFetcher.Assembled all;
         try {
             all = bundles.chunk(chunk);
         } catch (CodeBundle.InvalidBundleException e) {
@@ -356,7 +356,8 @@ public final class Producer implements AutoCloseable {
             CodeBundle bundle = null;
             String problem = null;
             try {
-                bundle = CodeBundle.verified(hash, all);
+                bundle = CodeBundle.verified(hash, all.bytes(), all.signed());
+                bundle.signer(config.tls()); // code runs only if a user of this network signed it
             } catch (CodeBundle.InvalidBundleException e) {
                 problem = e.getMessage();
             }

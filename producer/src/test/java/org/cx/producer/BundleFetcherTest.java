@@ -63,9 +63,9 @@ class BundleFetcherTest {
         byte[] first = java.util.Arrays.copyOfRange(bytes, 0, half);
         byte[] second = java.util.Arrays.copyOfRange(bytes, half, bytes.length);
         assertNull(fetcher.chunk(new Message.BundleChunk(bundle.hash(), 0, bytes.length, first)));
-        byte[] all = fetcher.chunk(new Message.BundleChunk(bundle.hash(), half, bytes.length, second));
+        BundleFetcher.Assembled all = fetcher.chunk(new Message.BundleChunk(bundle.hash(), half, bytes.length, second));
         assertNotNull(all);
-        List<ReadyTask> ready = fetcher.arrived(CodeBundle.verified(bundle.hash(), all));
+        List<ReadyTask> ready = fetcher.arrived(CodeBundle.verified(bundle.hash(), all.bytes(), all.signed()));
         assertEquals(2, ready.size());
         assertEquals(0, fetcher.parkedCount());
         assertNull(fetcher.code(4, bundle.hash()), "held now: bound at once");

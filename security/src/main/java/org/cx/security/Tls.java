@@ -31,11 +31,13 @@ public final class Tls {
     public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
     private final Credential credential;
+    private final RevocationList revocations;
     private final SslContext accepting;
     private final SslContext connecting;
 
     private Tls(Credential credential, RevocationList revocations) throws SSLException {
         this.credential = credential;
+        this.revocations = revocations;
         this.accepting = SslContextBuilder.forServer(credential.key(), credential.certificate())
                 .trustManager(new Trust(credential.authority(), revocations, null))
                 .clientAuth(ClientAuth.REQUIRE)
@@ -63,6 +65,20 @@ public final class Tls {
 
     public Credential credential() {
         return credential;
+    }
+
+    /** Signs code bundle {@code hash} as this holder (a user). */
+    public CodeSigning.Signed sign(String hash) {
+        return CodeSigning.sign(credential, hash);
+    }
+
+    /**
+     * Who signed code bundle {@code hash}, if a user of this network did and is not revoked.
+     *
+     * @throws CodeSigning.RefusedCodeException saying why the code must not run
+     */
+    public PeerIdentity signerOf(String hash, CodeSigning.Signed signed) throws CodeSigning.RefusedCodeException {
+        return CodeSigning.verify(hash, signed, credential.authority(), revocations);
     }
 
     /** A handler for a connection this process accepted: it requires the peer's credential. */

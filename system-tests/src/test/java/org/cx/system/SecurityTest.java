@@ -152,6 +152,30 @@ class SecurityTest {
         }
     }
 
+    @Test
+    void codeNoUserSignedIsRefusedOnUpload() throws Exception {
+        byte[] jar = AppJars.jar(AppJars.packageOf(Fib.class));
+        String hash = CodeBundle.hashOf(jar);
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("unsigned"), 1, 1, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            BlockingQueue<Message> received = new LinkedBlockingQueue<>();
+            Channel raw = raw(cluster, CxHome.local(CredentialRole.USER, false),
+                    new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.CONSUMER, "unsigned", 0), received);
+            Message.Submit submit = new Message.Submit(1, new TaskEnvelope(TaskId.root(0), Continuation.CONSUMER, 0,
+                    0, false, new byte[] {1}), hash);
+            raw.write(new Message.BundleChunk(hash, 0, jar.length, jar)); // no signature
+            raw.writeAndFlush(submit);
+            Message answer = received.poll(30, TimeUnit.SECONDS);
+            assertTrue(answer instanceof Message.SubmitRefused r && r.reason().contains("is not signed"),
+                    String.valueOf(answer));
+            raw.close().sync();
+            Task fib = (Task) new BundleClassLoader(CodeBundle.of(jar)).loadClass(Fib.class.getName())
+                    .getConstructor(int.class).newInstance(11);
+            assertEquals(Fib.value(11), consumer.submit(fib).result().get(60, TimeUnit.SECONDS),
+                    "the same code, signed by its user, runs");
+        }
+    }
+
     /** A hand-made connection that sends {@code hello} with {@code tls} and collects what comes back. */
     private static Channel raw(LocalCluster cluster, Tls tls, Message.Hello hello, BlockingQueue<Message> received)
             throws IOException {

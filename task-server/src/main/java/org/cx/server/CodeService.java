@@ -31,6 +31,7 @@ final class CodeService {
     private final BodyCodecs codecs;
     private final Upstream upstream;
     private final String name;
+    private final org.cx.security.Tls trust;
     /** Bundles being received: uploads from consumers and answers from upstream, by hash. */
     private final Map<String, BundleAssembly> incoming = new HashMap<>();
     /** Connections (producers, child servers) waiting for a bundle, by hash. */
@@ -49,7 +50,9 @@ final class CodeService {
     long fetchesSent;
     long bundlesServed;
 
-    CodeService(BodyCodecs codecs, Upstream upstream, String name) {
+    /** @param trust checks that a user of the network signed each bundle; null on plain connections (unsigned code) */
+    CodeService(BodyCodecs codecs, Upstream upstream, String name, org.cx.security.Tls trust) {
+        this.trust = trust;
         this.codecs = codecs;
         this.upstream = upstream;
         this.name = name;
@@ -85,6 +88,7 @@ final class CodeService {
         try {
             CodeBundle bundle = incoming.computeIfAbsent(hash, BundleAssembly::new).add(chunk);
             if (bundle != null) {
+                bundle.signer(trust); // a server relays only code a user of the network signed
                 incoming.remove(hash);
                 fetchDone(hash);
                 arrived(bundle, upload);

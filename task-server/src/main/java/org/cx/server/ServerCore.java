@@ -124,7 +124,7 @@ public final class ServerCore {
             public void send(int server, Message message) {
                 network.sendNow(server, message);
             }
-        }, config.name());
+        }, config.name(), config.tls());
         this.network = new ServerNetwork(config, address, env.links(), cycle, scheduler, new NetworkHost());
     }
 

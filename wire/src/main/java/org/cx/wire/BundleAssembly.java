@@ -1,5 +1,7 @@
 package org.cx.wire;
 
+import org.cx.security.CodeSigning;
+
 /**
  * Collects the {@link Message.BundleChunk}s of one code bundle, which arrive in order on one connection, and
  * checks the result against the hash it was asked for.
@@ -9,8 +11,11 @@ public final class BundleAssembly {
     public static final int MAX_BYTES = Integer.getInteger("cx.maxBundleBytes", 256 << 20);
 
     private final String hash;
-    private byte[] bytes;
+    /** What arrived so far; grows with the chunks, so that a chunk claiming a large total costs only its data. */
+    private byte[] bytes = new byte[0];
+    private int total = -1;
     private int received;
+    private CodeSigning.Signed signed = CodeSigning.Signed.NONE;
 
     public BundleAssembly(String hash) {
         this.hash = hash;
@@ -25,7 +30,17 @@ public final class BundleAssembly {
      */
     public CodeBundle add(Message.BundleChunk chunk) {
         byte[] all = addBytes(chunk);
-        return all == null ? null : CodeBundle.verified(hash, all);
+        return all == null ? null : CodeBundle.verified(hash, all, signed);
+    }
+
+    /** Bytes held for what arrived so far (tests). */
+    int capacity() {
+        return bytes.length;
+    }
+
+    /** The signature the first chunk carried. */
+    public CodeSigning.Signed signed() {
+        return signed;
     }
 
     /**
@@ -39,29 +54,37 @@ public final class BundleAssembly {
             throw new CodeBundle.InvalidBundleException("code bundle " + CodeBundle.shortHash(hash) + " has "
                     + chunk.total() + " bytes, over the limit of " + MAX_BYTES + " (-Dcx.maxBundleBytes)");
         }
-        if (bytes == null) {
-            bytes = new byte[chunk.total()];
+        if (total < 0) {
+            total = chunk.total();
+            signed = new CodeSigning.Signed(chunk.signer(), chunk.signature());
         }
-        if (chunk.total() != bytes.length || chunk.offset() != received) {
+        if (chunk.total() != total || chunk.offset() != received) {
             throw new CodeBundle.InvalidBundleException("code bundle " + CodeBundle.shortHash(hash)
                     + ": a chunk at " + chunk.offset() + " of " + chunk.total() + " bytes arrived where byte "
-                    + received + " of " + bytes.length + " was expected");
+                    + received + " of " + total + " was expected");
         }
-        System.arraycopy(chunk.data(), 0, bytes, received, chunk.data().length);
-        received += chunk.data().length;
-        return received == bytes.length ? bytes : null;
+        int length = chunk.data().length;
+        if (received + length > bytes.length) {
+            bytes = java.util.Arrays.copyOf(bytes, (int) Math.min(total, Math.max(received + length,
+                    2L * bytes.length)));
+        }
+        System.arraycopy(chunk.data(), 0, bytes, received, length);
+        received += length;
+        return received == total ? bytes : null;
     }
 
     /** The chunks that carry {@code bundle}'s bytes, in order. */
     public static Message.BundleChunk[] chunks(CodeBundle bundle) {
+        CodeSigning.Signed signed = bundle.signed();
         byte[] all = bundle.bytes();
         int n = Math.max(1, (all.length + CodeBundle.CHUNK_BYTES - 1) / CodeBundle.CHUNK_BYTES);
         Message.BundleChunk[] chunks = new Message.BundleChunk[n];
         for (int i = 0; i < n; i++) {
             int from = i * CodeBundle.CHUNK_BYTES;
             int to = Math.min(all.length, from + CodeBundle.CHUNK_BYTES);
-            chunks[i] = new Message.BundleChunk(bundle.hash(), from, all.length,
-                    java.util.Arrays.copyOfRange(all, from, to));
+            byte[] data = java.util.Arrays.copyOfRange(all, from, to);
+            chunks[i] = i == 0 ? new Message.BundleChunk(bundle.hash(), from, all.length, data, signed.signer(),
+                    signed.signature()) : new Message.BundleChunk(bundle.hash(), from, all.length, data);
         }
         return chunks;
     }

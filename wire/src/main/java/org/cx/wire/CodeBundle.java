@@ -1,5 +1,8 @@
 package org.cx.wire;
 
+import org.cx.security.CodeSigning;
+import org.cx.security.PeerIdentity;
+import org.cx.security.Tls;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.security.MessageDigest;
@@ -23,18 +26,47 @@ public final class CodeBundle {
 
     private final String hash;
     private final byte[] bytes;
+    /** The signature of the user who submitted it, or none (on a network of plain connections). */
+    private final CodeSigning.Signed signed;
     /** The jar's entries, read when a class is first loaded from it: servers only pass bundles on. */
     private volatile Map<String, byte[]> entries;
 
-    private CodeBundle(String hash, byte[] bytes, Map<String, byte[]> entries) {
+    private CodeBundle(String hash, byte[] bytes, Map<String, byte[]> entries, CodeSigning.Signed signed) {
         this.hash = hash;
         this.bytes = bytes;
         this.entries = entries;
+        this.signed = signed;
     }
 
-    /** Reads a jar's bytes. @throws InvalidBundleException if they are not a readable jar */
+    /** Reads a jar's bytes (unsigned). @throws InvalidBundleException if they are not a readable jar */
     public static CodeBundle of(byte[] jar) {
-        return new CodeBundle(hashOf(jar), jar, unzip(jar));
+        return new CodeBundle(hashOf(jar), jar, unzip(jar), CodeSigning.Signed.NONE);
+    }
+
+    /** This bundle signed as the user of {@code tls}; itself, unsigned, for null (plain connections). */
+    public CodeBundle signedAs(Tls tls) {
+        return tls == null ? this : new CodeBundle(hash, bytes, entries, tls.sign(hash));
+    }
+
+    public CodeSigning.Signed signed() {
+        return signed;
+    }
+
+    /**
+     * Who signed this bundle, checked against {@code trust}'s authority and revocations; null with a null
+     * {@code trust} (plain connections: code is not signed).
+     *
+     * @throws InvalidBundleException saying why the code must not run
+     */
+    public PeerIdentity signer(Tls trust) {
+        if (trust == null) {
+            return null;
+        }
+        try {
+            return trust.signerOf(hash, signed);
+        } catch (CodeSigning.RefusedCodeException e) {
+            throw new InvalidBundleException("code bundle " + shortHash(hash) + " is refused: " + e.getMessage());
+        }
     }
 
     /**
@@ -43,7 +75,7 @@ public final class CodeBundle {
      *
      * @throws InvalidBundleException if their hash differs or they are not a jar
      */
-    public static CodeBundle verified(String expectedHash, byte[] jar) {
+    public static CodeBundle verified(String expectedHash, byte[] jar, CodeSigning.Signed signed) {
         String actual = hashOf(jar);
         if (!actual.equals(expectedHash)) {
             throw new InvalidBundleException("code bundle " + shortHash(expectedHash) + " arrived with hash "
@@ -52,7 +84,7 @@ public final class CodeBundle {
         if (jar.length < 4 || jar[0] != 'P' || jar[1] != 'K' || jar[2] != 3 || jar[3] != 4) {
             throw new InvalidBundleException("code bundle " + shortHash(expectedHash) + " is not a jar");
         }
-        return new CodeBundle(actual, jar, null);
+        return new CodeBundle(actual, jar, null, signed);
     }
 
     private Map<String, byte[]> entries() {

@@ -44,8 +44,16 @@ public sealed interface Message {
     record SubmitRefused(long requestId, String reason) implements Message {
     }
 
-    /** Part of a code bundle's bytes: {@code data} goes at {@code offset} of {@code total} bytes. */
-    record BundleChunk(String bundle, int offset, int total, byte[] data) implements Message {
+    /**
+     * Part of a code bundle's bytes: {@code data} goes at {@code offset} of {@code total} bytes. The first chunk
+     * carries the bundle's signature ({@code signer}: the signing user's certificate; both empty if unsigned).
+     */
+    record BundleChunk(String bundle, int offset, int total, byte[] data, byte[] signer, byte[] signature)
+            implements Message {
+        /** Unsigned, or not the first chunk. */
+        public BundleChunk(String bundle, int offset, int total, byte[] data) {
+            this(bundle, offset, total, data, new byte[0], new byte[0]);
+        }
     }
 
     /** Producer or server: send me code bundle {@code bundle} (as {@link BundleChunk}s). */

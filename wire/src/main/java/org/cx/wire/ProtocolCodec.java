@@ -154,6 +154,8 @@ public final class ProtocolCodec {
             out.writeVarInt(m.offset(), true);
             out.writeVarInt(m.total(), true);
             writeBytes(out, m.data());
+            writeBytes(out, m.signer());
+            writeBytes(out, m.signature());
         }, in -> readChunk(in));
         register(kryo, Message.FetchBundle.class, id++, (out, m) -> out.writeString(m.bundle()),
                 in -> new Message.FetchBundle(readHash(in)));
@@ -318,7 +320,7 @@ public final class ProtocolCodec {
             throw new MalformedMessageException("bundle chunk at " + offset + " of " + data.length
                     + " bytes does not fit a bundle of " + total + " bytes");
         }
-        return new Message.BundleChunk(hash, offset, total, data);
+        return new Message.BundleChunk(hash, offset, total, data, readBytes(in), readBytes(in));
     }
 
     static int readLength(Input in) {
