@@ -8,6 +8,7 @@ import org.cx.server.NetworkConfig;
 import org.cx.security.CredentialRole;
 import org.cx.server.ConnectionGuards;
 import org.cx.server.ServerConfig;
+import org.cx.server.UserQuotas;
 import org.cx.server.TaskServerNode;
 import org.cx.wire.WireClient;
 import picocli.CommandLine.Command;
@@ -43,6 +44,21 @@ final class ServerCommand extends Printing implements Callable<Integer> {
     @Option(names = "--max-connections-per-address", defaultValue = "2000", paramLabel = "N",
             description = "Connections from one address at once. Default: ${DEFAULT-VALUE}.")
     int maxConnectionsPerAddress;
+
+    @Option(names = "--max-computations-per-user", defaultValue = "1000", paramLabel = "N",
+            description = "Running computations one user may submit here; more are refused with the reason. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int maxComputations;
+
+    @Option(names = "--max-tasks-per-user", defaultValue = "20000000", paramLabel = "N",
+            description = "Tasks of one user's computations stored here at once; a computation that stores more "
+                    + "fails with the reason. Default: ${DEFAULT-VALUE}.")
+    long maxTasks;
+
+    @Option(names = "--abandoned-after", defaultValue = "1h", paramLabel = "DURATION",
+            description = "A running computation whose consumer has been gone this long (and did not collect it "
+                    + "again) fails and its tasks are dropped. Default: ${DEFAULT-VALUE}.")
+    Duration abandonedAfter;
 
     @Option(names = "--allow-server-tasks",
             description = "Run tasks that ask for it (executeOnServer) inside this server. Off by default: the "
@@ -96,6 +112,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         ServerConfig config = ServerConfig.defaults(security.tls(CredentialRole.SERVER, true)).withHost(host).withPort(port).withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)
                 .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress))
+                .withQuotas(new UserQuotas(maxComputations, maxTasks, abandonedAfter))
                 .withServerTasks(serverTasks);
         try (TaskServerNode node = TaskServerNode.start(config);
              RiverDiscovery discovery = lookup == null ? null

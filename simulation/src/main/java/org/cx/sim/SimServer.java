@@ -32,7 +32,7 @@ final class SimServer extends Node implements ServerCore.Environment {
         ServerConfig config = new ServerConfig(name, 7000, name, Duration.ofMinutes(10), WireConfig.maxFrameBytes(),
                 false, null, NetworkConfig.defaults().withJoin(join),
                 trails == null ? null : trails.resolve(name + ".log"), "", false,
-                org.cx.server.ConnectionGuards.defaults(), true);
+                org.cx.server.ConnectionGuards.defaults(), org.cx.server.UserQuotas.defaults(), true);
         this.ids = new java.util.SplittableRandom(seed);
         this.core = new ServerCore(config, address, this);
     }

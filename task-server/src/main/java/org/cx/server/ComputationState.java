@@ -16,6 +16,10 @@ final class ComputationState {
     final long submittedNanos;
     /** The name of the user who submitted it (empty on a plain network): only that user sees and collects it. */
     String owner = "";
+    /** Its tasks last counted against its owner's quota ({@link UserQuotas#tasks()}). */
+    long countedTasks;
+    /** When its consumer went away without collecting it (at its origin), or -1 while one waits for it. */
+    long abandonedSince = -1;
     /** The server that delivers this computation's result: where it was submitted. */
     int origin;
     /** The hash of the code bundle its tasks run from; {@code CodeBundle.CLASS_PATH} for none. */

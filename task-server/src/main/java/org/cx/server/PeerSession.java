@@ -228,6 +228,11 @@ abstract class PeerSession {
                         : new Message.NeedBundle(s.requestId(), s.bundle()));
                 return;
             }
+            String overQuota = node.scheduler().submitRefusal(this);
+            if (overQuota != null) {
+                connection().write(new Message.SubmitRefused(s.requestId(), overQuota));
+                return;
+            }
             long id = node.scheduler().submit(this, s.root(), s.bundle(), node.cycle().now());
             node.accepted(this, s.requestId(), id);
             LOG.debug("consumer {} submitted computation {}", peerId(), Long.toHexString(id));

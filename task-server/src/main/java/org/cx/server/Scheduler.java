@@ -39,6 +39,9 @@ public final class Scheduler {
     private final long resultRetentionNanos;
     /** Draws computation ids: unguessable on a real server, repeatable in a simulation. */
     private final RandomGenerator ids;
+    private UserQuotas quotas = UserQuotas.defaults();
+    /** Stored tasks per user, as last counted (see {@link #charge}). */
+    private final Map<String, Long> ownerTasks = new HashMap<>();
     private final Map<Long, ComputationState> computations = new HashMap<>();
     private final Map<Long, ProducerState> producers = new HashMap<>();
     private final ReadyHeap ready = new ReadyHeap();
@@ -74,6 +77,55 @@ public final class Scheduler {
         this.resultRetentionNanos = resultRetentionNanos;
         this.ids = ids;
         this.audit = audit;
+    }
+
+    /** What one user may hold here. */
+    void quotas(UserQuotas userQuotas) {
+        this.quotas = userQuotas;
+    }
+
+    /**
+     * Why a submission by {@code consumer} is refused: its user runs as many computations here as its quota allows;
+     * null if it may submit.
+     */
+    public String submitRefusal(ConsumerHandle consumer) {
+        String owner = consumer.owner();
+        if (owner.isEmpty()) {
+            return null;
+        }
+        int running = 0;
+        for (ComputationState c : computations.values()) {
+            if (c.origin == self && c.phase == ComputationState.Phase.RUNNING && owner.equals(c.owner)) {
+                running++;
+            }
+        }
+        return running < quotas.computations() ? null : "user " + owner + " runs " + running
+                + " computations on this server, its quota (--max-computations-per-user): wait for one to end";
+    }
+
+    /**
+     * Counts {@code c}'s stored tasks against its user's quota; fails it, saying why, if the user now holds more
+     * than the quota here. Called after each change that can store many tasks at once.
+     */
+    private void charge(ComputationState c) {
+        if (c.owner.isEmpty() || c.phase != ComputationState.Phase.RUNNING) {
+            return;
+        }
+        long size = c.tasks.size();
+        long held = ownerTasks.merge(c.owner, size - c.countedTasks, Long::sum);
+        c.countedTasks = size;
+        if (held > quotas.tasks()) {
+            fail(c, "", "user " + c.owner + " holds " + held + " stored tasks on this server, over its quota of "
+                    + quotas.tasks() + " (--max-tasks-per-user): computation " + Long.toHexString(c.id)
+                    + " stores more tasks than it completes", now);
+        }
+    }
+
+    private void uncharge(ComputationState c) {
+        if (c.countedTasks != 0) {
+            ownerTasks.merge(c.owner, -c.countedTasks, (a, b) -> a + b == 0 ? null : a + b);
+            c.countedTasks = 0;
+        }
     }
 
     public SchedulerCounters counters() {
@@ -115,6 +167,7 @@ public final class Scheduler {
         TaskEnvelope named = new TaskEnvelope(TaskId.root(id), Continuation.CONSUMER, root.arity(), root.priority(),
                 root.onServer(), root.body());
         store(c, named, self, null, "submitted");
+        charge(c);
         counters.computationsSubmitted++;
         dispatch();
         return id;
@@ -130,6 +183,7 @@ public final class Scheduler {
             return false;
         }
         c.consumer = consumer;
+        c.abandonedSince = -1;
         deliver(c);
         return true;
     }
@@ -149,12 +203,24 @@ public final class Scheduler {
         for (ComputationState c : computations.values()) {
             if (c.consumer == consumer) {
                 c.consumer = null; // keep running; the result waits to be collected
+                c.abandonedSince = now;
             }
         }
     }
 
     /** Forgets finished computations whose results were not collected within the retention time. */
     public int expire(long nowNanos) {
+        List<ComputationState> abandoned = new ArrayList<>();
+        for (ComputationState c : computations.values()) {
+            if (c.phase == ComputationState.Phase.RUNNING && c.origin == self && c.consumer == null
+                    && c.abandonedSince >= 0 && nowNanos - c.abandonedSince > quotas.abandonedAfter().toNanos()) {
+                abandoned.add(c);
+            }
+        }
+        for (ComputationState c : abandoned) {
+            fail(c, "", "its consumer has been gone for " + quotas.abandonedAfter().toSeconds() + " s and nobody "
+                    + "collected it (--abandoned-after): its tasks are dropped", nowNanos);
+        }
         int expired = 0;
         for (Iterator<ComputationState> it = computations.values().iterator(); it.hasNext(); ) {
             ComputationState c = it.next();
@@ -348,6 +414,9 @@ public final class Scheduler {
             if (c.phase != ComputationState.Phase.RUNNING) {
                 break;
             }
+        }
+        if (spawned.length > 0) {
+            charge(c);
         }
         dispatch();
     }
@@ -547,6 +616,7 @@ public final class Scheduler {
     /** Drops every remaining task of a finished computation and tells the producers. */
     private void end(ComputationState c) {
         tallied.remove(c);
+        uncharge(c);
         for (TaskEntry e : c.tasks.values()) {
             ready.remove(e);
             revocable.remove(e);
@@ -981,6 +1051,9 @@ public final class Scheduler {
             }
             c.origin = self;
             c.owner = rc.owner();
+            if (c.consumer == null && c.abandonedSince < 0) {
+                c.abandonedSince = now; // its consumer comes back here, or the computation is abandoned
+            }
             MirrorOp.Finished f = rc.finished();
             if (f != null && c.phase == ComputationState.Phase.RUNNING) {
                 c.phase = f.result() != null ? ComputationState.Phase.DONE : ComputationState.Phase.FAILED;

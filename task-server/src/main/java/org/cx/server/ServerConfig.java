@@ -25,6 +25,7 @@ import org.cx.security.Tls;
  * @param jmx              the JMX service URL of this server's process, told to the network for {@code cx status};
  *                         empty if none
  * @param guards           caps on connections and timeouts for what a connection half-does
+ * @param quotas           what one user may hold on this server
  * @param serverTasks      run {@code executeOnServer} tasks here (off by default: a server then runs no
  *                         application code, and such a task fails its computation with the reason)
  * @param timeline         record the scheduler's decisions (tasks stored, assigned, revoked) with their times, for a
@@ -32,7 +33,8 @@ import org.cx.security.Tls;
  */
 public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
                            boolean auditEffects, Tls tls, NetworkConfig network, Path commitLog, String jmx,
-                           boolean timeline, ConnectionGuards guards, boolean serverTasks) {
+                           boolean timeline, ConnectionGuards guards, UserQuotas quotas,
+                           boolean serverTasks) {
 
     public ServerConfig {
         if (port < 0 || port > 65535) {
@@ -58,42 +60,42 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     public static ServerConfig defaults(Tls tls) {
         return new ServerConfig("127.0.0.1", 0, "server", Duration.ofHours(1),
                 org.cx.wire.WireConfig.maxFrameBytes(), false, tls, NetworkConfig.defaults(), null, "",
-                false, ConnectionGuards.defaults(), false);
+                false, ConnectionGuards.defaults(), UserQuotas.defaults(), false);
     }
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline, guards, serverTasks);
+                commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withHost(String newHost) {
         return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline, guards, serverTasks);
+                commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withName(String newName) {
         return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline, guards, serverTasks);
+                commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withResultRetention(Duration retention) {
         return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, tls, network, commitLog, jmx,
-                timeline, guards, serverTasks);
+                timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withMaxFrameBytes(int bytes) {
         return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, tls, network, commitLog, jmx,
-                timeline, guards, serverTasks);
+                timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withAuditEffects(boolean audit) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, tls, network, commitLog, jmx,
-                timeline, guards, serverTasks);
+                timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withNetwork(NetworkConfig newNetwork) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, newNetwork,
-                commitLog, jmx, timeline, guards, serverTasks);
+                commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     /**
@@ -112,17 +114,22 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     /** With TLS and roles from credentials ({@code tls}), or plain connections (null). */
     public ServerConfig withTls(Tls newTls) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, newTls, network,
-                commitLog, jmx, timeline, guards, serverTasks);
+                commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withGuards(ConnectionGuards newGuards) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline, newGuards, serverTasks);
+                commitLog, jmx, timeline, newGuards, quotas, serverTasks);
+    }
+
+    public ServerConfig withQuotas(UserQuotas newQuotas) {
+        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
+                commitLog, jmx, timeline, guards, newQuotas, serverTasks);
     }
 
     public ServerConfig withServerTasks(boolean allowed) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline, guards, allowed);
+                commitLog, jmx, timeline, guards, quotas, allowed);
     }
 
     /** Whether connections are plain and roles come from the peers' word. */
@@ -132,16 +139,16 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
 
     public ServerConfig withCommitLog(Path file) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, file,
-                jmx, timeline, guards, serverTasks);
+                jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withJmx(String url) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, commitLog,
-                url, timeline, guards, serverTasks);
+                url, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withTimeline(boolean on) {
         return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, commitLog,
-                jmx, on, guards, serverTasks);
+                jmx, on, guards, quotas, serverTasks);
     }
 }

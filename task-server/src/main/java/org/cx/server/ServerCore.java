@@ -125,6 +125,7 @@ public final class ServerCore {
                 network.sendNow(server, message);
             }
         }, config.name(), config.tls());
+        scheduler.quotas(config.quotas());
         this.network = new ServerNetwork(config, address, env.links(), cycle, scheduler, new NetworkHost());
     }
 

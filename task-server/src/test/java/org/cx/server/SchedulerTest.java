@@ -519,6 +519,64 @@ class SchedulerTest {
         assertEquals(1, scheduler.counters().tasksCompleted(), "the holder's completion is");
     }
 
+    /** A consumer whose credential names {@code user}. */
+    private static ConsumerHandle userNamed(String user, long peerId) {
+        return new ConsumerHandle() {
+            @Override
+            public long peerId() {
+                return peerId;
+            }
+
+            @Override
+            public String owner() {
+                return user;
+            }
+        };
+    }
+
+    @Test
+    void aUserPastItsQuotaOfComputationsIsRefusedAndOthersAreNot() {
+        scheduler.quotas(new UserQuotas(2, 1_000, java.time.Duration.ofHours(1)));
+        ConsumerHandle alice = userNamed("alice", 7);
+        for (int i = 0; i < 2; i++) {
+            assertNull(scheduler.submitRefusal(alice));
+            scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        }
+        String refused = scheduler.submitRefusal(alice);
+        assertTrue(refused != null && refused.contains("--max-computations-per-user"), refused);
+        assertNull(scheduler.submitRefusal(userNamed("bob", 8)));
+    }
+
+    @Test
+    void aComputationThatStoresMoreThanItsUsersQuotaFailsSayingWhy() {
+        scheduler.quotas(new UserQuotas(10, 5, java.time.Duration.ofHours(1)));
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        long c = scheduler.submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        List<TaskEnvelope> many = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            many.add(task(root.child(i), Continuation.CONSUMER, 1, 0)); // never ready: nobody sends their input
+        }
+        scheduler.completed(p, completion(root, many, List.of()));
+        assertTrue(out.log.contains("failed"), out.log.toString());
+        assertTrue(out.failure.contains("over its quota of 5"), out.failure);
+    }
+
+    @Test
+    void aComputationWhoseConsumerIsGoneTooLongFails() {
+        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofMinutes(10)));
+        ConsumerHandle alice = userNamed("alice", 7);
+        long c = scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        scheduler.consumerGone(alice);
+        scheduler.expire(now + java.time.Duration.ofMinutes(9).toNanos());
+        assertFalse(out.log.contains("ended"), "not yet");
+        scheduler.expire(now + java.time.Duration.ofMinutes(11).toNanos());
+        assertTrue(out.log.contains("ended"), "its tasks are dropped");
+        assertTrue(scheduler.collect(alice, c), "the failure waits to be collected");
+        assertTrue(out.failure.contains("--abandoned-after"), out.failure);
+    }
+
     @Test
     void spawnOutsideTheTasksSubtreeIsRefused() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
