@@ -14,8 +14,11 @@ final class JmxOptions {
     @Option(names = "--no-jmx", description = "Start no JMX connector (cx status then shows less).")
     boolean off;
 
-    /** Starts the connector bound to {@code host}; its service URL, or empty with {@code --no-jmx}. */
-    String start(String host) throws IOException {
-        return off ? "" : JmxAgent.start(host, port);
+    /**
+     * Starts the connector bound to {@code host}, logins checked against {@code tls}'s authority (none if null); its
+     * service URL, or empty with {@code --no-jmx}.
+     */
+    String start(String host, org.cx.security.Tls tls) throws IOException {
+        return off ? "" : JmxAgent.start(host, port, tls);
     }
 }

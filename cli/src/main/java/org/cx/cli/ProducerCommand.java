@@ -54,8 +54,9 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         }
         server = Lookups.serverOrLookup(server, lookup, true);
         InetSocketAddress address = WireClient.parseAddress(server);
-        String jmx = jmxOptions.start("127.0.0.1");
-        ProducerConfig config = ProducerConfig.of(address, workers, security.tls(CredentialRole.PRODUCER, false)).withName(name).withPrefetch(!noPrefetch)
+        org.cx.security.Tls tls = security.tls(CredentialRole.PRODUCER, false);
+        String jmx = jmxOptions.start("127.0.0.1", tls);
+        ProducerConfig config = ProducerConfig.of(address, workers, tls).withName(name).withPrefetch(!noPrefetch)
                 .withJmx(jmx).withSpeed(speed);
         try (Producer p = Producer.start(config)) {
             out().println("producer '" + name + "' attached to " + server + " with " + workers + " worker"

@@ -108,8 +108,9 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         }
         NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
                 .withFailTimeout(failTimeout);
-        String jmx = jmxOptions.start(host.equals("0.0.0.0") ? "127.0.0.1" : host);
-        ServerConfig config = ServerConfig.defaults(security.tls(CredentialRole.SERVER, true)).withHost(host).withPort(port).withName(name)
+        org.cx.security.Tls tls = security.tls(CredentialRole.SERVER, true);
+        String jmx = jmxOptions.start(host.equals("0.0.0.0") ? "127.0.0.1" : host, tls);
+        ServerConfig config = ServerConfig.defaults(tls).withHost(host).withPort(port).withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)
                 .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress))
                 .withQuotas(new UserQuotas(maxComputations, maxTasks, abandonedAfter))

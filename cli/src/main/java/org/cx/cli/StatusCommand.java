@@ -47,6 +47,9 @@ final class StatusCommand extends Printing implements Callable<Integer> {
     @Mixin
     SecurityOptions security;
 
+    /** The credential this command logs in with (null with --insecure), once resolved. */
+    private org.cx.security.Tls tls;
+    private boolean resolved;
     private final Map<String, MBeanServerConnection> connections = new HashMap<>();
     private final List<JMXConnector> connectors = new ArrayList<>();
 
@@ -80,7 +83,11 @@ final class StatusCommand extends Printing implements Callable<Integer> {
 
     /** One view of the network, as text. */
     String snapshot(String root) throws IOException {
-        Message.NetworkStatus net = NetworkProbe.status(root, security.tls(CredentialRole.USER, false));
+        if (!resolved) {
+            tls = security.tls(CredentialRole.USER, false);
+            resolved = true;
+        }
+        Message.NetworkStatus net = NetworkProbe.status(root, tls);
         StringBuilder servers = new StringBuilder();
         StringBuilder producers = new StringBuilder();
         StringBuilder computations = new StringBuilder();
@@ -158,11 +165,12 @@ final class StatusCommand extends Printing implements Callable<Integer> {
         MBeanServerConnection c = connections.get(url);
         if (c == null) {
             try {
-                JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(url));
+                JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(url), tls == null ? null
+                        : Map.of(JMXConnector.CREDENTIALS, org.cx.security.JmxLogin.credentials(tls)));
                 connectors.add(connector);
                 c = connector.getMBeanServerConnection();
                 connections.put(url, c);
-            } catch (IOException e) {
+            } catch (IOException | SecurityException e) {
                 return null;
             }
         }

@@ -65,7 +65,8 @@ public final class LookupService implements AutoCloseable {
             component + "initialUnicastDiscoveryPort=" + port,
             component + "serverSocketFactory=new org.cx.discovery.BoundServerSocketFactory(" + quoted + ")",
             component + "serverExporter=new net.jini.jeri.BasicJeriExporter("
-                    + "net.jini.jeri.tcp.TcpServerEndpoint.getInstance(" + quoted + ", 0), "
+                    + "net.jini.jeri.tcp.TcpServerEndpoint.getInstance(" + quoted + ", 0, null, "
+                    + "new org.cx.discovery.BoundServerSocketFactory(" + quoted + ")), "
                     + "new net.jini.jeri.BasicILFactory())"));
         if (!multicast) {
             // Without this entry River uses every multicast-capable interface; with none it uses no multicast.

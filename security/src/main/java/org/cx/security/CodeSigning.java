@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.Signature;
+import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 
@@ -38,6 +39,16 @@ public final class CodeSigning {
         }
     }
 
+    /** Reads a DER certificate. */
+    static X509Certificate certificate(byte[] der) throws CertificateException {
+        try {
+            return (X509Certificate) CertificateFactory.getInstance("X.509")
+                    .generateCertificate(new ByteArrayInputStream(der));
+        } catch (RuntimeException e) {
+            throw new CertificateException("not a certificate: " + e.getMessage());
+        }
+    }
+
     /** Signs bundle {@code hash} as the holder of {@code credential}. */
     public static Signed sign(Credential credential, String hash) {
         try {
@@ -62,26 +73,15 @@ public final class CodeSigning {
             throw new RefusedCodeException("it is not signed (code runs only when a user of this network signed it)");
         }
         X509Certificate signer;
-        try {
-            signer = (X509Certificate) CertificateFactory.getInstance("X.509")
-                    .generateCertificate(new ByteArrayInputStream(signed.signer()));
-            signer.verify(authority.getPublicKey());
-            signer.checkValidity();
-        } catch (GeneralSecurityException | RuntimeException e) {
-            throw new RefusedCodeException("its signer's certificate is not one of this network's authority ("
-                    + e.getMessage() + ")");
-        }
         PeerIdentity identity;
         try {
-            identity = PeerIdentity.of(signer);
-        } catch (IllegalArgumentException e) {
-            throw new RefusedCodeException(e.getMessage());
+            signer = certificate(signed.signer());
+            identity = PeerIdentity.verified(signer, authority, revocations);
+        } catch (CertificateException e) {
+            throw new RefusedCodeException("its signer's certificate is refused: " + e.getMessage());
         }
         if (!identity.role().consumes()) {
             throw new RefusedCodeException("it is signed by " + identity + ", and only users run code");
-        }
-        if (revocations.revoked(identity.serial())) {
-            throw new RefusedCodeException("its signer, " + identity + ", is revoked");
         }
         try {
             Signature s = Signature.getInstance(ALGORITHM);

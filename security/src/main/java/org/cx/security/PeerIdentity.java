@@ -1,6 +1,7 @@
 package org.cx.security;
 
 import java.math.BigInteger;
+import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
@@ -26,6 +27,33 @@ public record PeerIdentity(String name, CredentialRole role, BigInteger serial, 
         }
         return new PeerIdentity(name, CredentialRole.parse(role), certificate.getSerialNumber(),
                 certificate.getNotAfter().toInstant());
+    }
+
+    /**
+     * The identity {@code certificate} names, if it was issued by {@code authority}, is valid now and is not revoked.
+     *
+     * @throws CertificateException saying which of these fails
+     */
+    public static PeerIdentity verified(X509Certificate certificate, X509Certificate authority,
+                                        RevocationList revocations) throws CertificateException {
+        try {
+            certificate.verify(authority.getPublicKey());
+        } catch (java.security.GeneralSecurityException e) {
+            throw new CertificateException("the credential (" + certificate.getSubjectX500Principal()
+                    + ") was not issued by this network's authority");
+        }
+        certificate.checkValidity();
+        PeerIdentity identity;
+        try {
+            identity = of(certificate);
+        } catch (IllegalArgumentException e) {
+            throw new CertificateException(e.getMessage());
+        }
+        if (revocations.revoked(identity.serial())) {
+            throw new CertificateException("the credential of " + identity + " (serial "
+                    + identity.serial().toString(16) + ") is revoked");
+        }
+        return identity;
     }
 
     private static String attribute(X500Name subject, ASN1ObjectIdentifier type) {

@@ -67,6 +67,15 @@ public final class Tls {
         return credential;
     }
 
+    /**
+     * The identity {@code certificate} names, if this network's authority issued it, it is valid and not revoked.
+     *
+     * @throws CertificateException saying which fails
+     */
+    public PeerIdentity verify(X509Certificate certificate) throws CertificateException {
+        return PeerIdentity.verified(certificate, credential.authority(), revocations);
+    }
+
     /** Signs code bundle {@code hash} as this holder (a user). */
     public CodeSigning.Signed sign(String hash) {
         return CodeSigning.sign(credential, hash);
@@ -133,24 +142,7 @@ public final class Tls {
             if (chain == null || chain.length == 0) {
                 throw new CertificateException("the peer presented no certificate");
             }
-            X509Certificate leaf = chain[0];
-            try {
-                leaf.verify(authority.getPublicKey());
-            } catch (GeneralSecurityException e) {
-                throw new CertificateException("the peer's credential (" + leaf.getSubjectX500Principal()
-                        + ") was not issued by this network's authority");
-            }
-            leaf.checkValidity();
-            PeerIdentity identity;
-            try {
-                identity = PeerIdentity.of(leaf);
-            } catch (IllegalArgumentException e) {
-                throw new CertificateException(e.getMessage());
-            }
-            if (revocations.revoked(identity.serial())) {
-                throw new CertificateException("the credential of " + identity + " (serial "
-                        + identity.serial().toString(16) + ") is revoked");
-            }
+            PeerIdentity identity = PeerIdentity.verified(chain[0], authority, revocations);
             if (required != null && identity.role() != required) {
                 throw new CertificateException("the peer holds a " + identity.role().label()
                         + " credential, not a " + required.label() + " one");

@@ -46,7 +46,7 @@ class CodeSigningTest {
         assertTrue(refusal(CodeSigning.sign(producer, HASH), HASH).contains("only users run code"));
         Credential stranger = Authority.create(dir.resolve("other"), "other")
                 .issue(CredentialRole.USER, "eve", Duration.ofDays(1));
-        assertTrue(refusal(CodeSigning.sign(stranger, HASH), HASH).contains("not one of this network's authority"));
+        assertTrue(refusal(CodeSigning.sign(stranger, HASH), HASH).contains("not issued by this network's authority"));
         Credential mallory = authority.issue(CredentialRole.USER, "mallory", Duration.ofDays(1));
         java.nio.file.Files.setLastModifiedTime(authority.revocationList(),
                 java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 10_000));
