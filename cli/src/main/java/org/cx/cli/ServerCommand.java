@@ -60,6 +60,12 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                     + "again) fails and its tasks are dropped. Default: ${DEFAULT-VALUE}.")
     Duration abandonedAfter;
 
+    @Option(names = "--task-time-limit", defaultValue = "1h", paramLabel = "DURATION",
+            description = "How long one task may run, from its first start, before its computation fails with the "
+                    + "reason (a task that loops); at most 3 producers run copies of one task at once. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Duration taskTimeLimit;
+
     @Option(names = "--allow-server-tasks",
             description = "Run tasks that ask for it (executeOnServer) inside this server. Off by default: the "
                     + "server then runs no application code, and such a task fails its computation saying why.")
@@ -113,7 +119,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         ServerConfig config = ServerConfig.defaults(tls).withHost(host).withPort(port).withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)
                 .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress))
-                .withQuotas(new UserQuotas(maxComputations, maxTasks, abandonedAfter))
+                .withQuotas(new UserQuotas(maxComputations, maxTasks, abandonedAfter, taskTimeLimit))
                 .withServerTasks(serverTasks);
         try (TaskServerNode node = TaskServerNode.start(config);
              RiverDiscovery discovery = lookup == null ? null

@@ -101,8 +101,8 @@ final class Handshake implements ServerCore.Inbound {
     public void failed(Throwable cause) {
         if (session != null) {
             session.failed(cause);
-        } else if (cause instanceof java.io.IOException) {
-            connection.close();
+        } else if (cause instanceof java.io.IOException || PeerSession.ownFault(cause)) {
+            connection.close(); // a broken connection, or this server's own exhaustion: nobody to blame
         } else {
             refuse("bad input: " + (cause.getMessage() == null ? cause.toString() : cause.getMessage()));
         }

@@ -1,6 +1,8 @@
 package org.cx.server;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 
 /**
  * Eager scheduling's bookkeeping, with the time passed in: which ready tasks are known to be running, since when, and
@@ -30,6 +32,7 @@ final class LateTasks {
             e.runningSinceNanos = nowNanos;
             running.add(e);
         }
+        e.firstRunNanos = Math.min(e.firstRunNanos, nowNanos);
     }
 
     /** {@code e} has no holder any more: it is not running anywhere we know of. */
@@ -69,11 +72,22 @@ final class LateTasks {
             if (e.runningSinceNanos > lateBefore) {
                 return null;
             }
-            if (!e.heldBy(p)) {
+            if (!e.heldBy(p) && e.holderCount() < UserQuotas.MAX_RUNNING_COPIES) {
                 return e;
             }
         }
         return null;
+    }
+
+    /** Running tasks first started before {@code beforeNanos}: those over the time limit. */
+    List<TaskEntry> runningSince(long beforeNanos) {
+        List<TaskEntry> over = new ArrayList<>();
+        for (TaskEntry e : running) {
+            if (e.firstRunNanos < beforeNanos) {
+                over.add(e);
+            }
+        }
+        return over;
     }
 
     /** A copy of {@code late} was handed out at {@code nowNanos}: it is late again only if the copy is late too. */

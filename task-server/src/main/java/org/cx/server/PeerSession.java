@@ -107,12 +107,28 @@ abstract class PeerSession {
     /** Reading failed: an I/O error closes quietly, anything else is bad input and refuses the peer. */
     void failed(Throwable cause) {
         String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+        if (ownFault(cause)) {
+            LOG.error("this server ran short ({}) while reading from {}; closing that connection, not blaming it",
+                    reason, peerName);
+            connection.close();
+            return;
+        }
         if (cause instanceof java.io.IOException) {
             LOG.debug("connection from {} failed: {}", peerName, reason);
             connection.close();
             return;
         }
         refuse("bad input: " + reason);
+    }
+
+    /** Whether {@code cause} is this server's own exhaustion (memory), not the peer's bad input. */
+    static boolean ownFault(Throwable cause) {
+        for (Throwable c = cause; c != null; c = c.getCause()) {
+            if (c instanceof VirtualMachineError) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A producer: asks for work, reports completions, answers revokes, fetches code. */

@@ -221,6 +221,14 @@ public final class Scheduler {
             fail(c, "", "its consumer has been gone for " + quotas.abandonedAfter().toSeconds() + " s and nobody "
                     + "collected it (--abandoned-after): its tasks are dropped", nowNanos);
         }
+        for (TaskEntry e : late.runningSince(nowNanos - quotas.taskTime().toNanos())) {
+            ComputationState c = computations.get(e.envelope.id().computation());
+            if (c != null && c.phase == ComputationState.Phase.RUNNING && c.tasks.get(e.envelope.id()) == e) {
+                fail(c, e.envelope.id().toString(), "task " + e.envelope.id() + " has run for more than "
+                        + quotas.taskTime().toSeconds() + " s without finishing (--task-time-limit): it may loop",
+                        nowNanos);
+            }
+        }
         int expired = 0;
         for (Iterator<ComputationState> it = computations.values().iterator(); it.hasNext(); ) {
             ComputationState c = it.next();

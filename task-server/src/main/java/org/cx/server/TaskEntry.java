@@ -25,6 +25,8 @@ final class TaskEntry {
      * refused because it had started. {@code Long.MAX_VALUE} while only prefetched copies exist.
      */
     long runningSinceNanos = Long.MAX_VALUE;
+    /** When it was first known to be running anywhere (copies and restarts do not reset it), or MAX_VALUE. */
+    long firstRunNanos = Long.MAX_VALUE;
     /** Where this task stands with revokes: never asked, asked and unanswered, or refused (already started). */
     enum Revoke { NONE, REQUESTED, REFUSED }
 

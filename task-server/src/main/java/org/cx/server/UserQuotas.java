@@ -12,21 +12,27 @@ import java.time.Duration;
  * @param computations   running computations one user may have submitted to this server
  * @param tasks          tasks of one user's computations stored on this server at once
  * @param abandonedAfter how long a running computation may go without a consumer
+ * @param taskTime       how long one task may run, from its first start, before its computation fails (a task that
+ *                       loops); meanwhile at most {@link #MAX_RUNNING_COPIES} producers run it at once
  */
-public record UserQuotas(int computations, long tasks, Duration abandonedAfter) {
+public record UserQuotas(int computations, long tasks, Duration abandonedAfter, Duration taskTime) {
+    /** Eager scheduling gives a late task to at most this many producers at once. */
+    public static final int MAX_RUNNING_COPIES = 3;
+
 
     public UserQuotas {
         if (computations < 1 || tasks < 1) {
             throw new IllegalArgumentException("quotas must be at least 1, got " + computations + " computations and "
                     + tasks + " tasks");
         }
-        if (!abandonedAfter.isPositive()) {
-            throw new IllegalArgumentException("the abandonment time must be positive, got " + abandonedAfter);
+        if (!abandonedAfter.isPositive() || !taskTime.isPositive()) {
+            throw new IllegalArgumentException("the abandonment time and the task time limit must be positive, got "
+                    + abandonedAfter + " and " + taskTime);
         }
     }
 
-    /** 1,000 computations and 20 million stored tasks per user; abandoned after an hour. */
+    /** 1,000 computations and 20 million stored tasks per user; abandoned after an hour; a task runs an hour at most. */
     public static UserQuotas defaults() {
-        return new UserQuotas(1_000, 20_000_000, Duration.ofHours(1));
+        return new UserQuotas(1_000, 20_000_000, Duration.ofHours(1), Duration.ofHours(1));
     }
 }

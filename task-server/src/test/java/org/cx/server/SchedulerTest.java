@@ -536,7 +536,7 @@ class SchedulerTest {
 
     @Test
     void aUserPastItsQuotaOfComputationsIsRefusedAndOthersAreNot() {
-        scheduler.quotas(new UserQuotas(2, 1_000, java.time.Duration.ofHours(1)));
+        scheduler.quotas(new UserQuotas(2, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1)));
         ConsumerHandle alice = userNamed("alice", 7);
         for (int i = 0; i < 2; i++) {
             assertNull(scheduler.submitRefusal(alice));
@@ -549,7 +549,7 @@ class SchedulerTest {
 
     @Test
     void aComputationThatStoresMoreThanItsUsersQuotaFailsSayingWhy() {
-        scheduler.quotas(new UserQuotas(10, 5, java.time.Duration.ofHours(1)));
+        scheduler.quotas(new UserQuotas(10, 5, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1)));
         ProducerState p = scheduler.addProducer(1, "p", 1);
         long c = scheduler.submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.request(p, 1, 1);
@@ -565,7 +565,7 @@ class SchedulerTest {
 
     @Test
     void aComputationWhoseConsumerIsGoneTooLongFails() {
-        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofMinutes(10)));
+        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofMinutes(10), java.time.Duration.ofHours(1)));
         ConsumerHandle alice = userNamed("alice", 7);
         long c = scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.consumerGone(alice);
@@ -575,6 +575,30 @@ class SchedulerTest {
         assertTrue(out.log.contains("ended"), "its tasks are dropped");
         assertTrue(scheduler.collect(alice, c), "the failure waits to be collected");
         assertTrue(out.failure.contains("--abandoned-after"), out.failure);
+    }
+
+    @Test
+    void aTaskThatRunsPastTheTimeLimitFailsItsComputationAndIsCopiedToFewProducers() {
+        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofSeconds(30)));
+        List<ProducerState> producers = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            producers.add(scheduler.addProducer(i, "p" + i, 1));
+        }
+        long c = scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        scheduler.request(producers.get(0), 1, 1);
+        for (int round = 0; round < 6; round++) { // it never finishes: late again and again
+            now += java.time.Duration.ofSeconds(1).toNanos();
+            scheduler.tick(now);
+            for (ProducerState p : producers) {
+                scheduler.request(p, 1, 1);
+            }
+            scheduler.dispatchWithEagerCopies();
+        }
+        long holders = out.assigned.stream().filter(t -> t.task().id().equals(TaskId.root(c))).count();
+        assertEquals(UserQuotas.MAX_RUNNING_COPIES, holders, "copies of the looping task");
+        scheduler.expire(now + java.time.Duration.ofSeconds(31).toNanos());
+        assertTrue(scheduler.collect(consumer, c));
+        assertTrue(out.failure.contains("--task-time-limit"), out.failure);
     }
 
     @Test

@@ -57,6 +57,11 @@ public final class TaskRunner {
         try {
             task.execute(context);
         } catch (RuntimeException | Error e) {
+            if (e instanceof OutOfMemoryError) {
+                // What it allocated is garbage now: the worker carries on, and the task fails saying why.
+                return new Outcome.Failed(task.id(), "task " + task.id() + " ran out of memory (the producer's heap is "
+                        + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB): " + e.getMessage());
+            }
             if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
                 throw vme;
             }
