@@ -29,14 +29,23 @@ final class Announcer implements AutoCloseable {
     private Discovery.Registration server;
     private Discovery.Registration network;
     private ServiceRecord last;
+    /** The server's signatures of its two registrations (they cover what does not change), or unsigned ones. */
+    private final ServiceRecord signedServer;
+    private final ServiceRecord signedNetwork;
 
     private Announcer(Discovery discovery, TaskServerNode node) {
         this.discovery = discovery;
         this.node = node;
         this.address = node.advertisedAddress();
+        String name = node.config().name();
+        this.signedServer = Lookups.signed(ServiceRecord.of(Discovery.TASK_SERVER, name, address), node.config().tls());
+        this.signedNetwork = Lookups.signed(ServiceRecord.of(Discovery.NETWORK, name, address), node.config().tls());
     }
 
-    /** Registers {@code node} now (so that it can be found as soon as this returns) and keeps it fresh. */
+    /**
+     * Registers {@code node} now (so that it can be found as soon as this returns) and keeps it fresh; the entries
+     * carry the server's signature when it has a credential.
+     */
     static Announcer start(Discovery discovery, TaskServerNode node) throws IOException {
         Announcer a = new Announcer(discovery, node);
         a.refresh();
@@ -56,7 +65,7 @@ final class Announcer implements AutoCloseable {
         TaskServerNode.NetworkView view = node.network();
         TaskServerNode.Status status = node.status();
         ServiceRecord now = new ServiceRecord(Discovery.TASK_SERVER, status.name(), address, view.position(),
-                status.ready(), status.producers());
+                status.ready(), status.producers(), signedServer.signer(), signedServer.signature());
         if (server == null) {
             server = discovery.register(now);
         } else if (!now.equals(last)) {
@@ -65,7 +74,7 @@ final class Announcer implements AutoCloseable {
         last = now;
         boolean root = view.position() == 0;
         if (root && network == null) {
-            network = discovery.register(ServiceRecord.of(Discovery.NETWORK, status.name(), address));
+            network = discovery.register(signedNetwork);
         } else if (!root && network != null) {
             network.close();
             network = null;

@@ -56,12 +56,12 @@ final class DemoCommand extends Printing implements Callable<Integer> {
             out().printf("lookup service on %s; task server %s registered there%n", lookup.address(),
                     node.advertisedAddress());
             for (int i = 0; i < producers; i++) {
-                String server = Lookups.serverForProducer(discovery, lookup.address());
+                String server = Lookups.serverForProducer(discovery, lookup.address(), node.config().tls());
                 started.add(Producer.start(ProducerConfig.of(WireClient.parseAddress(server), 1)
                         .withName("demo-" + i), loops));
             }
             out().printf("%d producers found it there%n", producers);
-            try (Consumer consumer = Consumer.connect(Lookups.networkRoot(discovery, lookup.address()))) {
+            try (Consumer consumer = Consumer.connect(Lookups.networkRoot(discovery, lookup.address(), node.config().tls()))) {
                 warmUp(consumer);
                 out().printf("computing F(%d) %d time%s (%d tasks; sleep load: 2 ms per leaf, 0.1 ms per other "
                         + "task) ...%n", n, runs, runs == 1 ? "" : "s", Fib.taskCount(n));

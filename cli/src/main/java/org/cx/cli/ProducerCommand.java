@@ -52,9 +52,9 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
             throw new IllegalArgumentException("--speed must be in (0, " + ProducerConfig.MAX_SPEED + "], got "
                     + speed);
         }
-        server = Lookups.serverOrLookup(server, lookup, true);
-        InetSocketAddress address = WireClient.parseAddress(server);
         org.cx.security.Tls tls = security.tls(CredentialRole.PRODUCER, false);
+        server = Lookups.serverOrLookup(server, lookup, true, tls);
+        InetSocketAddress address = WireClient.parseAddress(server);
         String jmx = jmxOptions.start("127.0.0.1", tls);
         ProducerConfig config = ProducerConfig.of(address, workers, tls).withName(name).withPrefetch(!noPrefetch)
                 .withJmx(jmx).withSpeed(speed);

@@ -39,8 +39,8 @@ final class RunCommand extends Group {
             if (n < 0 || n > 60) {
                 throw new IllegalArgumentException("--n must be in 0..60, got " + n);
             }
-            try (Consumer consumer = Consumer.connect(Lookups.serverOrLookup(server, lookup, false),
-                    security.tls(CredentialRole.USER, false))) {
+            org.cx.security.Tls tls = security.tls(CredentialRole.USER, false);
+            try (Consumer consumer = Consumer.connect(Lookups.serverOrLookup(server, lookup, false, tls), tls)) {
                 long start = System.nanoTime();
                 Consumer.Pending<Long> c = consumer.submit(new Fib(n, load.toLoad()));
                 out().printf("submitted computation %x: F(%d), %d tasks%n", c.id(), n, Fib.taskCount(n));

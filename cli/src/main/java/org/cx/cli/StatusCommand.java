@@ -55,7 +55,9 @@ final class StatusCommand extends Printing implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        String root = Lookups.serverOrLookup(server, lookup, false);
+        tls = security.tls(CredentialRole.USER, false);
+        resolved = true;
+        String root = Lookups.serverOrLookup(server, lookup, false, tls);
         try {
             do {
                 String view = snapshot(root);

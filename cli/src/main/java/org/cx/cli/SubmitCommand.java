@@ -63,8 +63,8 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
     public Integer call() throws Exception {
         CodeBundle bundle = readBundle();
         Application app = instantiate(bundle);
-        server = Lookups.serverOrLookup(server, lookup, false);
         Tls tls = security.tls(CredentialRole.USER, false);
+        server = Lookups.serverOrLookup(server, lookup, false, tls);
         err().printf("cx submit: %s as code bundle %s (%,d bytes)%n", jar.getFileName(),
                 CodeBundle.shortHash(bundle.hash()), bundle.size());
         err().flush();

@@ -12,6 +12,9 @@ public final class CxServiceEntry extends AbstractEntry {
     public Integer position;
     public Integer tasks;
     public Integer producers;
+    /** The registering server's certificate and its signature of {@link ServiceRecord#signedText()}, base64. */
+    public String signer;
+    public String signature;
 
     /** For River (templates and deserialisation). */
     public CxServiceEntry() {
@@ -24,10 +27,13 @@ public final class CxServiceEntry extends AbstractEntry {
         position = r.position();
         tasks = r.tasks();
         producers = r.producers();
+        signer = r.signer();
+        signature = r.signature();
     }
 
     ServiceRecord toRecord() {
-        return new ServiceRecord(kind, name, address, orUnknown(position), orUnknown(tasks), orUnknown(producers));
+        return new ServiceRecord(kind, name, address, orUnknown(position), orUnknown(tasks), orUnknown(producers),
+                signer == null ? "" : signer, signature == null ? "" : signature);
     }
 
     private static int orUnknown(Integer v) {

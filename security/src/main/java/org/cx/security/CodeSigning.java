@@ -34,7 +34,7 @@ public final class CodeSigning {
     public static final class RefusedCodeException extends Exception {
         private static final long serialVersionUID = 1L;
 
-        RefusedCodeException(String reason) {
+        public RefusedCodeException(String reason) {
             super(reason);
         }
     }
@@ -72,6 +72,25 @@ public final class CodeSigning {
         if (signed.isNone()) {
             throw new RefusedCodeException("it is not signed (code runs only when a user of this network signed it)");
         }
+        PeerIdentity identity = signatory(hash, signed, authority, revocations);
+        if (!identity.role().consumes()) {
+            throw new RefusedCodeException("it is signed by " + identity + ", and only users run code");
+        }
+        return identity;
+    }
+
+    /**
+     * Who signed {@code text} (a bundle's hash, a registration): the signer's certificate must be the authority's,
+     * valid and not revoked, and the signature its key's over exactly that text. Any role.
+     *
+     * @throws RefusedCodeException saying which of these fails
+     */
+    public static PeerIdentity signatory(String text, Signed signed, X509Certificate authority,
+                                         RevocationList revocations) throws RefusedCodeException {
+        if (signed.isNone()) {
+            throw new RefusedCodeException("it is not signed");
+        }
+        String hash = text;
         X509Certificate signer;
         PeerIdentity identity;
         try {
@@ -79,9 +98,6 @@ public final class CodeSigning {
             identity = PeerIdentity.verified(signer, authority, revocations);
         } catch (CertificateException e) {
             throw new RefusedCodeException("its signer's certificate is refused: " + e.getMessage());
-        }
-        if (!identity.role().consumes()) {
-            throw new RefusedCodeException("it is signed by " + identity + ", and only users run code");
         }
         try {
             Signature s = Signature.getInstance(ALGORITHM);

@@ -90,6 +90,16 @@ public final class Tls {
         return CodeSigning.verify(hash, signed, credential.authority(), revocations);
     }
 
+    /**
+     * Who signed {@code text}, whatever their role, if this network's authority issued their credential and it is
+     * not revoked.
+     *
+     * @throws CodeSigning.RefusedCodeException saying why not
+     */
+    public PeerIdentity signatory(String text, CodeSigning.Signed signed) throws CodeSigning.RefusedCodeException {
+        return CodeSigning.signatory(text, signed, credential.authority(), revocations);
+    }
+
     /** A handler for a connection this process accepted: it requires the peer's credential. */
     public SslHandler accepting(ByteBufAllocator allocator) {
         SslHandler handler = accepting.newHandler(allocator);
