@@ -32,6 +32,16 @@ import org.cx.wire.ValueEnvelope;
  * step over the same maps.
  */
 public final class Scheduler {
+    /**
+     * Tasks one producer may hold at once, beyond one per worker: an honest producer caches at most 256
+     * ({@code ProducerConfig.maxCached}); one that asks for more only hoards tasks others could run.
+     */
+    static final int MAX_CREDIT = 1024;
+
+    private static int maxCredit(ProducerState p) {
+        return Math.max(MAX_CREDIT, 2 * p.workers);
+    }
+
     /** At most this many producers keep a copy of one task (each costs a message per input). */
     static final int MAX_KEEPERS = 4;
 
@@ -290,7 +300,8 @@ public final class Scheduler {
      * assigned meanwhile have used some); {@code idleWorkers} of its workers have nothing to run.
      */
     public void request(ProducerState p, int credit, int idleWorkers) {
-        demand.set(p, Math.max(0, p.credit + credit), idleWorkers);
+        long asked = Math.max(0L, (long) p.credit + credit);
+        demand.set(p, (int) Math.min(asked, maxCredit(p)), Math.min(idleWorkers, p.workers));
         dispatch();
     }
 

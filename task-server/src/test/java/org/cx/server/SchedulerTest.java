@@ -602,6 +602,22 @@ class SchedulerTest {
     }
 
     @Test
+    void aProducerThatAsksForEverythingGetsNoMoreThanTheCreditCap() {
+        ProducerState hoarder = scheduler.addProducer(1, "hoarder", 1);
+        long c = scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        ProducerState p = scheduler.addProducer(2, "p", 1);
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        List<TaskEnvelope> leaves = new ArrayList<>();
+        for (int i = 0; i < 3 * Scheduler.MAX_CREDIT; i++) {
+            leaves.add(task(root.child(i), Continuation.CONSUMER, 0, 0));
+        }
+        scheduler.completed(p, completion(root, leaves, List.of()));
+        scheduler.request(hoarder, Integer.MAX_VALUE, 1_000_000);
+        assertEquals(Scheduler.MAX_CREDIT, hoarder.heldCount(), "tasks the hoarder holds");
+    }
+
+    @Test
     void spawnOutsideTheTasksSubtreeIsRefused() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
         TaskId root = submitToIdle(p);
