@@ -1,6 +1,7 @@
 package org.cx.cli;
 
 import java.io.IOException;
+import org.cx.security.Tls;
 import picocli.CommandLine.Option;
 
 /** The JMX connector options of the commands that run a server or a producer ({@code cx status} reads it). */
@@ -18,7 +19,7 @@ final class JmxOptions {
      * Starts the connector bound to {@code host}, logins checked against {@code tls}'s authority (none if null); its
      * service URL, or empty with {@code --no-jmx}.
      */
-    String start(String host, org.cx.security.Tls tls) throws IOException {
+    String start(String host, Tls tls) throws IOException {
         return off ? "" : JmxAgent.start(host, port, tls);
     }
 }

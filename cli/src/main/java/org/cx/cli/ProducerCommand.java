@@ -5,6 +5,7 @@ import java.util.concurrent.Callable;
 import org.cx.producer.Producer;
 import org.cx.security.CredentialRole;
 import org.cx.producer.ProducerConfig;
+import org.cx.security.Tls;
 import org.cx.wire.WireClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -52,7 +53,7 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
             throw new IllegalArgumentException("--speed must be in (0, " + ProducerConfig.MAX_SPEED + "], got "
                     + speed);
         }
-        org.cx.security.Tls tls = security.tls(CredentialRole.PRODUCER, false);
+        Tls tls = security.tls(CredentialRole.PRODUCER, false);
         server = Lookups.serverOrLookup(server, lookup, true, tls);
         InetSocketAddress address = WireClient.parseAddress(server);
         String jmx = jmxOptions.start("127.0.0.1", tls);

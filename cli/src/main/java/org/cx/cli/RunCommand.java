@@ -5,6 +5,7 @@ import java.util.concurrent.ExecutionException;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.security.CredentialRole;
+import org.cx.security.Tls;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -39,7 +40,7 @@ final class RunCommand extends Group {
             if (n < 0 || n > 60) {
                 throw new IllegalArgumentException("--n must be in 0..60, got " + n);
             }
-            org.cx.security.Tls tls = security.tls(CredentialRole.USER, false);
+            Tls tls = security.tls(CredentialRole.USER, false);
             try (Consumer consumer = Consumer.connect(Lookups.serverOrLookup(server, lookup, false, tls), tls)) {
                 long start = System.nanoTime();
                 Consumer.Pending<Long> c = consumer.submit(new Fib(n, load.toLoad()));

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.cx.discovery.RiverDiscovery;
+import org.cx.security.Tls;
 import org.cx.server.NetworkConfig;
 import org.cx.security.CredentialRole;
 import org.cx.server.ConnectionGuards;
@@ -114,7 +115,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         }
         NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
                 .withFailTimeout(failTimeout);
-        org.cx.security.Tls tls = security.tls(CredentialRole.SERVER, true);
+        Tls tls = security.tls(CredentialRole.SERVER, true);
         String jmx = jmxOptions.start(host.equals("0.0.0.0") ? "127.0.0.1" : host, tls);
         ServerConfig config = ServerConfig.defaults(tls).withHost(host).withPort(port).withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)

@@ -16,6 +16,8 @@ import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 import org.cx.consumer.NetworkProbe;
 import org.cx.security.CredentialRole;
+import org.cx.security.JmxLogin;
+import org.cx.security.Tls;
 import org.cx.wire.Message;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -48,7 +50,7 @@ final class StatusCommand extends Printing implements Callable<Integer> {
     SecurityOptions security;
 
     /** The credential this command logs in with (null with --insecure), once resolved. */
-    private org.cx.security.Tls tls;
+    private Tls tls;
     private boolean resolved;
     private final Map<String, MBeanServerConnection> connections = new HashMap<>();
     private final List<JMXConnector> connectors = new ArrayList<>();
@@ -168,7 +170,7 @@ final class StatusCommand extends Printing implements Callable<Integer> {
         if (c == null) {
             try {
                 JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(url), tls == null ? null
-                        : Map.of(JMXConnector.CREDENTIALS, org.cx.security.JmxLogin.credentials(tls)));
+                        : Map.of(JMXConnector.CREDENTIALS, JmxLogin.credentials(tls)));
                 connectors.add(connector);
                 c = connector.getMBeanServerConnection();
                 connections.put(url, c);

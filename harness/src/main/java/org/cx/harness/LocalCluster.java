@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.cx.consumer.Consumer;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
+import org.cx.security.Tls;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.wire.EventLoops;
@@ -133,7 +134,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** A new consumer connection to the primary root. */
     public Consumer consumer() throws IOException {
-        return server().config().insecure() ? Consumer.connect(server().address(), (org.cx.security.Tls) null)
+        return server().config().insecure() ? Consumer.connect(server().address(), (Tls) null)
                 : Consumer.connect(server().address());
     }
 

@@ -1,6 +1,7 @@
 package org.cx.sim;
 
 import java.time.Duration;
+import java.util.random.RandomGenerator;
 import org.cx.api.TaskId;
 import org.cx.server.NetworkConfig;
 import org.cx.server.PeerLink;
@@ -86,7 +87,7 @@ final class SimServer extends Node implements ServerCore.Environment {
     }
 
     @Override
-    public java.util.random.RandomGenerator computationIds() {
+    public RandomGenerator computationIds() {
         return ids;
     }
 

@@ -2,7 +2,6 @@ package org.cx.system;
 
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

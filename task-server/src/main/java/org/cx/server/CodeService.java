@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.cx.security.Tls;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.BundleAssembly;
 import org.cx.wire.CodeBundle;
@@ -31,7 +32,7 @@ final class CodeService {
     private final BodyCodecs codecs;
     private final Upstream upstream;
     private final String name;
-    private final org.cx.security.Tls trust;
+    private final Tls trust;
     /** Bundles being received: uploads from consumers and answers from upstream, by hash. */
     private final Map<String, BundleAssembly> incoming = new HashMap<>();
     /** Connections (producers, child servers) waiting for a bundle, by hash. */
@@ -51,7 +52,7 @@ final class CodeService {
     long bundlesServed;
 
     /** @param trust checks that a user of the network signed each bundle; null on plain connections (unsigned code) */
-    CodeService(BodyCodecs codecs, Upstream upstream, String name, org.cx.security.Tls trust) {
+    CodeService(BodyCodecs codecs, Upstream upstream, String name, Tls trust) {
         this.trust = trust;
         this.codecs = codecs;
         this.upstream = upstream;

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
 import org.cx.api.TaskId;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.Message;
@@ -38,7 +39,7 @@ public final class ServerCore {
         PeerLink.Opener links();
 
         /** Draws the ids of computations submitted here: a {@code SecureRandom} on a real server. */
-        java.util.random.RandomGenerator computationIds();
+        RandomGenerator computationIds();
 
         /** Runs {@code work} off the server's thread (an {@code executeOnServer} task). */
         void runAside(Runnable work);

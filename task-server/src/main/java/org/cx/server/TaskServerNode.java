@@ -6,25 +6,18 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.HashMap;
+import java.security.SecureRandom;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import org.cx.api.TaskId;
-import org.cx.wire.BodyCodecs;
+import java.util.random.RandomGenerator;
 import org.cx.wire.EventLoops;
-import org.cx.wire.Message;
-import org.cx.wire.ReadyTask;
-import org.cx.wire.RoutedPayload;
-import org.cx.wire.TaskRunner;
 import org.cx.wire.WirePipeline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,7 +85,7 @@ public final class TaskServerNode implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         ConnectionGuards guards = config.guards();
                         WirePipeline.install(ch, config.maxFrameBytes(), config.tls(), true, guards.frameStall());
-                        java.net.InetAddress from = ch.remoteAddress().getAddress();
+                        InetAddress from = ch.remoteAddress().getAddress();
                         String refusal = limits.admit(from);
                         if (refusal != null) {
                             core.refused();
@@ -147,8 +140,8 @@ public final class TaskServerNode implements AutoCloseable {
         }
 
         @Override
-        public java.util.random.RandomGenerator computationIds() {
-            return new java.security.SecureRandom();
+        public RandomGenerator computationIds() {
+            return new SecureRandom();
         }
 
         @Override
