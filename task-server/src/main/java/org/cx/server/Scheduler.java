@@ -346,17 +346,18 @@ public final class Scheduler {
         counters.completionsReceived++;
         ComputationState c = computations.get(completion.id().computation());
         TaskEntry e = c == null ? null : c.tasks.get(completion.id());
+        if (e != null && e.isReady() && p != null && !e.heldBy(p)) {
+            // Only a holder may complete a task: a completion for a task this producer was never given is refused,
+            // and not counted as an execution.
+            counters.completionsRefused++;
+            return;
+        }
         if (audit != null) {
             audit.executed(completion.id());
         }
         if (c != null) {
             c.executed();
             tallied.add(c);
-        }
-        if (e != null && e.isReady() && p != null && !e.heldBy(p)) {
-            // Only a holder may complete a task: a completion for a task this producer was never given is refused.
-            counters.completionsRefused++;
-            return;
         }
         if (e == null || !e.isReady()) {
             counters.duplicatesDiscarded++;
