@@ -13,6 +13,9 @@ import org.cx.examples.fib.Load;
 import org.cx.harness.FibBench;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
+import org.cx.security.CredentialRole;
+import org.cx.security.ThrowAwayCredentials;
+import org.cx.security.Tls;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.wire.EventLoops;
@@ -47,21 +50,26 @@ final class DemoCommand extends Printing implements Callable<Integer> {
             throw new IllegalArgumentException("--n must be in 0..40, --producers and --runs at least 1");
         }
         Load load = LoadOptions.of("sleep", 0.1, 2, 0.1).toLoad();
+        ThrowAwayCredentials trust = ThrowAwayCredentials.make(); // nothing is left in ~/.cx
+        Tls serverTls = trust.tls(CredentialRole.SERVER, "demo");
+        Tls producerTls = trust.tls(CredentialRole.PRODUCER, "demo-producers");
         EventLoopGroup loops = EventLoops.create("demo-producers", 2);
         List<Producer> started = new ArrayList<>();
         try (LookupService lookup = LookupService.start("127.0.0.1", 0);
              RiverDiscovery discovery = RiverDiscovery.connect(lookup.address());
-             TaskServerNode node = TaskServerNode.start(ServerConfig.defaults().withPort(0).withName("demo"));
+             TaskServerNode node = TaskServerNode.start(ServerConfig.defaults(serverTls).withPort(0).withName("demo"));
              Announcer announcer = Announcer.start(discovery, node)) {
             out().printf("lookup service on %s; task server %s registered there%n", lookup.address(),
                     node.advertisedAddress());
             for (int i = 0; i < producers; i++) {
-                String server = Lookups.serverForProducer(discovery, lookup.address(), node.config().tls());
-                started.add(Producer.start(ProducerConfig.of(WireClient.parseAddress(server), 1)
+                String server = Lookups.serverForProducer(discovery, lookup.address(), producerTls);
+                started.add(Producer.start(ProducerConfig.of(WireClient.parseAddress(server), 1, producerTls)
                         .withName("demo-" + i), loops));
             }
             out().printf("%d producers found it there%n", producers);
-            try (Consumer consumer = Consumer.connect(Lookups.networkRoot(discovery, lookup.address(), node.config().tls()))) {
+            Tls userTls = trust.tls(CredentialRole.USER, System.getProperty("user.name", "user"));
+            try (Consumer consumer = Consumer.connect(Lookups.networkRoot(discovery, lookup.address(), userTls),
+                    userTls)) {
                 warmUp(consumer);
                 out().printf("computing F(%d) %d time%s (%d tasks; sleep load: 2 ms per leaf, 0.1 ms per other "
                         + "task) ...%n", n, runs, runs == 1 ? "" : "s", Fib.taskCount(n));
