@@ -45,15 +45,26 @@ final class CodeService {
     private final Map<String, Integer> fetching = new HashMap<>();
     /** Uploads that failed verification, by hash, with the reason; the next Submit naming it is refused. */
     private final Map<String, String> rejected = new HashMap<>();
+    /** Uploads that arrived and no computation runs from yet: hash → when, in arrival order. */
+    private final Map<String, Long> uploadedUnused = new java.util.LinkedHashMap<>();
+    private final java.util.function.LongSupplier clock;
+    /** How long an upload waits for the submission that runs from it before it is dropped. */
+    static final long UPLOAD_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+    /** Bytes of uploads arriving or waiting for their submissions that one server holds at most. */
+    static final long MAX_WAITING_UPLOAD_BYTES = 1L << 30;
 
     // ---- what crossed the wire (JMX, tests, benchmarks)
     long uploadsReceived;
     long fetchesSent;
     long bundlesServed;
 
-    /** @param trust checks that a user of the network signed each bundle; null on plain connections (unsigned code) */
-    CodeService(BodyCodecs codecs, Upstream upstream, String name, Tls trust) {
+    /**
+     * @param trust checks that a user of the network signed each bundle; null on plain connections (unsigned code)
+     * @param clock the server's clock, in nanoseconds
+     */
+    CodeService(BodyCodecs codecs, Upstream upstream, String name, Tls trust, java.util.function.LongSupplier clock) {
         this.trust = trust;
+        this.clock = clock;
         this.codecs = codecs;
         this.upstream = upstream;
         this.name = name;
@@ -72,8 +83,49 @@ final class CodeService {
     void upload(Message.BundleChunk chunk) {
         if (chunk.offset() == 0) {
             uploadsReceived++;
+            long waiting = waitingUploadBytes();
+            if (!has(chunk.bundle()) && !incoming.containsKey(chunk.bundle())
+                    && waiting + chunk.total() > MAX_WAITING_UPLOAD_BYTES) {
+                rejected.put(chunk.bundle(), "uploads arriving or waiting for their submissions hold "
+                        + (waiting >> 20) + " MiB on this server, its limit being " + (MAX_WAITING_UPLOAD_BYTES >> 20)
+                        + " MiB: submit what was uploaded, or try again in a minute");
+                return;
+            }
+        }
+        if (rejected.containsKey(chunk.bundle())) {
+            return; // the rest of a refused upload
         }
         receive(chunk, true);
+    }
+
+    /** Bytes held by uploads being received and by uploads no computation runs from yet. */
+    private long waitingUploadBytes() {
+        long bytes = 0;
+        for (BundleAssembly a : incoming.values()) {
+            bytes += a.total();
+        }
+        for (String hash : uploadedUnused.keySet()) {
+            CodeBundle b = codecs.bundle(hash);
+            bytes += b == null ? 0 : b.size();
+        }
+        return bytes;
+    }
+
+    /** Drops uploads that no submission used within {@link #UPLOAD_WAIT_NANOS}. */
+    void expireUploads(long nowNanos) {
+        for (var it = uploadedUnused.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (nowNanos - e.getValue() <= UPLOAD_WAIT_NANOS) {
+                break; // in arrival order: the rest are younger
+            }
+            it.remove();
+            codecs.dropIfUnused(e.getKey());
+        }
+    }
+
+    /** A computation now runs from {@code hash}: it no longer waits to be used. */
+    void used(String hash) {
+        uploadedUnused.remove(hash);
     }
 
     /** A chunk from upstream, answering this server's fetch. */
@@ -123,6 +175,8 @@ final class CodeService {
         take(arrivals, bundle.hash()).forEach(Runnable::run);
         if (!upload) {
             codecs.dropIfUnused(bundle.hash());
+        } else {
+            uploadedUnused.put(bundle.hash(), clock.getAsLong());
         }
     }
 

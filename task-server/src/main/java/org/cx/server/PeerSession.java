@@ -250,6 +250,7 @@ abstract class PeerSession {
                 return;
             }
             long id = node.scheduler().submit(this, s.root(), s.bundle(), node.cycle().now());
+            code.used(s.bundle());
             node.accepted(this, s.requestId(), id);
             LOG.debug("consumer {} submitted computation {}", peerId(), Long.toHexString(id));
         }

@@ -125,7 +125,7 @@ public final class ServerCore {
             public void send(int server, Message message) {
                 network.sendNow(server, message);
             }
-        }, config.name(), config.tls());
+        }, config.name(), config.tls(), () -> cycle.now());
         scheduler.quotas(config.quotas());
         this.network = new ServerNetwork(config, address, env.links(), cycle, scheduler, new NetworkHost());
     }
@@ -139,7 +139,10 @@ public final class ServerCore {
         });
         network.start();
         cycle.every(Math.min(TaskServerNode.SECOND_NANOS, config.resultRetention().toNanos()),
-                () -> scheduler.expire(cycle.now()));
+                () -> {
+                    scheduler.expire(cycle.now());
+                    code.expireUploads(cycle.now());
+                });
         // Late tasks become eligible for a duplicate without any message arriving: look again now and then.
         // The same tick acknowledges the mirror batches nobody waited on.
         cycle.every(LateTasks.MIN_LATENESS_NANOS / 10, () -> {

@@ -33,6 +33,11 @@ public final class BundleAssembly {
         return all == null ? null : CodeBundle.verified(hash, all, signed);
     }
 
+    /** The bundle's size, as its first chunk announced; 0 before it. */
+    public int total() {
+        return Math.max(0, total);
+    }
+
     /** Bytes held for what arrived so far (tests). */
     int capacity() {
         return bytes.length;

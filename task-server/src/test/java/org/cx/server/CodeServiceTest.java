@@ -1,0 +1,52 @@
+package org.cx.server;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.jar.JarOutputStream;
+import java.util.zip.ZipEntry;
+import org.cx.wire.BodyCodecs;
+import org.cx.wire.BundleAssembly;
+import org.cx.wire.CodeBundle;
+import org.cx.wire.Message;
+import org.junit.jupiter.api.Test;
+
+class CodeServiceTest {
+
+    private static byte[] jar() throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (JarOutputStream out = new JarOutputStream(bytes)) {
+            out.putNextEntry(new ZipEntry("app/Data.txt"));
+            out.write(new byte[] {1, 2, 3});
+            out.closeEntry();
+        }
+        return bytes.toByteArray();
+    }
+
+    @Test
+    void anUploadNoSubmissionUsesIsDroppedAfterAMinute() throws IOException {
+        AtomicLong now = new AtomicLong(1_000_000_000L);
+        CodeService code = new CodeService(new BodyCodecs(getClass().getClassLoader()), new CodeService.Upstream() {
+            @Override
+            public int upstream() {
+                return -1;
+            }
+
+            @Override
+            public void send(int server, Message message) {
+            }
+        }, "test", null, now::get);
+        CodeBundle bundle = CodeBundle.of(jar());
+        for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
+            code.upload(chunk);
+        }
+        assertTrue(code.has(bundle.hash()), "kept for the submission that follows");
+        code.expireUploads(now.addAndGet(CodeService.UPLOAD_WAIT_NANOS / 2));
+        assertTrue(code.has(bundle.hash()), "not yet");
+        code.expireUploads(now.addAndGet(CodeService.UPLOAD_WAIT_NANOS));
+        assertFalse(code.has(bundle.hash()), "nobody submitted: dropped");
+    }
+}
