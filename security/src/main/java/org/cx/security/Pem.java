@@ -73,8 +73,8 @@ final class Pem {
         Files.createDirectories(file.toAbsolutePath().getParent());
         Path temp = Files.createTempFile(file.toAbsolutePath().getParent(), "." + file.getFileName(), ".tmp");
         try {
-            if (secret && temp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-------"));
+            if (temp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+                Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString(secret ? "rw-------" : "rw-r--r--"));
             }
             Files.writeString(temp, text, StandardCharsets.US_ASCII);
             Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

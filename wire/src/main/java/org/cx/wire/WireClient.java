@@ -183,7 +183,10 @@ public final class WireClient {
             while (root.getCause() != null) {
                 root = root.getCause();
             }
-            return "TLS handshake failed: " + root.getMessage();
+            String message = String.valueOf(root.getMessage());
+            return "TLS handshake failed: " + message + (message.contains("Received fatal alert")
+                    ? " (the server refused this process's credential: issued by another authority, expired or"
+                    + " revoked; the server's log says which)" : "");
         }
         String message = String.valueOf(cause.getMessage());
         int syscall = message.indexOf(" failed with error(");
