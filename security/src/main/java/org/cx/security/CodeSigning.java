@@ -90,7 +90,6 @@ public final class CodeSigning {
         if (signed.isNone()) {
             throw new RefusedCodeException("it is not signed");
         }
-        String hash = text;
         X509Certificate signer;
         PeerIdentity identity;
         try {
@@ -102,7 +101,7 @@ public final class CodeSigning {
         try {
             Signature s = Signature.getInstance(ALGORITHM);
             s.initVerify(signer.getPublicKey());
-            s.update(hash.getBytes(StandardCharsets.US_ASCII));
+            s.update(text.getBytes(StandardCharsets.US_ASCII));
             if (!s.verify(signed.signature())) {
                 throw new RefusedCodeException("its signature by " + identity + " does not match its bytes");
             }

@@ -1,9 +1,5 @@
 package org.cx.security;
 
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.Signature;
-import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.Base64;
 
@@ -16,24 +12,16 @@ import java.util.Base64;
 public final class JmxLogin {
     /** How far the client's clock and the server's may differ; a captured login is good for no longer. */
     public static final Duration SKEW = Duration.ofMinutes(2);
-    private static final String ALGORITHM = "SHA256withECDSA";
 
     private JmxLogin() {
     }
 
     /** The credentials object ({@code JMXConnector.CREDENTIALS}) that logs in as the holder of {@code tls}. */
     public static String[] credentials(Tls tls) {
-        Credential c = tls.credential();
         String time = Long.toString(System.currentTimeMillis());
-        try {
-            Signature s = Signature.getInstance(ALGORITHM);
-            s.initSign(c.key());
-            s.update(("cx-jmx-login " + time).getBytes(StandardCharsets.US_ASCII));
-            Base64.Encoder b64 = Base64.getEncoder();
-            return new String[] {b64.encodeToString(c.certificate().getEncoded()), time, b64.encodeToString(s.sign())};
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("cannot sign a JMX login with this credential: " + e.getMessage(), e);
-        }
+        CodeSigning.Signed signed = tls.sign(signedText(time));
+        Base64.Encoder b64 = Base64.getEncoder();
+        return new String[] {b64.encodeToString(signed.signer()), time, b64.encodeToString(signed.signature())};
     }
 
     /**
@@ -46,24 +34,22 @@ public final class JmxLogin {
             throw new SecurityException("log in with a CX credential (cx status does; see docs/security.md)");
         }
         try {
-            Base64.Decoder b64 = Base64.getDecoder();
-            PeerIdentity who = trust.verify(CodeSigning.certificate(b64.decode(parts[0])));
             long time = Long.parseLong(parts[1]);
             if (Math.abs(System.currentTimeMillis() - time) > SKEW.toMillis()) {
                 throw new SecurityException("the login's time is more than " + SKEW.toMinutes()
                         + " minutes off this host's clock");
             }
-            Signature s = Signature.getInstance(ALGORITHM);
-            s.initVerify(CodeSigning.certificate(b64.decode(parts[0])).getPublicKey());
-            s.update(("cx-jmx-login " + parts[1]).getBytes(StandardCharsets.US_ASCII));
-            if (!s.verify(b64.decode(parts[2]))) {
-                throw new SecurityException("the login's signature does not match its certificate");
-            }
-            return who;
-        } catch (CertificateException e) {
+            Base64.Decoder b64 = Base64.getDecoder();
+            return trust.signatory(signedText(parts[1]), new CodeSigning.Signed(b64.decode(parts[0]),
+                    b64.decode(parts[2])));
+        } catch (CodeSigning.RefusedCodeException e) {
             throw new SecurityException("login refused: " + e.getMessage());
-        } catch (GeneralSecurityException | IllegalArgumentException e) {
+        } catch (IllegalArgumentException e) {
             throw new SecurityException("login refused: unreadable credentials (" + e.getMessage() + ")");
         }
+    }
+
+    private static String signedText(String time) {
+        return "cx-jmx-login " + time;
     }
 }

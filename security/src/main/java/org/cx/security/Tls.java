@@ -2,8 +2,10 @@ package org.cx.security;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -133,6 +135,33 @@ public final class Tls {
         } catch (SSLPeerUnverifiedException e) {
             throw new IllegalStateException("the peer on " + channel + " is not authenticated yet", e);
         }
+    }
+
+    /** How a connection failed in TLS, as {@link #failure} reads it. */
+    public sealed interface Failure {
+        /** The peer sent something that is not TLS (a process with plain connections). */
+        record NotTls() implements Failure {
+        }
+
+        /** The handshake failed, for {@code reason} (the innermost cause's message). */
+        record Handshake(String reason) implements Failure {
+        }
+    }
+
+    /** How {@code cause} (as Netty reports it, maybe wrapped in a decoder exception) failed in TLS; null if not. */
+    public static Failure failure(Throwable cause) {
+        Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (c instanceof NotSslRecordException) {
+            return new Failure.NotTls();
+        }
+        if (c instanceof SSLException) {
+            Throwable root = c;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            return new Failure.Handshake(String.valueOf(root.getMessage()));
+        }
+        return null;
     }
 
     /** Checks a peer's certificate against the authority, its validity, the revocation list and the role required. */

@@ -3,8 +3,6 @@ package org.cx.system;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.image.BufferedImage;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,27 +18,15 @@ import org.cx.examples.fib.Fib;
 import org.cx.harness.AppJars;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
+import org.cx.system.Cli.Run;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import static org.cx.system.Cli.cx;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The cx command as users meet it. */
 class CliTest {
-
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run cx(String... args) {
-        CommandLine cl = Cx.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
-    }
 
     /**
      * The README's first command, smaller: the embedded lookup service, a server registered there and producers that

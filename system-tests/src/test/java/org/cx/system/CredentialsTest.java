@@ -1,20 +1,19 @@
 package org.cx.system;
 
+import static org.cx.system.Cli.cx;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.cx.cli.Cx;
 import org.cx.security.Authority;
 import org.cx.testing.ChildProcess;
+import org.cx.system.Cli.Run;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The multi-machine steps of docs/security.md, as separate processes with explicit credentials: make an authority,
@@ -23,19 +22,6 @@ import picocli.CommandLine;
 class CredentialsTest {
     @TempDir
     Path dir;
-
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run cx(String... args) {
-        CommandLine cl = Cx.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
-    }
 
     private void issue(String ca, String role, String name) {
         Run r = cx("keys", "issue", role, name, "--authority", ca, "--out", dir.resolve(role + "-" + name).toString());

@@ -138,8 +138,7 @@ class SecurityTest {
         String hash = CodeBundle.hashOf(jar);
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("code-thief"), 1, 1, 1, true);
              Consumer consumer = cluster.consumer()) {
-            Task fib = (Task) new BundleClassLoader(CodeBundle.of(jar)).loadClass(Fib.class.getName())
-                    .getConstructor(int.class).newInstance(12);
+            Task fib = fibFrom(jar, 12);
             assertEquals(Fib.value(12), consumer.submit(fib).result().get(60, TimeUnit.SECONDS));
             BlockingQueue<Message> received = new LinkedBlockingQueue<>();
             Channel thief = raw(cluster, CxHome.local(CredentialRole.PRODUCER, false),
@@ -169,11 +168,16 @@ class SecurityTest {
             assertTrue(answer instanceof Message.SubmitRefused r && r.reason().contains("is not signed"),
                     String.valueOf(answer));
             raw.close().sync();
-            Task fib = (Task) new BundleClassLoader(CodeBundle.of(jar)).loadClass(Fib.class.getName())
-                    .getConstructor(int.class).newInstance(11);
+            Task fib = fibFrom(jar, 11);
             assertEquals(Fib.value(11), consumer.submit(fib).result().get(60, TimeUnit.SECONDS),
                     "the same code, signed by its user, runs");
         }
+    }
+
+    /** F(n) whose classes come from code bundle {@code jar}, so that the consumer uploads it. */
+    private static Task fibFrom(byte[] jar, int n) throws ReflectiveOperationException {
+        return (Task) new BundleClassLoader(CodeBundle.of(jar)).loadClass(Fib.class.getName())
+                .getConstructor(int.class).newInstance(n);
     }
 
     /** A hand-made connection that sends {@code hello} with {@code tls} and collects what comes back. */

@@ -1,16 +1,14 @@
 package org.cx.server;
 
 import io.netty.channel.ChannelFutureListener;
-import io.netty.handler.codec.DecoderException;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import io.netty.handler.ssl.NotSslRecordException;
-import javax.net.ssl.SSLException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.cx.security.Tls;
 import org.cx.wire.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The Netty side of one connection to a server: what the channel reports, passed to the server's logic. */
 final class InboundHandler extends SimpleChannelInboundHandler<Message> {
@@ -95,17 +93,11 @@ final class InboundHandler extends SimpleChannelInboundHandler<Message> {
 
     /** Why TLS refused the peer, or null if {@code cause} is not a TLS refusal. */
     private static String tlsRefusal(Throwable cause) {
-        Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-        if (c instanceof NotSslRecordException) {
-            return "a plain connection, and this server requires TLS (the peer needs a credential: docs/security.md)";
-        }
-        if (c instanceof SSLException) {
-            Throwable root = c;
-            while (root.getCause() != null) {
-                root = root.getCause();
-            }
-            return "TLS handshake failed: " + root.getMessage();
-        }
-        return null;
+        return switch (Tls.failure(cause)) {
+            case Tls.Failure.NotTls n ->
+                    "a plain connection, and this server requires TLS (the peer needs a credential: docs/security.md)";
+            case Tls.Failure.Handshake h -> "TLS handshake failed: " + h.reason();
+            case null -> null;
+        };
     }
 }

@@ -25,10 +25,10 @@ import org.cx.wire.ValueEnvelope;
  * invariants it keeps.
  *
  * <p>Its parts with a rule of their own are classes of their own ({@link ReadyHeap}, {@link ProducerDemand},
- * {@link LateTasks}, {@link TaskEntry}, {@link ComputationState}). What stays here (about 1,000 lines) is every
- * command's whole effect: a completion, for one, stores children, values, claims and kept copies, removes the task
- * from every holder and records the mirror operations, and its invariants hold only if all of that happens in one
- * step over the same maps.
+ * {@link LateTasks}, {@link TaskEntry}, {@link ComputationState}, {@link UserLedger}). What stays here (about 1,100
+ * lines) is every command's whole effect: a completion, for one, stores children, values, claims and kept copies,
+ * removes the task from every holder, charges its user and records the mirror operations, and its invariants hold
+ * only if all of that happens in one step over the same maps.
  */
 public final class Scheduler {
     /**
@@ -48,9 +48,7 @@ public final class Scheduler {
     private final long resultRetentionNanos;
     /** Draws computation ids: unguessable on a real server, repeatable in a simulation. */
     private final RandomGenerator ids;
-    private UserQuotas quotas = UserQuotas.defaults();
-    /** Stored tasks per user, as last counted (see {@link #charge}). */
-    private final Map<String, Long> ownerTasks = new HashMap<>();
+    private final UserLedger users = new UserLedger();
     private final Map<Long, ComputationState> computations = new HashMap<>();
     private final Map<Long, ProducerState> producers = new HashMap<>();
     private final ReadyHeap ready = new ReadyHeap();
@@ -90,7 +88,7 @@ public final class Scheduler {
 
     /** What one user may hold here. */
     void quotas(UserQuotas userQuotas) {
-        this.quotas = userQuotas;
+        users.quotas(userQuotas);
     }
 
     /**
@@ -108,8 +106,7 @@ public final class Scheduler {
                 running++;
             }
         }
-        return running < quotas.computations() ? null : "user " + owner + " runs " + running
-                + " computations on this server, its quota (--max-computations-per-user): wait for one to end";
+        return users.submissionRefusal(owner, running);
     }
 
     /**
@@ -117,23 +114,11 @@ public final class Scheduler {
      * than the quota here. Called after each change that can store many tasks at once.
      */
     private void charge(ComputationState c) {
-        if (c.owner.isEmpty() || c.phase != ComputationState.Phase.RUNNING) {
-            return;
-        }
-        long size = c.tasks.size();
-        long held = ownerTasks.merge(c.owner, size - c.countedTasks, Long::sum);
-        c.countedTasks = size;
-        if (held > quotas.tasks()) {
-            fail(c, "", "user " + c.owner + " holds " + held + " stored tasks on this server, over its quota of "
-                    + quotas.tasks() + " (--max-tasks-per-user): computation " + Long.toHexString(c.id)
-                    + " stores more tasks than it completes", now);
-        }
-    }
-
-    private void uncharge(ComputationState c) {
-        if (c.countedTasks != 0) {
-            ownerTasks.merge(c.owner, -c.countedTasks, (a, b) -> a + b == 0 ? null : a + b);
-            c.countedTasks = 0;
+        if (c.phase == ComputationState.Phase.RUNNING) {
+            String over = users.charge(c);
+            if (over != null) {
+                fail(c, "", over, now);
+            }
         }
     }
 
@@ -222,19 +207,19 @@ public final class Scheduler {
         List<ComputationState> abandoned = new ArrayList<>();
         for (ComputationState c : computations.values()) {
             if (c.phase == ComputationState.Phase.RUNNING && c.origin == self && c.consumer == null
-                    && c.abandonedSince >= 0 && nowNanos - c.abandonedSince > quotas.abandonedAfter().toNanos()) {
+                    && c.abandonedSince >= 0 && nowNanos - c.abandonedSince > users.quotas().abandonedAfter().toNanos()) {
                 abandoned.add(c);
             }
         }
         for (ComputationState c : abandoned) {
-            fail(c, "", "its consumer has been gone for " + quotas.abandonedAfter().toSeconds() + " s and nobody "
+            fail(c, "", "its consumer has been gone for " + users.quotas().abandonedAfter().toSeconds() + " s and nobody "
                     + "collected it (--abandoned-after): its tasks are dropped", nowNanos);
         }
-        for (TaskEntry e : late.runningSince(nowNanos - quotas.taskTime().toNanos())) {
+        for (TaskEntry e : late.runningSince(nowNanos - users.quotas().taskTime().toNanos())) {
             ComputationState c = computations.get(e.envelope.id().computation());
             if (c != null && c.phase == ComputationState.Phase.RUNNING && c.tasks.get(e.envelope.id()) == e) {
                 fail(c, e.envelope.id().toString(), "task " + e.envelope.id() + " has run for more than "
-                        + quotas.taskTime().toSeconds() + " s without finishing (--task-time-limit): it may loop",
+                        + users.quotas().taskTime().toSeconds() + " s without finishing (--task-time-limit): it may loop",
                         nowNanos);
             }
         }
@@ -635,7 +620,7 @@ public final class Scheduler {
     /** Drops every remaining task of a finished computation and tells the producers. */
     private void end(ComputationState c) {
         tallied.remove(c);
-        uncharge(c);
+        users.uncharge(c);
         for (TaskEntry e : c.tasks.values()) {
             ready.remove(e);
             revocable.remove(e);

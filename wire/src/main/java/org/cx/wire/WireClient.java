@@ -172,21 +172,16 @@ public final class WireClient {
      * left out here.
      */
     public static String reason(Throwable cause) {
-        while (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        if (cause instanceof io.netty.handler.ssl.NotSslRecordException) {
-            return "the peer does not speak TLS (a server started with --insecure? then pass --insecure here too)";
-        }
-        if (cause instanceof javax.net.ssl.SSLException) {
-            Throwable root = cause;
-            while (root.getCause() != null) {
-                root = root.getCause();
+        switch (Tls.failure(cause)) {
+            case Tls.Failure.NotTls n -> {
+                return "the peer does not speak TLS (a server started with --insecure? then pass --insecure here too)";
             }
-            String message = String.valueOf(root.getMessage());
-            return "TLS handshake failed: " + message + (message.contains("Received fatal alert")
-                    ? " (the server refused this process's credential: issued by another authority, expired or"
-                    + " revoked; the server's log says which)" : "");
+            case Tls.Failure.Handshake h -> {
+                return "TLS handshake failed: " + h.reason() + (h.reason().contains("Received fatal alert")
+                        ? " (the server refused this process's credential: issued by another authority, expired or"
+                        + " revoked; the server's log says which)" : "");
+            }
+            case null -> { }
         }
         String message = String.valueOf(cause.getMessage());
         int syscall = message.indexOf(" failed with error(");
