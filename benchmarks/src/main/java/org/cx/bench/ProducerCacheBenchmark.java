@@ -3,11 +3,10 @@ package org.cx.bench;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.Continuation;
-import org.cx.api.Task;
-import org.cx.api.TaskContext;
 import org.cx.api.TaskId;
-import org.cx.api.spi.TaskBinding;
 import org.cx.producer.TaskCache;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.TaskEnvelope;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -29,28 +28,20 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ProducerCacheBenchmark {
     private TaskCache cache;
 
-    /** A task that is never run here. */
-    public static final class Noop extends Task {
-        @Override
-        public void execute(TaskContext context) {
-        }
-    }
-
     @Setup
     public void prepare() {
         cache = new TaskCache(() -> { });
         TaskId root = TaskId.root(1);
         for (int i = 0; i < 16; i++) {
-            Task t = new Noop();
-            TaskBinding.bind(t, root.child(i), Continuation.CONSUMER, new Object[0]);
-            cache.add(List.of(t));
+            cache.add(List.of(new ReadyTask(new TaskEnvelope(root.child(i), Continuation.CONSUMER, 0, i % 3, false,
+                    new byte[0]), new byte[0][])));
         }
     }
 
     /** The best cached task leaves and comes back (ids are unique in a cache). */
     @Benchmark
-    public Task hit() throws InterruptedException {
-        Task t = cache.take();
+    public ReadyTask hit() throws InterruptedException {
+        ReadyTask t = cache.take();
         cache.add(List.of(t));
         return t;
     }

@@ -13,6 +13,7 @@ import org.cx.examples.fib.Load;
 import org.cx.harness.FibBench;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
+import org.cx.producer.TaskBox;
 import org.cx.security.CredentialRole;
 import org.cx.security.ThrowAwayCredentials;
 import org.cx.security.Tls;
@@ -64,7 +65,7 @@ final class DemoCommand extends Printing implements Callable<Integer> {
             for (int i = 0; i < producers; i++) {
                 String server = Lookups.serverForProducer(discovery, lookup.address(), producerTls);
                 started.add(Producer.start(ProducerConfig.of(WireClient.parseAddress(server), 1, producerTls)
-                        .withName("demo-" + i), loops));
+                        .withName("demo-" + i).withBox(TaskBox.inProcess()), loops));
             }
             out().printf("%d producers found it there%n", producers);
             Tls userTls = trust.tls(CredentialRole.USER, System.getProperty("user.name", "user"));

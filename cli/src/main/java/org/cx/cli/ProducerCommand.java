@@ -1,10 +1,12 @@
 package org.cx.cli;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.cx.producer.Producer;
-import org.cx.security.CredentialRole;
 import org.cx.producer.ProducerConfig;
+import org.cx.producer.TaskBox;
+import org.cx.security.CredentialRole;
 import org.cx.security.Tls;
 import org.cx.wire.WireClient;
 import picocli.CommandLine.Command;
@@ -14,7 +16,9 @@ import picocli.CommandLine.Option;
 /** {@code cx producer}: a producer attached to a task server. */
 @Command(name = "producer", mixinStandardHelpOptions = true,
         description = {"Runs a producer attached to a task server, until no server of its network is left.",
-            "If its server fails, it moves to a member of that server's mirror group (named when it attached)."})
+            "If its server fails, it moves to a member of that server's mirror group (named when it attached).",
+            "Task code runs in one worker process per worker, inside a bubblewrap sandbox where the machine has one "
+                    + "(see --task-isolation), never in the producer's own JVM unless asked."})
 final class ProducerCommand extends Printing implements Callable<Integer> {
 
     @Option(names = "--server", paramLabel = "HOST:PORT", description = "The task server to attach to.")
@@ -47,6 +51,40 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                     + "mix of processor types. Default: ${DEFAULT-VALUE}.")
     double speed;
 
+    @Option(names = "--task-isolation", defaultValue = "auto", paramLabel = "MODE",
+            converter = IsolationConverter.class,
+            description = {"Where task code runs: 'sandbox' (worker processes in bubblewrap: no network, no files "
+                    + "but the JDK, the class path and a scratch directory, an unprivileged user), 'process' (worker "
+                    + "processes as this user), 'in-process' (in this JVM: only for code you trust), or 'auto' "
+                    + "(the sandbox if bubblewrap works here, else process, with a warning). Default: "
+                    + "${DEFAULT-VALUE}."})
+    TaskBox.Isolation isolation;
+
+    @Option(names = "--task-heap", defaultValue = "" + TaskBox.DEFAULT_HEAP_MIB, paramLabel = "MIB",
+            description = "Heap of each worker process, in MiB; a task that needs more fails, saying so. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int taskHeapMiB;
+
+    @Option(names = "--task-cpu-limit", defaultValue = "1h", paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            description = "CPU time one task may use; a task that uses more is stopped and fails, saying so "
+                    + "(not enforced in-process). Default: ${DEFAULT-VALUE}.")
+    Duration taskCpuLimit;
+
+    /** Reads {@code sandbox}, {@code process}, {@code in-process} or {@code auto}. */
+    static final class IsolationConverter implements picocli.CommandLine.ITypeConverter<TaskBox.Isolation> {
+        @Override
+        public TaskBox.Isolation convert(String value) {
+            for (TaskBox.Isolation i : TaskBox.Isolation.values()) {
+                if (i.name().replace('_', '-').equalsIgnoreCase(value)) {
+                    return i;
+                }
+            }
+            throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a task isolation: "
+                    + "choose sandbox, process, in-process or auto");
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         if (!(speed > 0) || speed > ProducerConfig.MAX_SPEED) {
@@ -58,10 +96,10 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         InetSocketAddress address = WireClient.parseAddress(server);
         String jmx = jmxOptions.start("127.0.0.1", tls);
         ProducerConfig config = ProducerConfig.of(address, workers, tls).withName(name).withPrefetch(!noPrefetch)
-                .withJmx(jmx).withSpeed(speed);
+                .withJmx(jmx).withSpeed(speed).withBox(new TaskBox(isolation, taskHeapMiB, taskCpuLimit));
         try (Producer p = Producer.start(config)) {
             out().println("producer '" + name + "' attached to " + server + " with " + workers + " worker"
-                    + (workers == 1 ? "" : "s"));
+                    + (workers == 1 ? "" : "s") + "; task code runs " + where(p.isolation()));
             out().flush();
             while (p.tasksRun() == 0 && !p.disconnected().isDone()) {
                 Thread.sleep(5);
@@ -78,5 +116,14 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                     + "took it (" + p.tasksRun() + " tasks run)");
         }
         return 1;
+    }
+
+    private static String where(TaskBox.Isolation isolation) {
+        return switch (isolation) {
+            case SANDBOX -> "in sandboxed worker processes";
+            case PROCESS -> "in worker processes (no sandbox)";
+            case IN_PROCESS -> "in this JVM";
+            case AUTO -> throw new IllegalStateException("resolved when the producer starts");
+        };
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.cx.consumer.Consumer;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
+import org.cx.producer.TaskBox;
 import org.cx.security.Tls;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
@@ -99,15 +100,25 @@ public final class LocalCluster implements AutoCloseable {
         return addProducer(server, workers, prefetch, 1.0);
     }
 
-    /** Attaches one more producer of the given host speed to server {@code server} (in start order). */
+    /**
+     * Attaches one more producer of the given host speed to server {@code server} (in start order). It runs task
+     * code in its own JVM: the cluster runs one user's code on one machine.
+     */
     public Producer addProducer(int server, int workers, boolean prefetch, double speed) throws IOException {
+        return addProducer(server, workers, prefetch, speed, TaskBox.inProcess());
+    }
+
+    /** Attaches one more producer that runs task code as {@code box} says. */
+    public Producer addProducer(int server, int workers, boolean prefetch, double speed, TaskBox box)
+            throws IOException {
         TaskServerNode to = servers.get(server);
         ProducerConfig pc = (to.config().insecure() ? ProducerConfig.of(to.address(), workers, null)
                 : ProducerConfig.of(to.address(), workers))
                 .withName("producer-" + producers.size())
                 .withPrefetch(prefetch)
                 .withSpeed(speed)
-                .withTimeline(timelines);
+                .withTimeline(timelines)
+                .withBox(box);
         Producer p = Producer.start(pc, producerLoops);
         producers.add(p);
         producerServers.add(server);

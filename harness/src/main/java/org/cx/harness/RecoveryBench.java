@@ -16,6 +16,7 @@ import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
+import org.cx.producer.TaskBox;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.WireClient;
@@ -65,7 +66,7 @@ public final class RecoveryBench {
             for (String address : addresses) {
                 for (int k = 0; k < producersPerServer; k++) {
                     producers.add(Producer.start(ProducerConfig.of(WireClient.parseAddress(address), 1)
-                            .withName("p-" + producers.size()), loops));
+                            .withName("p-" + producers.size()).withBox(TaskBox.inProcess()), loops));
                 }
             }
             List<Sample> samples = new ArrayList<>();

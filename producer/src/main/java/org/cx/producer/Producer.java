@@ -59,6 +59,8 @@ public final class Producer implements AutoCloseable {
     /** Where to go if the server fails: its mirror group, as it last told us. */
     private volatile List<String> mirrors = List.of();
     private final AtomicLong failovers = new AtomicLong();
+    /** Whose each computation with tasks here is, as the server said ({@code Code}). */
+    private final java.util.Map<Long, String> owners = new java.util.concurrent.ConcurrentHashMap<>();
     private final long startedNanos = System.nanoTime();
     private final IdleLog idleLog;
     private final TaskTimeline timeline;
@@ -80,8 +82,8 @@ public final class Producer implements AutoCloseable {
         this.policy = new PrefetchPolicy(config.workers(), config.prefetch(), config.maxCached());
         this.idleLog = new IdleLog(config.workers());
         this.timeline = new TaskTimeline(config.workers(), config.timeline());
-        this.workers = new WorkerPool(config, cache, kept, codecs, idleLog, timeline, fromWorkers, this::scheduleDrain,
-                tasksFailed);
+        this.workers = new WorkerPool(config, cache, kept, codecs, c -> owners.getOrDefault(c, ""), idleLog, timeline,
+                fromWorkers, this::scheduleDrain, tasksFailed);
         this.bundles = new BundleFetcher(codecs, config.name());
     }
 
@@ -175,6 +177,16 @@ public final class Producer implements AutoCloseable {
     /** Tasks waiting for their code bundle to arrive. */
     public int tasksAwaitingCode() {
         return bundles.parkedCount();
+    }
+
+    /** Where this producer runs task code (known once started). */
+    public TaskBox.Isolation isolation() {
+        return workers.isolation();
+    }
+
+    /** Worker processes replaced because task code ended them or was stopped (or its computation ended). */
+    public long workerRestarts() {
+        return workers.workerRestarts();
     }
 
     /** Tasks that threw or could not be decoded or loaded here. */
@@ -318,8 +330,10 @@ public final class Producer implements AutoCloseable {
             case Message.ComputationEnded e -> {
                 cache.dropComputation(e.computation());
                 kept.dropComputation(e.computation());
+                workers.ended(e.computation());
                 codecs.remove(e.computation());
                 bundles.ended(e.computation());
+                owners.remove(e.computation());
             }
             case Message.Mirrors m -> mirrors = List.of(m.addresses());
             case Message.Code c -> onCode(c);
@@ -330,8 +344,12 @@ public final class Producer implements AutoCloseable {
         }
     }
 
-    /** Tasks of {@code c.computation()} run from bundle {@code c.bundle()}: bind it, or fetch it first. */
+    /**
+     * Tasks of {@code c.computation()} are {@code c.owner()}'s and run from bundle {@code c.bundle()}: bind it, or
+     * fetch it first.
+     */
     private void onCode(Message.Code c) {
+        owners.put(c.computation(), c.owner());
         Message.FetchBundle fetch = bundles.code(c.computation(), c.bundle());
         if (fetch != null) {
             channel.write(fetch);
@@ -368,7 +386,7 @@ public final class Producer implements AutoCloseable {
                     return; // failed over meanwhile: the new server says again what is needed
                 }
                 if (verified != null) {
-                    decodeIntoCache(bundles.arrived(verified).toArray(ReadyTask[]::new));
+                    cache(bundles.arrived(verified));
                 } else {
                     noCode(hash, why);
                 }
@@ -399,29 +417,18 @@ public final class Producer implements AutoCloseable {
                 runnable.add(ready);
             }
         }
-        decodeIntoCache(runnable.toArray(ReadyTask[]::new));
+        cache(runnable);
     }
 
-    private void decodeIntoCache(ReadyTask[] tasks) {
-        List<Task> decoded = new ArrayList<>(tasks.length);
-        for (ReadyTask ready : tasks) {
-            try {
-                decoded.add(TaskRunner.decode(codecs.forComputation(ready.task().id().computation()), ready));
-            } catch (RuntimeException e) {
-                String reason = "cannot decode task " + ready.task().id() + " on producer " + config.name() + ": "
-                        + e.getMessage();
-                LOG.info(reason);
-                tasksFailed.incrementAndGet();
-                channel.write(new Message.TaskFailed(ready.task().id(), reason));
-            }
-        }
+    /** Ready tasks whose code is here go to the cache, still encoded: they are decoded where they run. */
+    private void cache(List<ReadyTask> tasks) {
         if (timeline.enabled()) {
             long now = System.nanoTime();
-            for (Task t : decoded) {
-                timeline.cached(t.id(), now);
+            for (ReadyTask t : tasks) {
+                timeline.cached(t.task().id(), now);
             }
         }
-        cache.add(decoded);
+        cache.add(tasks);
     }
 
     /** The link to the server closed: fail over to its mirror group, or stop if there is none. */

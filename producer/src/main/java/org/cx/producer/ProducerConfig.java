@@ -21,9 +21,10 @@ import org.cx.security.Tls;
  *                   {@link org.cx.api.TaskContext#hostSpeed()}; synthetic loads use it to emulate mixed processor types
  * @param timeline   record every task a worker runs, with its times ({@link Producer#timeline()}); off by default
  * @param tls        this producer's credential (the server must hold a server one); null for a plain connection
+ * @param box        where task code runs, and within which limits
  */
 public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached,
-                             boolean claim, String jmx, double speed, boolean timeline, Tls tls) {
+                             boolean claim, String jmx, double speed, boolean timeline, Tls tls, TaskBox box) {
 
     /** Largest host speed accepted: beyond it a synthetic load is no longer a load. */
     public static final double MAX_SPEED = 1000;
@@ -47,34 +48,39 @@ public record ProducerConfig(InetSocketAddress server, String name, int workers,
 
     /** With {@code tls} (null: a plain connection). */
     public static ProducerConfig of(InetSocketAddress server, int workers, Tls tls) {
-        return new ProducerConfig(server, "producer", workers, true, 256, true, "", 1.0, false, tls);
+        return new ProducerConfig(server, "producer", workers, true, 256, true, "", 1.0, false, tls,
+                TaskBox.defaults());
     }
 
     public ProducerConfig withName(String newName) {
-        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx, speed, timeline, tls);
+        return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx, speed, timeline, tls, box);
     }
 
     public ProducerConfig withPrefetch(boolean on) {
-        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed, timeline, tls);
+        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed, timeline, tls, box);
     }
 
     public ProducerConfig withClaim(boolean on) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx, speed, timeline, tls);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx, speed, timeline, tls, box);
     }
 
     public ProducerConfig withJmx(String url) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url, speed, timeline, tls);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url, speed, timeline, tls, box);
     }
 
     public ProducerConfig withSpeed(double factor) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, factor, timeline, tls);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, factor, timeline, tls, box);
     }
 
     public ProducerConfig withTls(Tls newTls) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline, newTls);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline, newTls, box);
     }
 
     public ProducerConfig withTimeline(boolean on) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, on, tls);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, on, tls, box);
+    }
+
+    public ProducerConfig withBox(TaskBox newBox) {
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline, tls, newBox);
     }
 }

@@ -8,18 +8,19 @@ import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.cx.api.Task;
 import org.cx.api.TaskId;
+import org.cx.wire.ReadyTask;
 
 /**
- * The producer's task cache: decoded ready tasks ordered by {@link Task#isHigherPriority}, handed to workers.
- * Shared by the connection's event loop (adds, drops) and the workers (takes), under one lock.
+ * The producer's task cache: ready tasks, still encoded, highest {@link org.cx.api.Task#priority() priority} first
+ * (as read when they were stored), handed to workers. Task code is decoded only where it runs. Shared by the
+ * connection's event loop (adds, drops) and the workers (takes), under one lock.
  */
 public final class TaskCache {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition available = lock.newCondition();
-    private final PriorityQueue<Task> ready = new PriorityQueue<>(TaskCache::order);
-    private final Map<TaskId, Task> byId = new HashMap<>();
+    private final PriorityQueue<ReadyTask> ready = new PriorityQueue<>(TaskCache::order);
+    private final Map<TaskId, ReadyTask> byId = new HashMap<>();
     private int idleWorkers;
     private boolean closed;
     /** How many times the cache was cleared: which connection its tasks came under. */
@@ -33,18 +34,15 @@ public final class TaskCache {
         this.onStarving = onStarving;
     }
 
-    private static int order(Task a, Task b) {
-        if (a.isHigherPriority(b)) {
-            return -1;
-        }
-        return b.isHigherPriority(a) ? 1 : 0;
+    private static int order(ReadyTask a, ReadyTask b) {
+        return Long.compare(b.task().priority(), a.task().priority());
     }
 
-    public void add(List<Task> tasks) {
+    public void add(List<ReadyTask> tasks) {
         lock.lock();
         try {
-            for (Task t : tasks) {
-                if (byId.putIfAbsent(t.id(), t) == null) {
+            for (ReadyTask t : tasks) {
+                if (byId.putIfAbsent(t.task().id(), t) == null) {
                     ready.add(t);
                 }
             }
@@ -60,7 +58,7 @@ public final class TaskCache {
         try {
             List<TaskId> removed = new ArrayList<>();
             for (TaskId id : ids) {
-                Task t = byId.remove(id);
+                ReadyTask t = byId.remove(id);
                 if (t != null) {
                     ready.remove(t);
                     removed.add(id);
@@ -104,14 +102,14 @@ public final class TaskCache {
     }
 
     /** A task taken from the cache, and the {@link #connection} it came under. */
-    public record Taken(Task task, int connection) {
+    public record Taken(ReadyTask task, int connection) {
     }
 
     /**
      * Takes the best cached task, waiting up to {@code timeoutNanos}; null on timeout or close. While waiting the
      * worker counts as idle.
      */
-    public Task take(long timeoutNanos) throws InterruptedException {
+    public ReadyTask take(long timeoutNanos) throws InterruptedException {
         Taken taken = takeUnder(timeoutNanos);
         return taken == null ? null : taken.task();
     }
@@ -140,15 +138,15 @@ public final class TaskCache {
                     }
                 }
             }
-            Task t = ready.poll();
-            byId.remove(t.id());
+            ReadyTask t = ready.poll();
+            byId.remove(t.task().id());
             return new Taken(t, connection);
         } finally {
             lock.unlock();
         }
     }
 
-    public Task take() throws InterruptedException {
+    public ReadyTask take() throws InterruptedException {
         return take(TimeUnit.DAYS.toNanos(1));
     }
 

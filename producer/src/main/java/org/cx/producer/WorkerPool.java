@@ -1,30 +1,36 @@
 package org.cx.producer;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.cx.api.Task;
-import org.cx.wire.BodyCodec;
+import java.util.function.LongFunction;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.Completion;
 import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskRunner;
 import org.cx.wire.ValueEnvelope;
+import org.cx.wire.WireConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A producer's workers: W threads that take the best task from the {@link TaskCache}, run it, and hand its
+ * A producer's workers: W threads that take the best task from the {@link TaskCache}, have it run where the
+ * producer's {@link TaskBox} says (each thread has its own worker process, or runs it itself), and hand its
  * completion to the producer's event loop through a queue. A worker then runs, without asking the server, the task
  * its completion makes ready here (the claim rule, {@link #claim}).
  *
  * <h2>Steps of one worker</h2>
  * <ol>
  *   <li>Take the best cached task, with the connection it came under; the wait is logged as idle time.</li>
- *   <li>Run it against a buffering context: every stored task and value is encoded at once.</li>
+ *   <li>Run it against a buffering context, in its worker process or on this thread: every stored task and value is
+ *       encoded at once.</li>
  *   <li>If the task came under a connection the producer has since left, drop the completion: the server that took
  *       over runs the task again.</li>
  *   <li>Under the kept-copies lock: keep copies of the unready tasks it stored, supply its values to the kept copies,
@@ -50,14 +56,23 @@ final class WorkerPool {
     private final AtomicLong tasksRun = new AtomicLong();
     private final LongAdder idleNanos = new LongAdder();
     private final List<Thread> threads = new ArrayList<>();
+    /** Each worker's executor, by worker. */
+    private final List<TaskExecutor> executors = new ArrayList<>();
+    /** Whose each computation is (from the server's {@code Code}); a worker process runs one user's code. */
+    private final LongFunction<String> ownerOf;
+    private TaskBox.Isolation isolation;
+    private Path scratchRoot;
+    private ScheduledExecutorService cpuWatch;
     private volatile boolean stopping;
 
-    WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs, IdleLog idleLog,
-               TaskTimeline timeline, Queue<Message> toServer, Runnable drain, AtomicLong tasksFailed) {
+    WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs, LongFunction<String> ownerOf,
+               IdleLog idleLog, TaskTimeline timeline, Queue<Message> toServer, Runnable drain,
+               AtomicLong tasksFailed) {
         this.config = config;
         this.cache = cache;
         this.kept = kept;
         this.codecs = codecs;
+        this.ownerOf = ownerOf;
         this.idleLog = idleLog;
         this.timeline = timeline;
         this.toServer = toServer;
@@ -65,7 +80,38 @@ final class WorkerPool {
         this.tasksFailed = tasksFailed;
     }
 
+    /**
+     * Decides where task code runs ({@link TaskBox.Isolation#AUTO} becomes the sandbox if the machine has one),
+     * starts the worker processes, so that their JVMs boot before the first task, and the worker threads.
+     */
     void start() {
+        TaskBox box = config.box();
+        isolation = WorkerCommand.resolve(box.isolation());
+        if (isolation != TaskBox.Isolation.IN_PROCESS) {
+            scratchRoot = Scratch.createRoot(config.name());
+            WorkerCommand command = new WorkerCommand(isolation, box.heapMiB(), config.speed(),
+                    WireConfig.maxFrameBytes());
+            for (int i = 0; i < config.workers(); i++) {
+                WorkerProcess p = new WorkerProcess(config.name() + "-worker-" + i, command, scratchRoot,
+                        codecs::bundleOf, ownerOf, WireConfig.maxFrameBytes());
+                p.prestart();
+                executors.add(p);
+            }
+            cpuWatch = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, config.name() + "-cpu-watch");
+                t.setDaemon(true);
+                return t;
+            });
+            cpuWatch.scheduleWithFixedDelay(() -> {
+                for (TaskExecutor e : executors) {
+                    ((WorkerProcess) e).checkCpu(box.cpuPerTask());
+                }
+            }, 200, 200, TimeUnit.MILLISECONDS);
+        } else {
+            for (int i = 0; i < config.workers(); i++) {
+                executors.add(new TaskExecutor.InProcess(codecs, config.speed()));
+            }
+        }
         for (int i = 0; i < config.workers(); i++) {
             int worker = i;
             Thread t = new Thread(() -> work(worker), config.name() + "-worker-" + i);
@@ -80,6 +126,40 @@ final class WorkerPool {
         for (Thread t : threads) {
             t.interrupt();
         }
+        if (cpuWatch != null) {
+            cpuWatch.shutdownNow();
+        }
+        for (TaskExecutor e : executors) {
+            e.close();
+        }
+        if (scratchRoot != null) {
+            try {
+                Scratch.delete(scratchRoot);
+            } catch (java.io.UncheckedIOException e) {
+                LOG.warn("could not remove the workers' scratch directories: {}", e.getMessage());
+            }
+        }
+    }
+
+    /** Where task code runs (known once started). */
+    TaskBox.Isolation isolation() {
+        return isolation;
+    }
+
+    /** {@code computation} is over: a task of it that runs now is stopped where that can be done. */
+    void ended(long computation) {
+        for (TaskExecutor e : executors) {
+            e.ended(computation);
+        }
+    }
+
+    /** Worker processes replaced because task code ended them or was stopped. */
+    long workerRestarts() {
+        long n = 0;
+        for (TaskExecutor e : executors) {
+            n += e.restarts();
+        }
+        return n;
     }
 
     long tasksRun() {
@@ -93,7 +173,7 @@ final class WorkerPool {
 
     private void work(int worker) {
         try {
-            Task task = null;
+            ReadyTask task = null;
             int taken = 0;
             while (!stopping) {
                 if (task == null) {
@@ -120,14 +200,17 @@ final class WorkerPool {
      * Worker {@code worker} runs {@code task}, hands its completion to the event loop, and returns the task it claims
      * to run next (see {@link #claim}), or null.
      */
-    private Task runAndClaim(int worker, Task task, int taken) {
-        BodyCodec codec = codecs.forComputation(task.id().computation());
+    private ReadyTask runAndClaim(int worker, ReadyTask task, int taken) {
         long start = timeline.enabled() ? System.nanoTime() : 0;
-        TaskRunner.Outcome outcome = TaskRunner.run(codec, task, config.speed());
-        if (timeline.enabled()) {
-            timeline.record(worker, start, System.nanoTime(), task.id(), task.getClass().getSimpleName());
+        TaskRunner.Outcome outcome = executors.get(worker).run(task);
+        if (outcome == null) {
+            return null; // stopped: its computation is over
         }
-        Task next = null;
+        if (timeline.enabled()) {
+            timeline.record(worker, start, System.nanoTime(), task.task().id(),
+                    outcome instanceof TaskRunner.Outcome.Done d ? d.kind() : "failed");
+        }
+        ReadyTask next = null;
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {
                 tasksRun.incrementAndGet();
@@ -138,14 +221,14 @@ final class WorkerPool {
                 // a worker could claim a task on a value another worker supplied but had not yet queued, the
                 // server would see the claiming completion first, void the claim, and hand the task out again.
                 synchronized (kept) {
-                    Claim claim = config.claim() ? claim(codec, d.completion()) : new Claim(d.completion(), null);
+                    Claim claim = config.claim() ? claim(d.completion()) : new Claim(d.completion(), null);
                     next = claim.next();
                     toServer.add(new Message.Completed(new Completion[] {claim.completion()}));
                 }
             }
             case TaskRunner.Outcome.Failed f -> {
                 tasksFailed.incrementAndGet();
-                LOG.info("task {} failed: {}", f.id(), firstLine(f.reason()));
+                LOG.info("task {} failed on producer {}: {}", f.id(), config.name(), firstLine(f.reason()));
                 if (taken == cache.connection()) {
                     toServer.add(new Message.TaskFailed(f.id(), f.reason()));
                 }
@@ -160,7 +243,7 @@ final class WorkerPool {
     }
 
     /** What a worker reports, and the task it runs next without asking the server (null: none). */
-    private record Claim(Completion completion, Task next) {
+    private record Claim(Completion completion, ReadyTask next) {
     }
 
     /**
@@ -168,7 +251,7 @@ final class WorkerPool {
      * (work-first, as in Cilk: no round trip on the spawn path), or else a kept task its values just completed (no
      * round trip on the join path). It keeps copies of the unready tasks it stored, for the same reason.
      */
-    private Claim claim(BodyCodec codec, Completion completion) {
+    private Claim claim(Completion completion) {
         completion = completion.keeping(kept.keepAll(completion.spawned()));
         ReadyTask joined = null;
         int joinedBy = -1;
@@ -181,16 +264,11 @@ final class WorkerPool {
             }
         }
         int child = completion.bestReadyChild();
-        try {
-            if (child >= 0) {
-                Task next = TaskRunner.decode(codec, new ReadyTask(completion.spawned()[child], new byte[0][]));
-                return new Claim(completion.withClaim(child), next);
-            }
-            if (joined != null) {
-                return new Claim(completion.withClaimedValue(joinedBy), TaskRunner.decode(codec, joined));
-            }
-        } catch (RuntimeException e) {
-            // the server will hand it out; whoever runs it reports the problem
+        if (child >= 0) {
+            return new Claim(completion.withClaim(child), new ReadyTask(completion.spawned()[child], new byte[0][]));
+        }
+        if (joined != null) {
+            return new Claim(completion.withClaimedValue(joinedBy), joined);
         }
         return new Claim(completion, null);
     }

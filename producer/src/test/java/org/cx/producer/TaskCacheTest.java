@@ -6,24 +6,29 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.cx.api.Continuation;
-import org.cx.api.Task;
-import org.cx.api.TaskContext;
 import org.cx.api.TaskId;
-import org.cx.api.spi.TaskBinding;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.TaskEnvelope;
 import org.junit.jupiter.api.Test;
 
 class TaskCacheTest {
-    /** A task that is never run here. */
-    static final class Noop extends Task {
-        @Override
-        public void execute(TaskContext context) {
-        }
+
+    private static ReadyTask task(int i, long priority) {
+        return new ReadyTask(new TaskEnvelope(TaskId.root(1).child(i), Continuation.CONSUMER, 0, priority, false,
+                new byte[0]), new byte[0][]);
     }
 
-    private static Task task(int i) {
-        Task t = new Noop();
-        TaskBinding.bind(t, TaskId.root(1).child(i), Continuation.CONSUMER, new Object[0]);
-        return t;
+    private static ReadyTask task(int i) {
+        return task(i, 0);
+    }
+
+    @Test
+    void workersTakeTheHighestPriorityFirst() throws Exception {
+        TaskCache cache = new TaskCache(() -> { });
+        cache.add(List.of(task(1, 2), task(2, 5), task(3, 3)));
+        assertEquals(TaskId.root(1).child(2), cache.take(0).task().id());
+        assertEquals(TaskId.root(1).child(3), cache.take(0).task().id());
+        assertEquals(TaskId.root(1).child(1), cache.take(0).task().id());
     }
 
     @Test
@@ -40,7 +45,7 @@ class TaskCacheTest {
             Thread.onSpinWait(); // the worker waits on the empty cache
         }
         cache.clear(); // the connection is lost while it waits
-        Task fromHeir = task(1);
+        ReadyTask fromHeir = task(1);
         cache.add(List.of(fromHeir));
         assertSame(fromHeir, taken.get().task());
         assertEquals(cache.connection(), taken.get().connection(), "its completion goes to the new server");

@@ -120,6 +120,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
             case Message.Revoke r -> end.write(new Message.Released(drop(r.ids()).toArray(TaskId[]::new)));
             case Message.ComputationEnded e -> cache.removeIf(t -> t.task().id().computation() == e.computation());
             case Message.Mirrors m -> mirrors = List.of(m.addresses());
+            case Message.Code c -> { } // the simulation runs every computation from the class path
             case Message.Keep k -> { } // no claims: the server assigns these once they are ready
             case Message.Inputs in -> { }
             case Message.Unkeep u -> { }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.cx.consumer.NetworkProbe;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
+import org.cx.producer.TaskBox;
 import org.cx.server.ServerConfig;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
@@ -155,7 +156,7 @@ final class ServerProcesses implements AutoCloseable {
         for (int i = 0; i < processes.size(); i++) {
             for (int k = 0; k < perServer; k++) {
                 ProducerConfig pc = ProducerConfig.of(WireClient.parseAddress(address(i)), 1)
-                        .withName("p" + i + "-" + k);
+                        .withName("p" + i + "-" + k).withBox(TaskBox.inProcess());
                 producers.add(Producer.start(pc, producerLoops));
             }
         }

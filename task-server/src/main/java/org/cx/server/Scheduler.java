@@ -864,6 +864,12 @@ public final class Scheduler {
         return c == null ? null : c.bundle;
     }
 
+    /** The user whose computation {@code id} is (empty on a plain network, or if it is unknown here). */
+    public String ownerOf(long id) {
+        ComputationState c = computations.get(id);
+        return c == null ? "" : c.owner;
+    }
+
     /**
      * Takes up to {@code max} fresh ready tasks (no producer holds them: "a task that has been downloaded stays")
      * to diffuse to another server, best first, grouped by computation.

@@ -178,15 +178,14 @@ final class SessionOutbox implements Outbox {
         dirty.clear();
     }
 
-    /** Before a producer's first task of a computation with a bundle, which bundle that is. */
+    /** Before a producer's first task of a computation, which bundle its code is in and whose it is. */
     private void tellCode(ProducerState producer, List<ReadyTask> tasks) {
         for (ReadyTask t : tasks) {
             long computation = t.task().id().computation();
             if (producer.codeSent.add(computation)) {
                 String bundle = node.scheduler().bundleOf(computation);
-                if (bundle != null && !bundle.isEmpty()) {
-                    send(producer, new Message.Code(computation, bundle));
-                }
+                send(producer, new Message.Code(computation, bundle == null ? "" : bundle,
+                        node.scheduler().ownerOf(computation)));
             }
         }
     }

@@ -41,6 +41,12 @@ public final class BodyCodecs {
         return hash.equals(CodeBundle.CLASS_PATH) || loaded.containsKey(hash);
     }
 
+    /** The bundle {@code computation} runs from; null for the class path (or an unknown computation). */
+    public CodeBundle bundleOf(long computation) {
+        String hash = bundleOf.get(computation);
+        return hash == null ? null : bundle(hash);
+    }
+
     /** A loaded bundle, or null. */
     public CodeBundle bundle(String hash) {
         Loaded l = loaded.get(hash);

@@ -64,8 +64,11 @@ public sealed interface Message {
     record NoBundle(String bundle, String reason) implements Message {
     }
 
-    /** Server to producer: tasks of {@code computation} run from code bundle {@code bundle}; sent before them. */
-    record Code(long computation, String bundle) implements Message {
+    /**
+     * Server to producer, before the first task of {@code computation}: its tasks run from code bundle
+     * {@code bundle} (empty: the class path), and they are {@code owner}'s (a worker process runs one user's code).
+     */
+    record Code(long computation, String bundle, String owner) implements Message {
     }
 
     /** Server: the submission {@code requestId} is computation {@code computation}. */

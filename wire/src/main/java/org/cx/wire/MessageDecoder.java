@@ -54,7 +54,11 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
 
     /** Decodes one frame body; throws {@link MalformedMessageException} for anything that is not a whole message. */
     public static Message decode(ByteBuf frame) {
-        byte[] bytes = ByteBufUtil.getBytes(frame);
+        return decode(ByteBufUtil.getBytes(frame));
+    }
+
+    /** {@link #decode(ByteBuf)} of a frame body in an array. */
+    public static Message decode(byte[] bytes) {
         Input input = new BoundedInput(bytes);
         Object decoded;
         try {

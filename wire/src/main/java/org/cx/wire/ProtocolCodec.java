@@ -166,7 +166,8 @@ public final class ProtocolCodec {
         register(kryo, Message.Code.class, id++, (out, m) -> {
             out.writeLong(m.computation());
             out.writeString(m.bundle());
-        }, in -> new Message.Code(in.readLong(), readHash(in)));
+            out.writeString(m.owner());
+        }, in -> new Message.Code(in.readLong(), readHash(in), in.readString()));
         register(kryo, Message.Inputs.class, id++, (out, m) -> writeValues(out, m.values()),
                 in -> new Message.Inputs(readValues(in)));
         register(kryo, Message.Keep.class, id++, (out, m) -> writeEnvelopes(out, m.tasks()),

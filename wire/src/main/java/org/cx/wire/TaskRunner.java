@@ -19,7 +19,8 @@ public final class TaskRunner {
 
     /** The outcome of running a task: exactly one of the two. */
     public sealed interface Outcome {
-        record Done(Completion completion) implements Outcome {
+        /** @param kind the task's class, by simple name (for timelines) */
+        record Done(Completion completion, String kind) implements Outcome {
         }
 
         record Failed(TaskId id, String reason) implements Outcome {
@@ -59,7 +60,7 @@ public final class TaskRunner {
         } catch (RuntimeException | Error e) {
             if (e instanceof OutOfMemoryError) {
                 // What it allocated is garbage now: the worker carries on, and the task fails saying why.
-                return new Outcome.Failed(task.id(), "task " + task.id() + " ran out of memory (the producer's heap is "
+                return new Outcome.Failed(task.id(), "task " + task.id() + " ran out of memory (its process's heap is "
                         + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB): " + e.getMessage());
             }
             if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
@@ -69,7 +70,7 @@ public final class TaskRunner {
         }
         long execNanos = System.nanoTime() - start;
         try {
-            return new Outcome.Done(context.toCompletion(execNanos));
+            return new Outcome.Done(context.toCompletion(execNanos), task.getClass().getSimpleName());
         } catch (RuntimeException e) {
             return new Outcome.Failed(task.id(), "could not encode the effects of " + task.id() + ": " + describe(e));
         }
@@ -77,6 +78,11 @@ public final class TaskRunner {
 
     /** Decodes and runs; a task whose class or inputs cannot be decoded fails with the reason. */
     public static Outcome decodeAndRun(BodyCodec codec, ReadyTask ready) {
+        return decodeAndRun(codec, ready, 1.0);
+    }
+
+    /** {@link #decodeAndRun(BodyCodec, ReadyTask)} on a host of the given {@link TaskContext#hostSpeed() speed}. */
+    public static Outcome decodeAndRun(BodyCodec codec, ReadyTask ready, double hostSpeed) {
         Task task;
         try {
             task = decode(codec, ready);
@@ -84,7 +90,7 @@ public final class TaskRunner {
             return new Outcome.Failed(ready.task().id(), "cannot decode task " + ready.task().id() + ": "
                     + e.getMessage());
         }
-        return run(codec, task);
+        return run(codec, task, hostSpeed);
     }
 
     /** The exception and the top of its stack, enough for the consumer to find the bug. */

@@ -39,7 +39,7 @@ class CodecTest {
                 new Message.BundleChunk("ab".repeat(32), 0, 3, new byte[] {1, 2, 3}),
                 new Message.FetchBundle("ab".repeat(32)),
                 new Message.NoBundle("ab".repeat(32), "nobody has it"),
-                new Message.Code(42, "ab".repeat(32)),
+                new Message.Code(42, "ab".repeat(32), "alice"),
                 new Message.Accepted(5, 42),
                 new Message.Collect(42),
                 new Message.Result(42, new byte[] {9}, 10, 11, 12, 13),

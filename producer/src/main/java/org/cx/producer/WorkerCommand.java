@@ -1,0 +1,190 @@
+package org.cx.producer;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The command line of a worker process: this JDK's {@code java} with the worker's heap and memory limits and this
+ * process's class path, running {@link WorkerMain}; inside bubblewrap for {@link TaskBox.Isolation#SANDBOX}.
+ *
+ * <h2>The sandbox</h2>
+ * New user, PID, network, IPC, UTS and cgroup namespaces ({@code --unshare-all}), user 65534 ("nobody") inside,
+ * all capabilities dropped, its own session (no terminal to inject into), killed with its producer. Its file
+ * system holds only {@code /usr} (the system's programs and libraries, read-only), the JDK and every class path
+ * entry (read-only), a private {@code /tmp}, a minimal {@code /dev}, its own {@code /proc}, and the worker's scratch
+ * directory, the one place it may write. No environment variables pass.
+ */
+final class WorkerCommand {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerCommand.class);
+    private static volatile Boolean sandboxWorks;
+
+    private final TaskBox.Isolation isolation;
+    private final int heapMiB;
+    private final double speed;
+    private final int maxFrameBytes;
+
+    /** @param isolation {@link TaskBox.Isolation#SANDBOX} or {@link TaskBox.Isolation#PROCESS} */
+    WorkerCommand(TaskBox.Isolation isolation, int heapMiB, double speed, int maxFrameBytes) {
+        this.isolation = isolation;
+        this.heapMiB = heapMiB;
+        this.speed = speed;
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    TaskBox.Isolation isolation() {
+        return isolation;
+    }
+
+    /** The command that starts a worker whose scratch directory is {@code scratch}. */
+    List<String> command(Path scratch) {
+        List<String> java = new ArrayList<>(List.of(javaExecutable(),
+                "-Xmx" + heapMiB + "m", "-XX:MaxMetaspaceSize=256m", "-XX:MaxDirectMemorySize=64m",
+                "-XX:+UseSerialGC", "-XX:-UsePerfData",
+                "-Djava.io.tmpdir=" + scratch, "-Duser.home=" + scratch,
+                "-cp", String.join(File.pathSeparator, classPath()),
+                WorkerMain.class.getName(), Double.toString(speed), Integer.toString(maxFrameBytes)));
+        if (isolation != TaskBox.Isolation.SANDBOX) {
+            return java;
+        }
+        List<String> wrapped = sandbox(scratch);
+        wrapped.addAll(java);
+        return wrapped;
+    }
+
+    private static List<String> sandbox(Path scratch) {
+        List<String> b = new ArrayList<>(List.of("bwrap", "--unshare-all", "--unshare-user", "--uid", "65534",
+                "--gid", "65534", "--cap-drop", "ALL", "--new-session", "--die-with-parent", "--clearenv",
+                "--ro-bind", "/usr", "/usr"));
+        for (String link : List.of("bin", "lib", "lib64", "sbin")) {
+            Path p = Path.of("/" + link);
+            if (Files.isSymbolicLink(p)) {
+                b.addAll(List.of("--symlink", "usr/" + link, "/" + link));
+            } else if (Files.isDirectory(p)) {
+                b.addAll(List.of("--ro-bind", p.toString(), p.toString()));
+            }
+        }
+        Set<String> readOnly = new LinkedHashSet<>();
+        readOnly.add(javaHome());
+        readOnly.addAll(classPath());
+        for (String path : readOnly) {
+            if (!path.startsWith("/usr/") && Files.exists(Path.of(path))) {
+                b.addAll(List.of("--ro-bind", path, path));
+            }
+        }
+        b.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                "--bind", scratch.toString(), scratch.toString(), "--chdir", scratch.toString(), "--"));
+        return b;
+    }
+
+    /**
+     * Resolves {@link TaskBox.Isolation#AUTO}: the sandbox if bubblewrap is here and can start a JVM on this machine
+     * (it needs user namespaces), else plain worker processes, with a warning that says what that leaves open.
+     */
+    static TaskBox.Isolation resolve(TaskBox.Isolation asked) {
+        if (asked != TaskBox.Isolation.AUTO) {
+            if (asked == TaskBox.Isolation.SANDBOX && !sandboxWorks()) {
+                throw new IllegalStateException("task isolation 'sandbox' needs bubblewrap (bwrap) with user "
+                        + "namespaces, which does not work here: install it (Debian: apt install bubblewrap), "
+                        + "or choose --task-isolation process");
+            }
+            return asked;
+        }
+        if (sandboxWorks()) {
+            return TaskBox.Isolation.SANDBOX;
+        }
+        LOG.warn("task code runs in worker processes as user {} without an OS sandbox, so it can read what this user "
+                + "can read and reach the network: install bubblewrap (Debian: apt install bubblewrap) to confine it",
+                System.getProperty("user.name"));
+        return TaskBox.Isolation.PROCESS;
+    }
+
+    /** Whether bubblewrap starts {@code java -version} in the sandbox here (tried once per process). */
+    static boolean sandboxWorks() {
+        Boolean works = sandboxWorks;
+        if (works == null) {
+            works = tryTheSandbox();
+            sandboxWorks = works;
+        }
+        return works;
+    }
+
+    private static boolean tryTheSandbox() {
+        Path scratch = null;
+        try {
+            scratch = Files.createTempDirectory("cx-sandbox-probe");
+            List<String> cmd = sandbox(scratch);
+            cmd.addAll(List.of(javaExecutable(), "-Xshare:auto", "-version"));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return false;
+            }
+            return p.exitValue() == 0;
+        } catch (IOException e) {
+            return false; // no bwrap on the path
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            if (scratch != null) {
+                Scratch.delete(scratch);
+            }
+        }
+    }
+
+    private static String javaHome() {
+        return Path.of(System.getProperty("java.home")).toAbsolutePath().normalize().toString();
+    }
+
+    private static String javaExecutable() {
+        return Path.of(javaHome(), "bin", "java").toString();
+    }
+
+    /**
+     * This process's class path, with the {@code Class-Path} of each jar's manifest followed (a launcher jar may
+     * carry the whole class path that way), as absolute paths.
+     */
+    static List<String> classPath() {
+        Set<String> entries = new LinkedHashSet<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            if (!entry.isEmpty()) {
+                addWithManifest(Path.of(entry).toAbsolutePath().normalize(), entries);
+            }
+        }
+        return new ArrayList<>(entries);
+    }
+
+    private static void addWithManifest(Path entry, Set<String> entries) {
+        if (!entries.add(entry.toString()) || !entry.toString().endsWith(".jar") || !Files.isRegularFile(entry)) {
+            return;
+        }
+        try (JarFile jar = new JarFile(entry.toFile())) {
+            var manifest = jar.getManifest();
+            String more = manifest == null ? null : manifest.getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
+            if (more == null) {
+                return;
+            }
+            for (String ref : more.trim().split("\\s+")) {
+                if (ref.isEmpty()) {
+                    continue;
+                }
+                Path p = ref.startsWith("file:") ? Path.of(java.net.URI.create(ref)) : entry.getParent().resolve(ref);
+                addWithManifest(p.toAbsolutePath().normalize(), entries);
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            // not a readable jar: it stays on the class path as given, and the JVM says what is wrong with it
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package org.cx.producer;
+
+import java.io.EOFException;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.cx.wire.BodyCodecs;
+import org.cx.wire.BundleAssembly;
+import org.cx.wire.CodeBundle;
+import org.cx.wire.Completion;
+import org.cx.wire.Message;
+import org.cx.wire.MessageStreams;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.TaskRunner;
+
+/**
+ * A worker process: the only place a producer decodes and runs task code (with {@link TaskBox} isolation other than
+ * in-process). It speaks {@link Message}s with its producer over its standard input and output, one task at a time:
+ *
+ * <ul>
+ *   <li>{@code Code(computation, bundle)}, followed by the bundle's chunks unless this process has it: the
+ *       computation's tasks decode against that bundle (the producer has checked its signature).</li>
+ *   <li>{@code Assign} of one task: it runs, and the answer is {@code Completed} with its effects or
+ *       {@code TaskFailed} with the reason.</li>
+ *   <li>{@code ComputationEnded}: its code may go.</li>
+ * </ul>
+ *
+ * Task code's own {@code System.out} goes to standard error, which the producer logs; the protocol's streams are
+ * taken before any task code runs. The process ends when its standard input does.
+ *
+ * <p>Arguments: the host speed ({@link org.cx.api.TaskContext#hostSpeed()}) and the frame limit in bytes.
+ */
+public final class WorkerMain {
+    private final MessageStreams streams;
+    private final double speed;
+    private final BodyCodecs codecs = new BodyCodecs(WorkerMain.class.getClassLoader());
+    /** Computations waiting for the bundle whose chunks are arriving. */
+    private final Map<String, List<Long>> awaiting = new HashMap<>();
+    private final Map<String, BundleAssembly> assemblies = new HashMap<>();
+
+    private WorkerMain(MessageStreams streams, double speed) {
+        this.streams = streams;
+        this.speed = speed;
+    }
+
+    public static void main(String[] args) throws IOException {
+        var protocolOut = new FileOutputStream(FileDescriptor.out);
+        var protocolIn = new FileInputStream(FileDescriptor.in);
+        System.setOut(System.err);
+        System.setIn(InputStream.nullInputStream());
+        if (args.length != 2) {
+            System.err.println("usage: WorkerMain HOST_SPEED MAX_FRAME_BYTES (started by a CX producer)");
+            System.exit(2);
+        }
+        int maxFrame = Integer.parseInt(args[1]);
+        new WorkerMain(new MessageStreams(protocolIn, protocolOut, maxFrame), Double.parseDouble(args[0])).serve();
+    }
+
+    private void serve() throws IOException {
+        while (true) {
+            Message m;
+            try {
+                m = streams.read();
+            } catch (EOFException e) {
+                return; // the producer is gone or let this worker go
+            }
+            switch (m) {
+                case Message.Code c -> code(c.computation(), c.bundle());
+                case Message.BundleChunk chunk -> chunk(chunk);
+                case Message.ComputationEnded e -> codecs.remove(e.computation());
+                case Message.Assign a -> {
+                    for (ReadyTask t : a.tasks()) {
+                        answer(t);
+                    }
+                    streams.flush();
+                }
+                default -> System.err.println("worker: ignoring an unexpected " + m.getClass().getSimpleName());
+            }
+        }
+    }
+
+    private void code(long computation, String hash) {
+        if (!codecs.bind(computation, hash)) {
+            awaiting.computeIfAbsent(hash, h -> new ArrayList<>()).add(computation);
+        }
+    }
+
+    private void chunk(Message.BundleChunk chunk) {
+        BundleAssembly assembly = assemblies.computeIfAbsent(chunk.bundle(), BundleAssembly::new);
+        CodeBundle bundle;
+        try {
+            bundle = assembly.add(chunk);
+        } catch (CodeBundle.InvalidBundleException e) {
+            assemblies.remove(chunk.bundle());
+            awaiting.remove(chunk.bundle()); // its tasks fail to decode, saying the class is unknown
+            System.err.println("worker: " + e.getMessage());
+            return;
+        }
+        if (bundle != null) {
+            assemblies.remove(chunk.bundle());
+            for (long computation : awaiting.getOrDefault(chunk.bundle(), List.of())) {
+                codecs.bind(computation, bundle);
+            }
+            awaiting.remove(chunk.bundle());
+        }
+    }
+
+    private void answer(ReadyTask t) throws IOException {
+        TaskRunner.Outcome outcome = TaskRunner.decodeAndRun(codecs.forComputation(t.task().id().computation()), t,
+                speed);
+        switch (outcome) {
+            case TaskRunner.Outcome.Done d -> {
+                try {
+                    streams.write(new Message.Completed(new Completion[] {d.completion()}));
+                } catch (IllegalArgumentException tooLarge) {
+                    streams.write(new Message.TaskFailed(t.task().id(), "the effects of task " + t.task().id()
+                            + " cannot be sent: " + tooLarge.getMessage()));
+                }
+            }
+            case TaskRunner.Outcome.Failed f -> streams.write(new Message.TaskFailed(f.id(), f.reason()));
+        }
+    }
+}

@@ -1,0 +1,358 @@
+package org.cx.producer;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
+import org.cx.api.TaskId;
+import org.cx.wire.BundleAssembly;
+import org.cx.wire.CodeBundle;
+import org.cx.wire.Completion;
+import org.cx.wire.MalformedMessageException;
+import org.cx.wire.Message;
+import org.cx.wire.MessageStreams;
+import org.cx.wire.ReadyTask;
+import org.cx.wire.TaskRunner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One worker's process ({@link WorkerMain}): started by the worker's thread, which sends it one task at a time and
+ * waits for the answer; replaced when task code ends it. What comes back is written by task code too, so it is
+ * bounded and checked: an answer that is not about the task sent ends the process and fails the task.
+ *
+ * <h2>One user's code per process</h2>
+ * A process runs tasks of one user only: before a task of another user it is replaced, so that nothing one user's
+ * code leaves behind in a JVM (threads, static state, changed system streams) meets another user's tasks. Between
+ * computations of one user the scratch directory is emptied.
+ *
+ * <h2>Stopping a task</h2>
+ * A task is stopped by ending its process (a JVM cannot stop a thread safely): when it has used more CPU time than
+ * {@link TaskBox#cpuPerTask()} ({@link #checkCpu}, called by the producer's watch), and when its computation ended
+ * ({@link #ended}). Both record why before ending it, under this object's lock and only while that task runs, so the
+ * worker's thread, which then reads the end of the stream, reports the right reason and never blames the next task.
+ */
+final class WorkerProcess implements TaskExecutor {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerProcess.class);
+    /** Lines of a worker's standard error kept to explain its end. */
+    private static final int TAIL_LINES = 12;
+    private static final String ENDED = "";
+
+    private final String name;
+    private final WorkerCommand command;
+    private final Path scratchRoot;
+    /** The bundle a computation's tasks run from; null: the class path. */
+    private final LongFunction<CodeBundle> codeOf;
+    /** Whose a computation is. */
+    private final LongFunction<String> ownerOf;
+    private final int maxFrameBytes;
+    private final AtomicLong restarts = new AtomicLong();
+    /** Computations that ended since the process last heard: it may drop their code. */
+    private final Queue<Long> endedSinceLastTask = new ConcurrentLinkedQueue<>();
+
+    // The worker thread's state.
+    private Process process;
+    /** The user whose code the process has run; null until its first task. */
+    private String processOwner;
+    private MessageStreams streams;
+    private Deque<String> errorTail;
+    private Thread errorLogger;
+    /** Computation -> bundle hash, as this process knows them (a bundle it knows is bound to a computation). */
+    private final Map<Long, String> bound = new HashMap<>();
+    private Path scratch;
+    private int scratchGeneration;
+    private long scratchOwner = -1;
+
+    // Shared with the watch and the event loop, under this object's lock.
+    private long runningComputation = -1;
+    /** Why the process was ended while a task ran: null if it was not. */
+    private String stoppedBecause;
+    private boolean killed;
+    /** Each task's number, for the CPU watch: a new task starts a new measure. */
+    private long taskSeq;
+    private long watchedSeq = -1;
+    private long cpuAtWatchStart;
+
+    WorkerProcess(String name, WorkerCommand command, Path scratchRoot, LongFunction<CodeBundle> codeOf,
+                  LongFunction<String> ownerOf, int maxFrameBytes) {
+        this.name = name;
+        this.command = command;
+        this.scratchRoot = scratchRoot;
+        this.codeOf = codeOf;
+        this.ownerOf = ownerOf;
+        this.maxFrameBytes = maxFrameBytes;
+        this.scratch = scratchRoot.resolve(name);
+    }
+
+    /** Starts the process ahead of the first task, so that its JVM boots meanwhile. */
+    void prestart() {
+        try {
+            ensureStarted();
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("worker {} could not start its process: {}", name, e.getMessage());
+        }
+    }
+
+    @Override
+    public TaskRunner.Outcome run(ReadyTask task) {
+        TaskId id = task.task().id();
+        long computation = id.computation();
+        String owner = ownerOf.apply(computation);
+        try {
+            if (processOwner != null && !processOwner.equals(owner)) {
+                end(); // another user's code ran in it
+            }
+            if (scratchOwner != computation) {
+                emptyScratch();
+                scratchOwner = computation;
+            }
+            ensureStarted();
+            processOwner = owner;
+            introduce(computation);
+            synchronized (this) {
+                stoppedBecause = null;
+                runningComputation = computation;
+                taskSeq++;
+            }
+            streams.write(new Message.Assign(new ReadyTask[] {task}));
+            streams.flush();
+            Message answer = streams.read();
+            synchronized (this) {
+                runningComputation = -1;
+            }
+            return switch (answer) {
+                case Message.Completed done when done.completions().length == 1
+                        && done.completions()[0].id().equals(id) -> new TaskRunner.Outcome.Done(done.completions()[0], "");
+                case Message.TaskFailed failed when failed.id().equals(id) ->
+                        new TaskRunner.Outcome.Failed(id, failed.reason());
+                default -> {
+                    end();
+                    yield new TaskRunner.Outcome.Failed(id, "task " + id + " made its worker process answer with "
+                            + "something else than its outcome (" + answer.getClass().getSimpleName() + ")");
+                }
+            };
+        } catch (IOException | MalformedMessageException | UncheckedIOException e) {
+            String why;
+            synchronized (this) {
+                runningComputation = -1;
+                why = stoppedBecause;
+            }
+            String exit = end();
+            restarts.incrementAndGet();
+            if (why == ENDED) {
+                return null;
+            }
+            if (why != null) {
+                return new TaskRunner.Outcome.Failed(id, "task " + id + " " + why);
+            }
+            return new TaskRunner.Outcome.Failed(id, "task " + id + " ended its worker process (" + exit + ")"
+                    + (e instanceof java.io.EOFException ? "" : ": " + e.getMessage()) + tail());
+        }
+    }
+
+    /** Starts the process unless it runs. */
+    private void ensureStarted() throws IOException {
+        synchronized (this) {
+            if (process != null && process.isAlive() && !killed) {
+                return;
+            }
+        }
+        end();
+        Scratch.empty(scratch);
+        ProcessBuilder pb = new ProcessBuilder(command.command(scratch)).directory(scratch.toFile());
+        pb.environment().clear();
+        Process p = pb.start();
+        Deque<String> tail = new ArrayDeque<>();
+        Thread logger = new Thread(() -> logErrors(p, tail), name + "-stderr");
+        logger.setDaemon(true);
+        logger.start();
+        synchronized (this) {
+            process = p;
+            killed = false;
+            watchedSeq = -1;
+        }
+        errorTail = tail;
+        errorLogger = logger;
+        processOwner = null;
+        streams = new MessageStreams(p.getInputStream(), p.getOutputStream(), maxFrameBytes);
+        bound.clear();
+    }
+
+    /**
+     * Tells the process of computations that ended and of {@code computation}'s code, sending the bundle unless it
+     * has it; a task of another computation than the last one finds the scratch directory empty.
+     */
+    private void introduce(long computation) throws IOException {
+        for (Long ended; (ended = endedSinceLastTask.poll()) != null; ) {
+            if (bound.remove(ended) != null) {
+                streams.write(new Message.ComputationEnded(ended));
+            }
+        }
+        if (bound.containsKey(computation)) {
+            return;
+        }
+        CodeBundle bundle = codeOf.apply(computation);
+        String hash = bundle == null ? CodeBundle.CLASS_PATH : bundle.hash();
+        boolean known = bundle == null || bound.containsValue(hash);
+        streams.write(new Message.Code(computation, hash, ""));
+        if (!known) {
+            for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
+                streams.write(chunk);
+            }
+        }
+        bound.put(computation, hash);
+    }
+
+    /** Empties the scratch directory; one that task code made undeletable is left behind for a fresh one. */
+    private void emptyScratch() {
+        try {
+            Scratch.empty(scratch);
+        } catch (UncheckedIOException e) {
+            LOG.warn("worker {}: {}; using a new one", name, e.getMessage());
+            scratch = scratchRoot.resolve(name + "-" + ++scratchGeneration);
+            end(); // the process works in the old one; the next starts in the new one
+        }
+    }
+
+    /** Ends the process, if any; returns how it ended. */
+    private String end() {
+        Process p;
+        synchronized (this) {
+            p = process;
+            process = null;
+            killed = false;
+        }
+        if (p == null) {
+            return "not started";
+        }
+        kill(p);
+        try {
+            if (p.waitFor(5, TimeUnit.SECONDS)) {
+                int status = p.exitValue();
+                return status > 128 ? "killed by signal " + (status - 128) : "exit status " + status;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return "still running";
+    }
+
+    /** Kills {@code p} and what it started (the sandbox's JVM is a descendant of bubblewrap). */
+    private static void kill(Process p) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+    }
+
+    /** Stops the running task if it is of {@code computation}, without a report; its code is dropped later. */
+    @Override
+    public void ended(long computation) {
+        endedSinceLastTask.add(computation);
+        stopIfRunning(computation, ENDED);
+    }
+
+    private synchronized void stopIfRunning(long computation, String why) {
+        if (process != null && runningComputation != -1 && (computation == -1 || runningComputation == computation)) {
+            stoppedBecause = why;
+            killed = true;
+            kill(process);
+        }
+    }
+
+    /**
+     * The CPU watch (every few hundred milliseconds): a task that has used more than {@code limit} of CPU time since
+     * the watch first saw it is stopped and fails. CPU time is the worker's whole process tree's.
+     */
+    void checkCpu(Duration limit) {
+        Process p;
+        long seq;
+        synchronized (this) {
+            if (process == null || runningComputation == -1) {
+                return;
+            }
+            p = process;
+            seq = taskSeq;
+        }
+        long cpu = cpuNanos(p);
+        synchronized (this) {
+            if (seq != taskSeq || runningComputation == -1) {
+                return;
+            }
+            if (seq != watchedSeq) {
+                watchedSeq = seq;
+                cpuAtWatchStart = cpu;
+            } else if (cpu - cpuAtWatchStart > limit.toNanos()) {
+                stopIfRunning(-1, "used more than " + describe(limit) + " of CPU time, the limit per task of "
+                        + "producer " + name.replaceFirst("-worker-\\d+$", "") + " (--task-cpu-limit): stopped");
+            }
+        }
+    }
+
+    private static long cpuNanos(Process p) {
+        long total = p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+        for (ProcessHandle h : (Iterable<ProcessHandle>) p.descendants()::iterator) {
+            total += h.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+        }
+        return total;
+    }
+
+    static String describe(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    @Override
+    public long restarts() {
+        return restarts.get();
+    }
+
+    @Override
+    public void close() {
+        end();
+    }
+
+    /** Logs what the process writes to standard error (task code's output among it), keeping the last lines. */
+    private void logErrors(Process p, Deque<String> tail) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                String shown = line.length() > 500 ? line.substring(0, 500) + "…" : line;
+                LOG.info("{}: {}", name, shown);
+                synchronized (tail) {
+                    tail.addLast(shown);
+                    if (tail.size() > TAIL_LINES) {
+                        tail.removeFirst();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the process is gone
+        }
+    }
+
+    /** The last lines the process wrote to standard error, to explain its end. */
+    private String tail() {
+        Deque<String> t = errorTail;
+        if (t == null) {
+            return "";
+        }
+        try {
+            errorLogger.join(1000); // what it wrote last is read once the process is gone
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (t) {
+            return t.isEmpty() ? "" : "\nits last output:\n" + String.join("\n", List.copyOf(t));
+        }
+    }
+}
