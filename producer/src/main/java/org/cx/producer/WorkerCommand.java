@@ -51,8 +51,11 @@ final class WorkerCommand {
         List<String> java = new ArrayList<>(List.of(javaExecutable(),
                 "-Xmx" + heapMiB + "m", "-XX:MaxMetaspaceSize=256m", "-XX:MaxDirectMemorySize=64m",
                 "-XX:+UseSerialGC", "-XX:-UsePerfData",
-                "-Djava.io.tmpdir=" + scratch, "-Duser.home=" + scratch,
-                "-cp", String.join(File.pathSeparator, classPath()),
+                "-Djava.io.tmpdir=" + scratch, "-Duser.home=" + scratch));
+        if (Runtime.version().feature() >= 24) {
+            java.add("--sun-misc-unsafe-memory-access=allow"); // Kryo
+        }
+        java.addAll(List.of("-cp", String.join(File.pathSeparator, classPath()),
                 WorkerMain.class.getName(), Double.toString(speed), Integer.toString(maxFrameBytes)));
         if (isolation != TaskBox.Isolation.SANDBOX) {
             return java;

@@ -1,0 +1,115 @@
+package org.cx.boxed;
+
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.cx.api.Task;
+import org.cx.api.TaskContext;
+
+/**
+ * Tasks for the worker process tests, outside the {@code org.cx.producer} package (whose classes never come from the
+ * wire): what honest and hostile task code does.
+ */
+public final class BoxedTasks {
+    private BoxedTasks() {
+    }
+
+    /** Sends its input's square to the consumer. */
+    public static final class Square extends Task {
+        final int x;
+
+        public Square(int x) {
+            this.x = x;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(x * x);
+        }
+    }
+
+    /** Ends its process. */
+    public static final class Exit extends Task {
+        @Override
+        public void execute(TaskContext context) {
+            System.out.println("exiting on purpose"); // to standard error, which the producer logs
+            System.exit(3);
+        }
+    }
+
+    /** Loops without end. */
+    public static final class Spin extends Task {
+        public static volatile long spins;
+
+        @Override
+        public void execute(TaskContext context) {
+            while (true) {
+                spins++;
+            }
+        }
+    }
+
+    /** Allocates without limit. */
+    public static final class Hog extends Task {
+        @Override
+        public void execute(TaskContext context) {
+            List<long[]> held = new ArrayList<>();
+            while (true) {
+                held.add(new long[1 << 20]);
+            }
+        }
+    }
+
+    /** Counts the tasks of its kind its process has run. */
+    public static final class Count extends Task {
+        static int count;
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(++count);
+        }
+    }
+
+    /** Tries what a hostile task would, and reports what happened. */
+    public static final class Probe extends Task {
+        final String secret;
+        final String outside;
+        final int port;
+
+        public Probe(String secret, String outside, int port) {
+            this.secret = secret;
+            this.outside = outside;
+            this.port = port;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            StringBuilder r = new StringBuilder();
+            r.append("secret=").append(attempt(() -> Files.readString(Path.of(secret))));
+            r.append(" write=").append(attempt(() -> Files.writeString(Path.of(outside), "x").toString()));
+            r.append(" scratch=").append(attempt(() -> Files.writeString(Path.of("here.txt"), "x").toString()));
+            r.append(" connect=").append(attempt(() -> {
+                try (Socket s = new Socket()) {
+                    s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+                    return "connected";
+                }
+            }));
+            context.sendResult(r.toString());
+        }
+
+        interface Attempt {
+            String run() throws Exception;
+        }
+
+        private static String attempt(Attempt a) {
+            try {
+                return "ok:" + a.run();
+            } catch (Exception e) {
+                return "refused:" + e.getClass().getSimpleName();
+            }
+        }
+    }
+}
