@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.cx.harness.FibBench;
+import org.cx.producer.TaskBox;
 import org.cx.harness.Json;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -81,10 +82,17 @@ final class BenchFibCommand extends Printing implements Callable<Integer> {
                     + "with this user's local credentials (to measure what security costs).")
     boolean insecure;
 
+    @Option(names = "--task-isolation", defaultValue = "in-process", paramLabel = "MODE",
+            converter = ProducerCommand.IsolationConverter.class,
+            description = "Where the bench's producers run task code: in-process (the exchange alone), process or "
+                    + "sandbox (worker processes, as cx producer does: to measure what the box costs). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    TaskBox.Isolation isolation;
+
     @Override
     public Integer call() throws Exception {
         FibBench.Settings s = new FibBench.Settings(n, servers, producers, workers, load.toLoad(), !noPrefetch, local,
-                warmup, repeat, insecure);
+                warmup, repeat, insecure, isolation);
         if (timeline != null && local) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--timeline records the producers of a cluster; --local runs none: drop one of them");

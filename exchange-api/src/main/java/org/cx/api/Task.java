@@ -73,17 +73,22 @@ public abstract class Task {
     }
 
     /**
-     * The ordering key servers use among tasks assigned equally often: higher first. Servers never load application
-     * classes, so they read this value once, when the task is stored. Default: earliest DAG level first.
+     * The ordering key among tasks assigned equally often: higher first. Servers and producers never load
+     * application classes (producers decode tasks only in the worker process that runs them), so this value is read
+     * once, when the task is stored, and orders both the servers' ready heaps and the producers' caches. Default:
+     * earliest DAG level first.
      */
     public long priority() {
         return -level();
     }
 
     /**
-     * The paper's priority hook: whether this task should run before {@code other} (both ready, assigned equally
-     * often). Producers order their caches with it. Default: compares {@link #priority()}, i.e. DAG level.
+     * The paper's priority hook: whether this task should run before {@code other}. Compares {@link #priority()}.
+     *
+     * @deprecated not consulted: tasks are ordered by {@link #priority()}, read when they are stored, since neither
+     *     servers nor producers run application code to compare two tasks. Override {@link #priority()} instead.
      */
+    @Deprecated
     public boolean isHigherPriority(Task other) {
         return priority() > other.priority();
     }

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
+import org.cx.producer.TaskBox;
 import org.cx.producer.IdleLog;
 import org.cx.producer.Producer;
 import org.cx.server.ServerConfig;
@@ -25,13 +26,17 @@ import org.cx.server.ServerConfig;
 /** Runs the Fibonacci DAG on a local cluster (or a ForkJoinPool) and reports the figures of {@code cx bench fib}. */
 public final class FibBench {
 
-    /** What to run; {@code insecure}: plain connections instead of TLS with the local credentials (to compare). */
+    /**
+     * What to run; {@code insecure}: plain connections instead of TLS with the local credentials (to compare);
+     * {@code isolation}: where the producers run task code.
+     */
     public record Settings(int n, int servers, int producers, int workers, Load load, boolean prefetch,
-                           boolean local, int warmup, int repeat, boolean insecure) {
-        /** Over TLS. */
+                           boolean local, int warmup, int repeat, boolean insecure, TaskBox.Isolation isolation) {
+        /** Over TLS, task code in the producers' JVM. */
         public Settings(int n, int servers, int producers, int workers, Load load, boolean prefetch, boolean local,
                         int warmup, int repeat) {
-            this(n, servers, producers, workers, load, prefetch, local, warmup, repeat, false);
+            this(n, servers, producers, workers, load, prefetch, local, warmup, repeat, false,
+                    TaskBox.Isolation.IN_PROCESS);
         }
 
         public Settings {
@@ -136,12 +141,12 @@ public final class FibBench {
         }
         ServerConfig config = (s.insecure() ? ServerConfig.defaults(null) : ServerConfig.defaults()).withName("bench");
         try (LocalCluster cluster = LocalCluster.start(config, s.servers(), s.producers(), s.workers(),
-                s.prefetch(), timeline != null);
+                s.prefetch(), timeline != null, TaskBox.defaults().withIsolation(s.isolation()));
              Consumer consumer = cluster.consumer()) {
             if (s.warmup() > 0 && load.kind() != Load.Kind.NONE) {
                 // Loaded runs of a small n exercise the code too little to get it compiled: run it unloaded first.
                 Settings unloaded = new Settings(UNLOADED_WARM_UP_N, s.servers(), s.producers(), s.workers(), Load.NONE,
-                        s.prefetch(), false, 0, 1, s.insecure());
+                        s.prefetch(), false, 0, 1, s.insecure(), s.isolation());
                 log.printf("warm-up: %d unloaded runs of F(%d) ...%n", UNLOADED_WARM_UPS, unloaded.n());
                 for (int i = 0; i < UNLOADED_WARM_UPS; i++) {
                     runOnce(unloaded, Load.NONE, consumer, cluster);

@@ -30,10 +30,13 @@ public final class LocalCluster implements AutoCloseable {
     /** Per producer, in start order: the index of the server it attached to. */
     private final List<Integer> producerServers = new ArrayList<>();
     private final boolean timelines;
+    /** Where the producers {@link #start} attaches run task code. */
+    private final TaskBox box;
 
-    private LocalCluster(EventLoopGroup producerLoops, boolean timelines) {
+    private LocalCluster(EventLoopGroup producerLoops, boolean timelines, TaskBox box) {
         this.producerLoops = producerLoops;
         this.timelines = timelines;
+        this.box = box;
     }
 
     /** One server with {@code config} and {@code producers} producers of {@code workers} workers each. */
@@ -58,7 +61,14 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster start(ServerConfig serverConfig, int servers, int producers, int workers,
                                      boolean prefetch, boolean timelines) throws IOException, InterruptedException {
-        LocalCluster cluster = new LocalCluster(EventLoops.create(PRODUCER_IO_THREADS, 2), timelines);
+        return start(serverConfig, servers, producers, workers, prefetch, timelines, TaskBox.inProcess());
+    }
+
+    /** As above, with producers that run task code as {@code box} says (in their own JVM in the other forms). */
+    public static LocalCluster start(ServerConfig serverConfig, int servers, int producers, int workers,
+                                     boolean prefetch, boolean timelines, TaskBox box)
+            throws IOException, InterruptedException {
+        LocalCluster cluster = new LocalCluster(EventLoops.create(PRODUCER_IO_THREADS, 2), timelines, box);
         ServerConfig config = serverConfig.withTimeline(timelines);
         try {
             TaskServerNode root = TaskServerNode.start(config);
@@ -102,10 +112,11 @@ public final class LocalCluster implements AutoCloseable {
 
     /**
      * Attaches one more producer of the given host speed to server {@code server} (in start order). It runs task
-     * code in its own JVM: the cluster runs one user's code on one machine.
+     * code as the cluster was started to (by default in its own JVM: the cluster runs one user's code on one
+     * machine).
      */
     public Producer addProducer(int server, int workers, boolean prefetch, double speed) throws IOException {
-        return addProducer(server, workers, prefetch, speed, TaskBox.inProcess());
+        return addProducer(server, workers, prefetch, speed, box);
     }
 
     /** Attaches one more producer that runs task code as {@code box} says. */
