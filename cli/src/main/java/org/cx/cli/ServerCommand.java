@@ -67,6 +67,11 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     Duration taskTimeLimit;
 
+    @Option(names = "--computation-time-limit", defaultValue = "7d", paramLabel = "DURATION",
+            description = "How much task time (its tasks' execution times, summed) one computation may use before "
+                    + "it fails with the reason. Default: ${DEFAULT-VALUE}.")
+    Duration computationTimeLimit;
+
     @Option(names = "--allow-server-tasks",
             description = "Run tasks that ask for it (executeOnServer) inside this server. Off by default: the "
                     + "server then runs no application code, and such a task fails its computation saying why.")
@@ -120,7 +125,8 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         ServerConfig config = ServerConfig.defaults(tls).withHost(host).withPort(port).withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)
                 .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress))
-                .withQuotas(new UserQuotas(maxComputations, maxTasks, abandonedAfter, taskTimeLimit))
+                .withQuotas(new UserQuotas(maxComputations, maxTasks, abandonedAfter, taskTimeLimit,
+                        computationTimeLimit))
                 .withServerTasks(serverTasks);
         try (TaskServerNode node = TaskServerNode.start(config);
              RiverDiscovery discovery = lookup == null ? null

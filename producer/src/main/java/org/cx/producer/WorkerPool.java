@@ -203,8 +203,8 @@ final class WorkerPool {
     private ReadyTask runAndClaim(int worker, ReadyTask task, int taken) {
         long start = timeline.enabled() ? System.nanoTime() : 0;
         TaskRunner.Outcome outcome = executors.get(worker).run(task);
-        if (outcome == null) {
-            return null; // stopped: its computation is over
+        if (outcome == null || stopping) {
+            return null; // stopped: its computation is over, or the producer is closing (and ended the process)
         }
         if (timeline.enabled()) {
             timeline.record(worker, start, System.nanoTime(), task.task().id(),

@@ -85,6 +85,8 @@ final class WorkerProcess implements TaskExecutor {
     private long taskSeq;
     private long watchedSeq = -1;
     private long cpuAtWatchStart;
+    /** The process and its descendants (bubblewrap's JVM), found once per process by the watch; null: not yet. */
+    private long[] tree;
 
     WorkerProcess(String name, WorkerCommand command, Path scratchRoot, LongFunction<CodeBundle> codeOf,
                   LongFunction<String> ownerOf, int maxFrameBytes) {
@@ -135,7 +137,8 @@ final class WorkerProcess implements TaskExecutor {
             }
             return switch (answer) {
                 case Message.Completed done when done.completions().length == 1
-                        && done.completions()[0].id().equals(id) -> new TaskRunner.Outcome.Done(done.completions()[0], "");
+                        && done.completions()[0].id().equals(id) -> new TaskRunner.Outcome.Done(effectsOnly(
+                                done.completions()[0]), "");
                 case Message.TaskFailed failed when failed.id().equals(id) ->
                         new TaskRunner.Outcome.Failed(id, failed.reason());
                 default -> {
@@ -163,10 +166,21 @@ final class WorkerProcess implements TaskExecutor {
         }
     }
 
-    /** Starts the process unless it runs. */
+    /**
+     * The task's effects only: claims and kept copies are the producer's to decide, whatever task code wrote on the
+     * process's output.
+     */
+    private static Completion effectsOnly(Completion c) {
+        return new Completion(c.id(), c.spawned(), c.values(), c.execNanos());
+    }
+
+    /**
+     * Starts the process unless it runs and has said nothing since its last answer (a process that writes
+     * unasked, as task code writing on its output does, would have its words taken for the next task's answer).
+     */
     private void ensureStarted() throws IOException {
         synchronized (this) {
-            if (process != null && process.isAlive() && !killed) {
+            if (process != null && process.isAlive() && !killed && streams.pending() == 0) {
                 return;
             }
         }
@@ -183,6 +197,7 @@ final class WorkerProcess implements TaskExecutor {
             process = p;
             killed = false;
             watchedSeq = -1;
+            tree = null;
         }
         errorTail = tail;
         errorLogger = logger;
@@ -286,6 +301,9 @@ final class WorkerProcess implements TaskExecutor {
             seq = taskSeq;
         }
         long cpu = cpuNanos(p);
+        if (cpu < 0) {
+            return; // the process is gone: the worker's thread reports it
+        }
         synchronized (this) {
             if (seq != taskSeq || runningComputation == -1) {
                 return;
@@ -300,10 +318,26 @@ final class WorkerProcess implements TaskExecutor {
         }
     }
 
-    private static long cpuNanos(Process p) {
-        long total = p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
-        for (ProcessHandle h : (Iterable<ProcessHandle>) p.descendants()::iterator) {
-            total += h.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    /**
+     * CPU time of the process and its descendants as found once (the JVM inside bubblewrap; programs task code
+     * starts count once they end, as their parent's children); -1 if the process is gone.
+     */
+    private long cpuNanos(Process p) {
+        long[] pids;
+        synchronized (this) {
+            if (tree == null) {
+                tree = java.util.stream.LongStream.concat(java.util.stream.LongStream.of(p.pid()),
+                        p.descendants().mapToLong(ProcessHandle::pid)).toArray();
+            }
+            pids = tree;
+        }
+        long total = 0;
+        for (long pid : pids) {
+            long cpu = ProcessCpu.nanos(pid);
+            if (cpu < 0) {
+                return p.isAlive() ? total : -1;
+            }
+            total += cpu;
         }
         return total;
     }

@@ -112,4 +112,27 @@ public final class BoxedTasks {
             }
         }
     }
+
+    /**
+     * Writes a forged answer on its process's output, claiming a child it stored and keeping copies, before the
+     * real one: the producer takes the effects only, and does not take the real answer for the next task's.
+     */
+    public static final class Forger extends Task {
+        @Override
+        public void execute(TaskContext context) {
+            org.cx.api.TaskId child = context.storeTask(new Square(3), org.cx.api.Continuation.CONSUMER);
+            org.cx.wire.TaskEnvelope forged = new org.cx.wire.TaskEnvelope(child, org.cx.api.Continuation.CONSUMER,
+                    0, 0, false, new byte[0]);
+            try {
+                org.cx.wire.MessageStreams out = new org.cx.wire.MessageStreams(java.io.InputStream.nullInputStream(),
+                        new java.io.FileOutputStream(java.io.FileDescriptor.out), 1 << 20);
+                out.write(new org.cx.wire.Message.Completed(new org.cx.wire.Completion[] {new org.cx.wire.Completion(
+                        context.id(), new org.cx.wire.TaskEnvelope[] {forged}, new org.cx.wire.ValueEnvelope[0], 0, 0,
+                        -1, true)}));
+                out.flush();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+    }
 }

@@ -21,6 +21,7 @@ import org.cx.api.Task;
 import org.cx.api.TaskId;
 import org.cx.boxed.BoxedTasks.Count;
 import org.cx.boxed.BoxedTasks.Exit;
+import org.cx.boxed.BoxedTasks.Forger;
 import org.cx.boxed.BoxedTasks.Hog;
 import org.cx.boxed.BoxedTasks.Probe;
 import org.cx.boxed.BoxedTasks.Spin;
@@ -125,6 +126,24 @@ class WorkerProcessTest {
         assertNull(spinning.join(), "nothing to report for a computation that is over");
         assertEquals(before, Spin.spins, "it spun in its own process, not in this one");
         assertEquals(4, result(p.run(ready(6, new Square(2)))));
+    }
+
+    /**
+     * Task code owns its process, so what it writes may be taken for its own user's answers (the server checks
+     * those like any producer's); it cannot claim tasks, and an answer that does not fit ends the process.
+     */
+    @Test
+    void whatTaskCodeWritesOnItsProcesssOutputClaimsNothingAndEndsTheProcess() {
+        WorkerProcess p = worker(TaskBox.Isolation.PROCESS, 64);
+        TaskRunner.Outcome forged = p.run(ready(1, new Forger()));
+        org.cx.wire.Completion c = assertInstanceOf(TaskRunner.Outcome.Done.class, forged).completion();
+        assertEquals(-1, c.claimed(), "claims are the producer's to make");
+        assertTrue(!c.keeps(), "and so are kept copies");
+        TaskRunner.Outcome next = p.run(ready(1, new Square(6)));
+        if (next instanceof TaskRunner.Outcome.Failed f) { // the real answer that followed arrived in time
+            assertTrue(f.reason().contains("something else than its outcome"), f.reason());
+        }
+        assertEquals(49, result(p.run(ready(1, new Square(7)))), "a new process answers for itself");
     }
 
     @Test

@@ -43,6 +43,8 @@ final class ComputationState {
     private long tasksDone;
     private long executions;
     private long execNanos;
+    /** This server has reported that the computation went over its task time ({@link UserQuotas#computationTime}). */
+    boolean overTimeReported;
     private long toldTasks;
     private long toldExecutions;
     private long toldNanos;
@@ -62,6 +64,11 @@ final class ComputationState {
     /** A producer ran one of its tasks (perhaps a duplicate). */
     void executed() {
         executions++;
+    }
+
+    /** The execution time of its tasks' applied completions that this server has counted (its own and others'). */
+    long taskTimeNanos() {
+        return execNanos;
     }
 
     /** One of its tasks completed here, after running for {@code nanos}. */

@@ -1,5 +1,6 @@
 package org.cx.server;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -214,6 +215,19 @@ public final class Scheduler {
         for (ComputationState c : abandoned) {
             fail(c, "", "its consumer has been gone for " + users.quotas().abandonedAfter().toSeconds() + " s and nobody "
                     + "collected it (--abandoned-after): its tasks are dropped", nowNanos);
+        }
+        Duration computationTime = users.quotas().computationTime();
+        List<ComputationState> overTime = new ArrayList<>();
+        for (ComputationState c : computations.values()) {
+            if (c.phase == ComputationState.Phase.RUNNING && !c.overTimeReported
+                    && c.taskTimeNanos() > computationTime.toNanos()) {
+                overTime.add(c);
+            }
+        }
+        for (ComputationState c : overTime) {
+            c.overTimeReported = true; // a server other than the origin reports it once
+            fail(c, "", "its tasks have run for more than " + computationTime.toSeconds() + " s in all "
+                    + "(--computation-time-limit): its tasks are dropped", nowNanos);
         }
         for (TaskEntry e : late.runningSince(nowNanos - users.quotas().taskTime().toNanos())) {
             ComputationState c = computations.get(e.envelope.id().computation());

@@ -14,8 +14,12 @@ import java.time.Duration;
  * @param abandonedAfter how long a running computation may go without a consumer
  * @param taskTime       how long one task may run, from its first start, before its computation fails (a task that
  *                       loops); meanwhile at most {@link #MAX_RUNNING_COPIES} producers run it at once
+ * @param computationTime how much task time (the execution times of its tasks' applied completions, summed) one
+ *                       computation may use before it fails; each server checks what it has counted, and the
+ *                       computation's origin counts them all as values reach it
  */
-public record UserQuotas(int computations, long tasks, Duration abandonedAfter, Duration taskTime) {
+public record UserQuotas(int computations, long tasks, Duration abandonedAfter, Duration taskTime,
+                         Duration computationTime) {
     /** Eager scheduling gives a late task to at most this many producers at once. */
     public static final int MAX_RUNNING_COPIES = 3;
 
@@ -25,14 +29,17 @@ public record UserQuotas(int computations, long tasks, Duration abandonedAfter, 
             throw new IllegalArgumentException("quotas must be at least 1, got " + computations + " computations and "
                     + tasks + " tasks");
         }
-        if (!abandonedAfter.isPositive() || !taskTime.isPositive()) {
-            throw new IllegalArgumentException("the abandonment time and the task time limit must be positive, got "
-                    + abandonedAfter + " and " + taskTime);
+        if (!abandonedAfter.isPositive() || !taskTime.isPositive() || !computationTime.isPositive()) {
+            throw new IllegalArgumentException("the abandonment time and the time limits must be positive, got "
+                    + abandonedAfter + ", " + taskTime + " and " + computationTime);
         }
     }
 
-    /** 1,000 computations and 20 million stored tasks per user; abandoned after an hour; a task runs an hour at most. */
+    /**
+     * 1,000 computations and 20 million stored tasks per user; abandoned after an hour; a task runs an hour at most,
+     * a computation's tasks a week in all.
+     */
     public static UserQuotas defaults() {
-        return new UserQuotas(1_000, 20_000_000, Duration.ofHours(1), Duration.ofHours(1));
+        return new UserQuotas(1_000, 20_000_000, Duration.ofHours(1), Duration.ofHours(1), Duration.ofDays(7));
     }
 }

@@ -536,7 +536,8 @@ class SchedulerTest {
 
     @Test
     void aUserPastItsQuotaOfComputationsIsRefusedAndOthersAreNot() {
-        scheduler.quotas(new UserQuotas(2, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1)));
+        scheduler.quotas(new UserQuotas(2, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
+                java.time.Duration.ofDays(7)));
         ConsumerHandle alice = userNamed("alice", 7);
         for (int i = 0; i < 2; i++) {
             assertNull(scheduler.submitRefusal(alice));
@@ -549,7 +550,8 @@ class SchedulerTest {
 
     @Test
     void aComputationThatStoresMoreThanItsUsersQuotaFailsSayingWhy() {
-        scheduler.quotas(new UserQuotas(10, 5, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1)));
+        scheduler.quotas(new UserQuotas(10, 5, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
+                java.time.Duration.ofDays(7)));
         ProducerState p = scheduler.addProducer(1, "p", 1);
         long c = scheduler.submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.request(p, 1, 1);
@@ -565,7 +567,8 @@ class SchedulerTest {
 
     @Test
     void aComputationWhoseConsumerIsGoneTooLongFails() {
-        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofMinutes(10), java.time.Duration.ofHours(1)));
+        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofMinutes(10), java.time.Duration.ofHours(1),
+                java.time.Duration.ofDays(7)));
         ConsumerHandle alice = userNamed("alice", 7);
         long c = scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.consumerGone(alice);
@@ -579,7 +582,8 @@ class SchedulerTest {
 
     @Test
     void aTaskThatRunsPastTheTimeLimitFailsItsComputationAndIsCopiedToFewProducers() {
-        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofSeconds(30)));
+        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofSeconds(30),
+                java.time.Duration.ofDays(7)));
         List<ProducerState> producers = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
             producers.add(scheduler.addProducer(i, "p" + i, 1));
@@ -599,6 +603,28 @@ class SchedulerTest {
         scheduler.expire(now + java.time.Duration.ofSeconds(31).toNanos());
         assertTrue(scheduler.collect(consumer, c));
         assertTrue(out.failure.contains("--task-time-limit"), out.failure);
+    }
+
+    @Test
+    void aComputationWhoseTasksRunLongerInAllThanItsLimitFails() {
+        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
+                java.time.Duration.ofSeconds(1)));
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        long c = scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        TaskEnvelope child = task(root.child(0), Continuation.CONSUMER, 0, 0);
+        scheduler.completed(p, new Completion(root, new TaskEnvelope[] {child}, new ValueEnvelope[0],
+                java.time.Duration.ofMillis(600).toNanos()));
+        scheduler.expire(now);
+        assertFalse(out.log.contains("failed"), "0.6 s of task time is within the limit");
+        scheduler.request(p, 1, 1);
+        scheduler.completed(p, new Completion(child.id(), new TaskEnvelope[] {
+                task(child.id().child(0), Continuation.CONSUMER, 0, 0)}, new ValueEnvelope[0],
+                java.time.Duration.ofMillis(600).toNanos()));
+        scheduler.expire(now);
+        assertTrue(scheduler.collect(consumer, c));
+        assertTrue(out.failure.contains("--computation-time-limit"), out.failure);
     }
 
     @Test

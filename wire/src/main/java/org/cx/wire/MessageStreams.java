@@ -45,6 +45,11 @@ public final class MessageStreams {
         out.flush();
     }
 
+    /** Bytes that arrived and were not read yet (without blocking). */
+    public int pending() throws IOException {
+        return in.available();
+    }
+
     /**
      * The next message; blocks until it is whole.
      *
