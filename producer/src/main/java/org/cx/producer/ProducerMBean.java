@@ -57,4 +57,14 @@ final class ProducerMBean implements ProducerMXBean {
     public long getBundlesFetched() {
         return producer.bundlesFetched();
     }
+
+    @Override
+    public String getTaskIsolation() {
+        return String.valueOf(producer.isolation());
+    }
+
+    @Override
+    public long getWorkerRestarts() {
+        return producer.workerRestarts();
+    }
 }

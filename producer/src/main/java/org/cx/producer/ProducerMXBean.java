@@ -25,4 +25,10 @@ public interface ProducerMXBean {
     long getFailovers();
 
     long getBundlesFetched();
+
+    /** Where task code runs: {@code SANDBOX}, {@code PROCESS} or {@code IN_PROCESS}. */
+    String getTaskIsolation();
+
+    /** Worker processes replaced because task code ended them, or was stopped (CPU limit, computation ended). */
+    long getWorkerRestarts();
 }
