@@ -147,6 +147,22 @@ public final class Consumer implements TaskServer {
     /** {@inheritDoc} The returned handle also gives the run's {@link Pending#summary()} once it is done. */
     @Override
     public <R> Pending<R> submit(Task root, ResultListener<? super R> listener) {
+        return submit(root, 1, listener);
+    }
+
+    /**
+     * Submits a computation validated by redundant execution: each task's effects apply only once {@code quorum}
+     * producers of different owners (credentials) returned equal ones, so one volunteer that lies cannot change the
+     * result. Its tasks must be deterministic in their effects. It runs only while producers of at least
+     * {@code quorum} owners are attached, and costs about {@code quorum} times the work.
+     *
+     * @param quorum 1 (no validation) to {@link Message.Submit#MAX_QUORUM}
+     */
+    public <R> Pending<R> submit(Task root, int quorum, ResultListener<? super R> listener) {
+        if (quorum < 1 || quorum > Message.Submit.MAX_QUORUM) {
+            throw new IllegalArgumentException("a quorum must be in 1.." + Message.Submit.MAX_QUORUM + ", got "
+                    + quorum);
+        }
         long requestId = requestIds.incrementAndGet();
         Pending<R> pending = new Pending<>(listener, callbacks);
         // Classes loaded from a code bundle travel as that bundle; anything else runs from the class path.
@@ -160,7 +176,7 @@ public final class Consumer implements TaskServer {
         TaskEnvelope envelope = new TaskEnvelope(TaskId.root(0), Continuation.CONSUMER, root.arity(), root.priority(),
                 root.executeOnServer(), codec.encode(root));
         pending.submit = new Message.Submit(requestId, envelope,
-                pending.loader == null ? CodeBundle.CLASS_PATH : pending.loader.bundle().hash());
+                pending.loader == null ? CodeBundle.CLASS_PATH : pending.loader.bundle().hash(), quorum);
         submitting.put(requestId, pending);
         pending.sentAt = sends.incrementAndGet();
         channel.writeAndFlush(pending.submit).addListener(f -> {
@@ -176,6 +192,11 @@ public final class Consumer implements TaskServer {
     @Override
     public <R> Pending<R> submit(Task root) {
         return submit(root, result -> { });
+    }
+
+    /** {@link #submit(Task, int, ResultListener)} without a listener. */
+    public <R> Pending<R> submitValidated(Task root, int quorum) {
+        return submit(root, quorum, result -> { });
     }
 
     @Override

@@ -61,6 +61,8 @@ public final class Producer implements AutoCloseable {
     private final AtomicLong failovers = new AtomicLong();
     /** Whose each computation with tasks here is, as the server said ({@code Code}). */
     private final java.util.Map<Long, String> owners = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Computations whose results other producers check: this one claims and keeps none of their tasks. */
+    private final java.util.Set<Long> validated = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final long startedNanos = System.nanoTime();
     private final IdleLog idleLog;
     private final TaskTimeline timeline;
@@ -82,8 +84,8 @@ public final class Producer implements AutoCloseable {
         this.policy = new PrefetchPolicy(config.workers(), config.prefetch(), config.maxCached());
         this.idleLog = new IdleLog(config.workers());
         this.timeline = new TaskTimeline(config.workers(), config.timeline());
-        this.workers = new WorkerPool(config, cache, kept, codecs, c -> owners.getOrDefault(c, ""), idleLog, timeline,
-                fromWorkers, this::scheduleDrain, tasksFailed);
+        this.workers = new WorkerPool(config, cache, kept, codecs, c -> owners.getOrDefault(c, ""),
+                validated::contains, idleLog, timeline, fromWorkers, this::scheduleDrain, tasksFailed);
         this.bundles = new BundleFetcher(codecs, config.name());
     }
 
@@ -317,7 +319,9 @@ public final class Producer implements AutoCloseable {
             }
             case Message.Keep k -> {
                 for (TaskEnvelope e : config.claim() ? k.tasks() : new TaskEnvelope[0]) {
-                    kept.keep(e); // without claims nothing would run them, or ever let them go
+                    if (!validated.contains(e.id().computation())) {
+                        kept.keep(e); // without claims nothing would run them, or ever let them go
+                    }
                 }
             }
             case Message.Inputs in -> kept.forwarded(in.values());
@@ -334,6 +338,7 @@ public final class Producer implements AutoCloseable {
                 codecs.remove(e.computation());
                 bundles.ended(e.computation());
                 owners.remove(e.computation());
+                validated.remove(e.computation());
             }
             case Message.Mirrors m -> mirrors = List.of(m.addresses());
             case Message.Code c -> onCode(c);
@@ -350,6 +355,9 @@ public final class Producer implements AutoCloseable {
      */
     private void onCode(Message.Code c) {
         owners.put(c.computation(), c.owner());
+        if (c.validated()) {
+            validated.add(c.computation());
+        }
         Message.FetchBundle fetch = bundles.code(c.computation(), c.bundle());
         if (fetch != null) {
             channel.write(fetch);

@@ -60,19 +60,22 @@ final class WorkerPool {
     private final List<TaskExecutor> executors = new ArrayList<>();
     /** Whose each computation is (from the server's {@code Code}); a worker process runs one user's code. */
     private final LongFunction<String> ownerOf;
+    /** Whether other producers check a computation's results: then this one claims and keeps none of its tasks. */
+    private final java.util.function.LongPredicate validated;
     private TaskBox.Isolation isolation;
     private Path scratchRoot;
     private ScheduledExecutorService cpuWatch;
     private volatile boolean stopping;
 
     WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs, LongFunction<String> ownerOf,
-               IdleLog idleLog, TaskTimeline timeline, Queue<Message> toServer, Runnable drain,
+               java.util.function.LongPredicate validated, IdleLog idleLog, TaskTimeline timeline, Queue<Message> toServer, Runnable drain,
                AtomicLong tasksFailed) {
         this.config = config;
         this.cache = cache;
         this.kept = kept;
         this.codecs = codecs;
         this.ownerOf = ownerOf;
+        this.validated = validated;
         this.idleLog = idleLog;
         this.timeline = timeline;
         this.toServer = toServer;
@@ -221,7 +224,8 @@ final class WorkerPool {
                 // a worker could claim a task on a value another worker supplied but had not yet queued, the
                 // server would see the claiming completion first, void the claim, and hand the task out again.
                 synchronized (kept) {
-                    Claim claim = config.claim() ? claim(d.completion()) : new Claim(d.completion(), null);
+                    Claim claim = config.claim() && !validated.test(task.task().id().computation())
+                            ? claim(d.completion()) : new Claim(d.completion(), null);
                     next = claim.next();
                     toServer.add(new Message.Completed(new Completion[] {claim.completion()}));
                 }

@@ -222,7 +222,7 @@ final class WorkerProcess implements TaskExecutor {
         CodeBundle bundle = codeOf.apply(computation);
         String hash = bundle == null ? CodeBundle.CLASS_PATH : bundle.hash();
         boolean known = bundle == null || bound.containsValue(hash);
-        streams.write(new Message.Code(computation, hash, ""));
+        streams.write(new Message.Code(computation, hash, "", false));
         if (!known) {
             for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
                 streams.write(chunk);

@@ -16,6 +16,8 @@ final class ComputationState {
     final long submittedNanos;
     /** The name of the user who submitted it (empty on a plain network): only that user sees and collects it. */
     String owner = "";
+    /** Producers of different owners that must return equal effects before a task's apply (1: no validation). */
+    int quorum = 1;
     /** Its tasks last counted against its owner's quota ({@link UserQuotas#tasks()}). */
     long countedTasks;
     /** When its consumer went away without collecting it (at its origin), or -1 while one waits for it. */

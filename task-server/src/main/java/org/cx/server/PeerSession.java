@@ -137,7 +137,9 @@ abstract class PeerSession {
 
         ProducerSession(ServerCore node, Message.Hello hello, PeerConnection connection) {
             super(node, hello, connection);
-            this.producer = node.scheduler().addProducer(peerId(), hello.name(), Math.max(1, hello.workers()));
+            PeerIdentity identity = connection.identity();
+            this.producer = node.scheduler().addProducer(peerId(), hello.name(),
+                    identity == null ? hello.name() : identity.name(), Math.max(1, hello.workers()));
         }
 
         @Override
@@ -249,7 +251,7 @@ abstract class PeerSession {
                 connection().write(new Message.SubmitRefused(s.requestId(), overQuota));
                 return;
             }
-            long id = node.scheduler().submit(this, s.root(), s.bundle(), node.cycle().now());
+            long id = node.scheduler().submit(this, s.root(), s.bundle(), s.quorum(), node.cycle().now());
             code.used(s.bundle());
             node.accepted(this, s.requestId(), id);
             LOG.debug("consumer {} submitted computation {}", peerId(), Long.toHexString(id));

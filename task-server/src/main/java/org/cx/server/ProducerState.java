@@ -9,6 +9,8 @@ import org.cx.api.TaskId;
 public final class ProducerState {
     final long peerId;
     final String name;
+    /** Who answers for its results: its credential's name (on a plain network, the name it gave). */
+    final String owner;
     final int workers;
     /** Tasks this producer may still be sent (it asked for them and has not received them). */
     int credit;
@@ -23,9 +25,15 @@ public final class ProducerState {
     long tasksAssigned;
     long tasksCompleted;
 
+    /** A producer that answers for itself: its owner is its name. */
     ProducerState(long peerId, String name, int workers) {
+        this(peerId, name, name, workers);
+    }
+
+    ProducerState(long peerId, String name, String owner, int workers) {
         this.peerId = peerId;
         this.name = name;
+        this.owner = owner;
         this.workers = workers;
     }
 

@@ -18,7 +18,7 @@ import org.cx.wire.RoutedPayload;
  */
 final class Replica {
     /** A computation submitted at the mirrored server. */
-    record Computation(long id, long submittedNanos, String owner, MirrorOp.Finished finished) {
+    record Computation(long id, long submittedNanos, String owner, int quorum, MirrorOp.Finished finished) {
     }
 
     private final Map<Long, Computation> computations = new HashMap<>();
@@ -105,11 +105,12 @@ final class Replica {
                 }
             }
             case MirrorOp.Remove r -> tasks.remove(r.id());
-            case MirrorOp.Started st -> computations.put(st.id(), new Computation(st.id(), st.submittedNanos(), st.owner(), null));
+            case MirrorOp.Started st -> computations.put(st.id(), new Computation(st.id(), st.submittedNanos(), st.owner(),
+                    st.quorum(), null));
             case MirrorOp.Finished f -> {
                 Computation c = computations.get(f.id());
                 if (c != null) {
-                    computations.put(f.id(), new Computation(c.id(), c.submittedNanos(), c.owner(), f));
+                    computations.put(f.id(), new Computation(c.id(), c.submittedNanos(), c.owner(), c.quorum(), f));
                 }
                 tasks.keySet().removeIf(id -> id.computation() == f.id());
                 untold.remove(f.id());

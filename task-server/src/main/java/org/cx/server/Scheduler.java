@@ -62,6 +62,12 @@ public final class Scheduler {
     private long seq;
     private int revokesOutstanding;
     private final LateTasks late = new LateTasks();
+    /** The digest of a task that failed, as an opinion: producers agree that it fails, whatever their reasons. */
+    private static final byte[] FAILED_DIGEST = new byte[] {'f', 'a', 'i', 'l', 'e', 'd'};
+    /** Validated tasks with a result that waits for another owner's ({@link TaskEntry#opinions}), oldest first. */
+    private final LinkedHashSet<TaskEntry> awaitingOpinion = new LinkedHashSet<>();
+    /** Told of each result a quorum contradicted, and of the task. */
+    private java.util.function.BiConsumer<TaskEntry.Opinion, TaskId> dissenter = (o, id) -> { };
     /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
     private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
     /** Computations whose counts changed since {@link #logTallies} last ran. */
@@ -147,6 +153,14 @@ public final class Scheduler {
 
     /** Starts a computation with {@code root} as its root task, from code bundle {@code bundle}; returns its id. */
     public long submit(ConsumerHandle consumer, TaskEnvelope root, String bundle, long nowNanos) {
+        return submit(consumer, root, bundle, 1, nowNanos);
+    }
+
+    /**
+     * Starts a computation whose tasks' effects apply only once {@code quorum} producers of different owners
+     * returned equal ones (1: at once).
+     */
+    public long submit(ConsumerHandle consumer, TaskEnvelope root, String bundle, int quorum, long nowNanos) {
         long id;
         do {
             id = ids.nextLong() & Long.MAX_VALUE;
@@ -154,9 +168,10 @@ public final class Scheduler {
         ComputationState c = new ComputationState(id, nowNanos, consumer);
         c.origin = self;
         c.owner = consumer.owner();
+        c.quorum = quorum;
         computations.put(id, c);
         if (log.active()) {
-            log.record(new MirrorOp.Started(id, nowNanos, c.owner));
+            log.record(new MirrorOp.Started(id, nowNanos, c.owner, c.quorum));
         }
         setBundle(c, bundle);
         TaskEnvelope named = new TaskEnvelope(TaskId.root(id), Continuation.CONSUMER, root.arity(), root.priority(),
@@ -255,7 +270,12 @@ public final class Scheduler {
     // ---------------------------------------------------------------- producers
 
     public ProducerState addProducer(long peerId, String name, int workers) {
-        ProducerState p = new ProducerState(peerId, name, workers);
+        return addProducer(peerId, name, name, workers);
+    }
+
+    /** A producer joins; {@code owner} answers for its results (validated computations compare owners). */
+    public ProducerState addProducer(long peerId, String name, String owner, int workers) {
+        ProducerState p = new ProducerState(peerId, name, owner, workers);
         producers.put(peerId, p);
         demand.joined(p);
         return p;
@@ -285,6 +305,9 @@ public final class Scheduler {
                 e.revoke = TaskEntry.Revoke.NONE;
                 late.stopped(e);
                 revocable.remove(e);
+                if (e.opinions != null) {
+                    awaitingOpinion.add(e); // its second opinion must come from someone else
+                }
             }
             ready.update(e);
         }
@@ -357,6 +380,14 @@ public final class Scheduler {
         if (c != null) {
             c.executed();
             tallied.add(c);
+        }
+        if (e != null && e.isReady() && c.quorum > 1 && p != null) {
+            completion = new Completion(completion.id(), completion.spawned(), completion.values(),
+                    completion.execNanos()); // nobody claims or keeps a validated computation's tasks
+            if (!validated(c, e, p, completion.effectsDigest())) {
+                dispatch();
+                return;
+            }
         }
         if (e == null || !e.isReady()) {
             counters.duplicatesDiscarded++;
@@ -440,6 +471,97 @@ public final class Scheduler {
     }
 
     /**
+     * Records {@code p}'s result of a validated computation's task (the digest of its effects, or
+     * {@link #FAILED_DIGEST}); true once {@code c.quorum} producers of different owners returned equal digests, and
+     * the result may apply (any of the agreeing ones: they are equal). Until then the task waits outside the ready heap for a producer of another owner; a producer
+     * whose result the quorum contradicts is reported. When more results than the quorum plus one disagree, the
+     * task cannot be validated and its computation fails.
+     */
+    private boolean validated(ComputationState c, TaskEntry e, ProducerState p, byte[] digest) {
+        e.removeHolder(p);
+        p.held.remove(e);
+        if (e.holderCount() == 0) {
+            late.gone(e);
+        }
+        ready.remove(e);
+        revocable.remove(e);
+        if (e.revoke == TaskEntry.Revoke.REQUESTED) {
+            e.revoke = TaskEntry.Revoke.NONE;
+            revokesOutstanding--;
+        }
+        if (e.opinions == null) {
+            e.opinions = new ArrayList<>(c.quorum + 1);
+        }
+        for (TaskEntry.Opinion o : e.opinions) {
+            if (o.owner().equals(p.owner)) {
+                counters.opinionsOfSameOwner++;
+                awaitOpinion(e);
+                return false; // one owner's producers count once
+            }
+        }
+        int agreeing = 1;
+        for (TaskEntry.Opinion o : e.opinions) {
+            agreeing += java.util.Arrays.equals(o.digest(), digest) ? 1 : 0;
+        }
+        e.opinions.add(new TaskEntry.Opinion(p.owner, p.name, digest));
+        if (agreeing >= c.quorum) {
+            for (TaskEntry.Opinion o : e.opinions) {
+                if (!java.util.Arrays.equals(o.digest(), digest)) {
+                    counters.validationDissents++;
+                    dissenter.accept(o, e.envelope.id());
+                }
+            }
+            e.opinions = null;
+            awaitingOpinion.remove(e);
+            counters.tasksValidated++;
+            return true;
+        }
+        if (e.opinions.size() > c.quorum) {
+            fail(c, e.envelope.id().toString(), "the results of task " + e.envelope.id() + " from "
+                    + e.opinions.size() + " producers of different owners do not reach a quorum of " + c.quorum
+                    + " equal ones: is the task deterministic in its effects?", now);
+            return false;
+        }
+        awaitOpinion(e);
+        return false;
+    }
+
+    /** {@code e} waits for a producer of an owner that has not run it yet (unless a holder is running it). */
+    private void awaitOpinion(TaskEntry e) {
+        if (e.holderCount() == 0) {
+            awaitingOpinion.add(e);
+        }
+    }
+
+    /**
+     * Gives each hungry producer the oldest validated task awaiting an opinion that no producer of its owner has
+     * run. These go before fresh tasks: the computation waits for them.
+     */
+    private void giveOpinions() {
+        if (awaitingOpinion.isEmpty()) {
+            return;
+        }
+        for (ProducerState p : new ArrayList<>(demand.hungry)) {
+            for (Iterator<TaskEntry> it = awaitingOpinion.iterator(); it.hasNext(); ) {
+                TaskEntry e = it.next();
+                ComputationState c = computations.get(e.envelope.id().computation());
+                if (c == null || c.tasks.get(e.envelope.id()) != e || e.opinions == null) {
+                    it.remove(); // its computation ended, or it applied meanwhile
+                    continue;
+                }
+                if (e.opinions.stream().noneMatch(o -> o.owner().equals(p.owner))) {
+                    it.remove();
+                    assign(p, e, false);
+                    break;
+                }
+            }
+            if (awaitingOpinion.isEmpty()) {
+                return;
+            }
+        }
+    }
+
+    /**
      * Task {@code id} threw or could not be decoded on {@code p} (null: on this server): the computation fails,
      * everything else carries on. A producer can only fail a task it holds.
      */
@@ -452,6 +574,10 @@ public final class Scheduler {
         if (p != null && !e.heldBy(p)) {
             counters.effectsRefused++;
             return;
+        }
+        if (c.quorum > 1 && p != null && !validated(c, e, p, FAILED_DIGEST)) {
+            dispatch();
+            return; // a producer alone cannot fail a validated computation
         }
         fail(c, id.toString(), reason, nowNanos);
     }
@@ -607,7 +733,7 @@ public final class Scheduler {
             return;
         }
         ComputationState c = computations.get(to.target().computation());
-        TaskEntry successor = c == null ? null : c.tasks.get(to.target());
+        TaskEntry successor = c == null || c.quorum > 1 ? null : c.tasks.get(to.target());
         if (successor == null || successor.isReady() || !Completion.keepable(successor.envelope)
                 || successor.keepers().length >= MAX_KEEPERS || !successor.addKeeper(p)) {
             return;
@@ -690,7 +816,11 @@ public final class Scheduler {
         if (remoteIdle > 0 && ready.freshCount() > 0) {
             seeder.run();
         }
-        if (demand.hungry.isEmpty() || ready.isEmpty()) {
+        if (demand.hungry.isEmpty()) {
+            return;
+        }
+        giveOpinions();
+        if (ready.isEmpty()) {
             return;
         }
         giveFresh(demand.hungryIdle, false);
@@ -890,6 +1020,7 @@ public final class Scheduler {
      */
     public List<RoutedPayload.Transfer> takeFresh(int max) {
         Map<Long, List<TaskEntry>> taken = new HashMap<>();
+        List<TaskEntry> validatedHere = new ArrayList<>();
         for (int n = 0; n < max; n++) {
             TaskEntry top = ready.peek();
             if (top == null || top.holderCount() > 0) {
@@ -897,6 +1028,10 @@ public final class Scheduler {
             }
             ready.remove(top);
             ComputationState c = computations.get(top.envelope.id().computation());
+            if (c.quorum > 1) {
+                validatedHere.add(top); // validated where it was submitted: its opinions are kept there
+                continue;
+            }
             c.tasks.remove(top.envelope.id());
             if (log.active()) {
                 log.record(new MirrorOp.Remove(top.envelope.id()));
@@ -915,6 +1050,9 @@ public final class Scheduler {
             ComputationState c = computations.get(group.getKey());
             transfers.add(new RoutedPayload.Transfer(c.id, c.origin, c.bundle, tasks, homes, c.untold()));
             counters.tasksDiffusedOut += tasks.length;
+        }
+        for (TaskEntry e : validatedHere) {
+            ready.add(e);
         }
         return transfers;
     }
@@ -1036,6 +1174,17 @@ public final class Scheduler {
         tallied.clear();
     }
 
+    /** Who is told of a result the quorum contradicted (the server logs it). */
+    void onDissent(java.util.function.BiConsumer<TaskEntry.Opinion, TaskId> handler) {
+        this.dissenter = handler;
+    }
+
+    /** Producers of different owners that must agree on each task of computation {@code id} (1: no validation). */
+    public int quorumOf(long id) {
+        ComputationState c = computations.get(id);
+        return c == null ? 1 : c.quorum;
+    }
+
     /** Every change needed to rebuild this server's replicated state from nothing, for a new mirror. */
     void snapshot(List<MirrorOp> ops) {
         tallied.clear();
@@ -1045,7 +1194,7 @@ public final class Scheduler {
                 ops.add(untold);
             }
             if (c.origin == self) {
-                ops.add(new MirrorOp.Started(c.id, c.submittedNanos, c.owner));
+                ops.add(new MirrorOp.Started(c.id, c.submittedNanos, c.owner, c.quorum));
                 if (c.phase != ComputationState.Phase.RUNNING) {
                     ComputationSummary s = c.summary();
                     ops.add(new MirrorOp.Finished(c.id, c.result, c.failedTask, c.failure, s.tasks(), s.executions(),
@@ -1075,6 +1224,7 @@ public final class Scheduler {
             }
             c.origin = self;
             c.owner = rc.owner();
+            c.quorum = rc.quorum();
             if (c.consumer == null && c.abandonedSince < 0) {
                 c.abandonedSince = now; // its consumer comes back here, or the computation is abandoned
             }

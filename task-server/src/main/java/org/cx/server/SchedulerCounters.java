@@ -24,6 +24,12 @@ public final class SchedulerCounters {
     long tasksDiffusedOut;
     long tasksAdopted;
     long execNanosApplied;
+    /** Tasks of validated computations whose result a quorum agreed on. */
+    long tasksValidated;
+    /** Results of validated tasks that the quorum contradicted. */
+    long validationDissents;
+    /** Results of validated tasks from an owner that had returned one already (not counted twice). */
+    long opinionsOfSameOwner;
 
     public long computationsSubmitted() { return computationsSubmitted; }
     public long computationsCompleted() { return computationsCompleted; }
@@ -51,4 +57,7 @@ public final class SchedulerCounters {
     public long tasksAdopted() { return tasksAdopted; }
     /** Sum of the execution times of applied completions: T1 of what ran here. */
     public long execNanosApplied() { return execNanosApplied; }
+    public long tasksValidated() { return tasksValidated; }
+    public long validationDissents() { return validationDissents; }
+    public long opinionsOfSameOwner() { return opinionsOfSameOwner; }
 }

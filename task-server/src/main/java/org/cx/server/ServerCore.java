@@ -127,6 +127,10 @@ public final class ServerCore {
             }
         }, config.name(), config.tls(), () -> cycle.now());
         scheduler.quotas(config.quotas());
+        scheduler.onDissent((opinion, task) -> org.slf4j.LoggerFactory.getLogger(ServerCore.class).warn(
+                "producer {} (credential {}) returned a result of task {} that the quorum of other producers "
+                        + "contradicted; if it keeps doing so, revoke its credential: cx keys revoke {}",
+                opinion.producer(), opinion.owner(), task, opinion.owner()));
         this.network = new ServerNetwork(config, address, env.links(), cycle, scheduler, new NetworkHost());
     }
 

@@ -185,7 +185,7 @@ final class SessionOutbox implements Outbox {
             if (producer.codeSent.add(computation)) {
                 String bundle = node.scheduler().bundleOf(computation);
                 send(producer, new Message.Code(computation, bundle == null ? "" : bundle,
-                        node.scheduler().ownerOf(computation)));
+                        node.scheduler().ownerOf(computation), node.scheduler().quorumOf(computation) > 1));
             }
         }
     }

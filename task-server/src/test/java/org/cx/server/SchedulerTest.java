@@ -605,6 +605,89 @@ class SchedulerTest {
         assertTrue(out.failure.contains("--task-time-limit"), out.failure);
     }
 
+    /** A validated root that sends {@code value} to the consumer, as producer {@code p} reports it. */
+    private static Completion answer(TaskId root, byte value) {
+        return new Completion(root, new TaskEnvelope[0], new ValueEnvelope[] {
+                new ValueEnvelope(Continuation.CONSUMER, new byte[] {value})}, 10);
+    }
+
+    private long submitValidated() {
+        return scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), "", 2, now);
+    }
+
+    @Test
+    void aValidatedTaskAppliesOnlyWhenTwoOwnersAgreeAndGoesToAnotherOwnerForTheSecondOpinion() {
+        ProducerState alice1 = scheduler.addProducer(1, "a1", "alice", 1);
+        ProducerState alice2 = scheduler.addProducer(2, "a2", "alice", 1);
+        ProducerState bob = scheduler.addProducer(3, "b", "bob", 1);
+        long c = submitValidated();
+        TaskId root = TaskId.root(c);
+        scheduler.request(alice1, 1, 1);
+        assertEquals(root, out.lastAssigned().task().id());
+        scheduler.completed(alice1, answer(root, (byte) 7));
+        assertNull(out.result, "one opinion is not enough");
+        scheduler.request(alice2, 1, 1);
+        assertEquals(1, out.assigned.size(), "not to another producer of the same owner");
+        scheduler.request(bob, 1, 1);
+        assertEquals(2, out.assigned.size(), "to a producer of another owner");
+        scheduler.completed(bob, answer(root, (byte) 7));
+        assertArrayEquals(new byte[] {7}, out.result);
+        assertEquals(1, scheduler.counters().tasksValidated());
+        assertEquals(0, scheduler.counters().validationDissents());
+    }
+
+    @Test
+    void aResultTheQuorumContradictsIsReportedAndNeverApplied() {
+        ProducerState liar = scheduler.addProducer(1, "liar", "mallory", 1);
+        ProducerState alice = scheduler.addProducer(2, "a", "alice", 1);
+        ProducerState bob = scheduler.addProducer(3, "b", "bob", 1);
+        List<String> reported = new ArrayList<>();
+        scheduler.onDissent((opinion, task) -> reported.add(opinion.owner() + " " + task));
+        long c = submitValidated();
+        TaskId root = TaskId.root(c);
+        scheduler.request(liar, 1, 1);
+        scheduler.completed(liar, answer(root, (byte) 99));
+        scheduler.request(alice, 1, 1);
+        scheduler.completed(alice, answer(root, (byte) 7));
+        assertNull(out.result, "two results that disagree: a third decides");
+        scheduler.request(bob, 1, 1);
+        scheduler.completed(bob, answer(root, (byte) 7));
+        assertArrayEquals(new byte[] {7}, out.result);
+        assertEquals(List.of("mallory " + root), reported);
+        assertEquals(1, scheduler.counters().validationDissents());
+    }
+
+    @Test
+    void oneProducerAloneCannotFailAValidatedComputation() {
+        ProducerState liar = scheduler.addProducer(1, "liar", "mallory", 1);
+        ProducerState alice = scheduler.addProducer(2, "a", "alice", 1);
+        long c = submitValidated();
+        TaskId root = TaskId.root(c);
+        scheduler.request(liar, 1, 1);
+        scheduler.taskFailed(liar, root, "it failed, trust me", now);
+        assertNull(out.failure);
+        scheduler.request(alice, 1, 1);
+        scheduler.completed(alice, answer(root, (byte) 7));
+        assertNull(out.result, "a failure and a value disagree");
+    }
+
+    @Test
+    void aValidatedTaskWhoseSecondRunnerLeavesWaitsForAnother() {
+        ProducerState alice = scheduler.addProducer(1, "a", "alice", 1);
+        ProducerState bob = scheduler.addProducer(2, "b", "bob", 1);
+        ProducerState carol = scheduler.addProducer(3, "c", "carol", 1);
+        long c = submitValidated();
+        TaskId root = TaskId.root(c);
+        scheduler.request(alice, 1, 1);
+        scheduler.completed(alice, answer(root, (byte) 7));
+        scheduler.request(bob, 1, 1);
+        scheduler.removeProducer(bob);
+        scheduler.request(carol, 1, 1);
+        assertEquals("assign " + root + " -> c", out.log.get(out.log.size() - 1));
+        scheduler.completed(carol, answer(root, (byte) 7));
+        assertArrayEquals(new byte[] {7}, out.result);
+    }
+
     @Test
     void aComputationWhoseTasksRunLongerInAllThanItsLimitFails() {
         scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),

@@ -33,6 +33,44 @@ public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] valu
         }
     }
 
+    /**
+     * A digest of the task's effects (the tasks it stored and the values it sent, with their bytes), not of how it
+     * was run: two producers that ran a deterministic task return equal digests.
+     */
+    public byte[] effectsDigest() {
+        java.security.MessageDigest d;
+        try {
+            d = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+        for (TaskEnvelope e : spawned) {
+            digest(d, e.id() + " " + continuationText(e.continuation()) + " " + e.arity() + " " + e.priority() + " "
+                    + e.onServer());
+            digest(d, e.body());
+        }
+        digest(d, "values");
+        for (ValueEnvelope v : values) {
+            digest(d, continuationText(v.to()));
+            digest(d, v.value());
+        }
+        return d.digest();
+    }
+
+    private static String continuationText(org.cx.api.Continuation k) {
+        return k.isConsumer() ? "consumer" : k.target() + "#" + k.argNo();
+    }
+
+    private static void digest(java.security.MessageDigest d, String text) {
+        digest(d, text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Each part with its length first, so that no two sequences of parts read alike. */
+    private static void digest(java.security.MessageDigest d, byte[] part) {
+        d.update(java.nio.ByteBuffer.allocate(4).putInt(part.length).array());
+        d.update(part);
+    }
+
     /** A completion that claims nothing and keeps nothing. */
     public Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos) {
         this(id, spawned, values, execNanos, -1, -1, false);

@@ -31,9 +31,23 @@ public sealed interface Message {
 
     /**
      * Consumer: start a computation with this root task (its id is assigned by the server), running from code bundle
-     * {@code bundle} ({@link CodeBundle#CLASS_PATH} for none: the processes' own class paths).
+     * {@code bundle} ({@link CodeBundle#CLASS_PATH} for none: the processes' own class paths). With {@code quorum}
+     * above 1, each task's effects apply only once that many producers of different owners returned equal ones.
      */
-    record Submit(long requestId, TaskEnvelope root, String bundle) implements Message {
+    record Submit(long requestId, TaskEnvelope root, String bundle, int quorum) implements Message {
+        /** The most producers that must agree on a task. */
+        public static final int MAX_QUORUM = 5;
+
+        public Submit {
+            if (quorum < 1 || quorum > MAX_QUORUM) {
+                throw new IllegalArgumentException("a quorum must be in 1.." + MAX_QUORUM + ", got " + quorum);
+            }
+        }
+
+        /** A submission without validation. */
+        public Submit(long requestId, TaskEnvelope root, String bundle) {
+            this(requestId, root, bundle, 1);
+        }
     }
 
     /** Server: I do not have the bundle of submission {@code requestId}; upload it, then submit again. */
@@ -66,9 +80,10 @@ public sealed interface Message {
 
     /**
      * Server to producer, before the first task of {@code computation}: its tasks run from code bundle
-     * {@code bundle} (empty: the class path), and they are {@code owner}'s (a worker process runs one user's code).
+     * {@code bundle} (empty: the class path), and they are {@code owner}'s (a worker process runs one user's code);
+     * with {@code validated}, other producers check each result, so this one claims and keeps nothing of it.
      */
-    record Code(long computation, String bundle, String owner) implements Message {
+    record Code(long computation, String bundle, String owner, boolean validated) implements Message {
     }
 
     /** Server: the submission {@code requestId} is computation {@code computation}. */

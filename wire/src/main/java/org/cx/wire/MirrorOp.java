@@ -22,10 +22,10 @@ public sealed interface MirrorOp {
     }
 
     /**
-     * Computation {@code id} was submitted here by user {@code owner} (empty on a plain network); this server delivers
-     * its result, to that user only.
+     * Computation {@code id} was submitted here by user {@code owner} (empty on a plain network), validated by
+     * {@code quorum} producers; this server delivers its result, to that user only.
      */
-    record Started(long id, long submittedNanos, String owner) implements MirrorOp {
+    record Started(long id, long submittedNanos, String owner, int quorum) implements MirrorOp {
     }
 
     /**

@@ -50,7 +50,8 @@ public final class ProtocolCodec {
             out.writeVarLong(m.requestId(), true);
             writeEnvelope(out, m.root());
             out.writeString(m.bundle());
-        }, in -> new Message.Submit(in.readVarLong(true), readEnvelope(in), readHash(in)));
+            out.writeVarInt(m.quorum(), true);
+        }, in -> new Message.Submit(in.readVarLong(true), readEnvelope(in), readHash(in), readQuorum(in)));
         register(kryo, Message.Accepted.class, id++, (out, m) -> {
             out.writeVarLong(m.requestId(), true);
             out.writeLong(m.computation());
@@ -167,7 +168,8 @@ public final class ProtocolCodec {
             out.writeLong(m.computation());
             out.writeString(m.bundle());
             out.writeString(m.owner());
-        }, in -> new Message.Code(in.readLong(), readHash(in), in.readString()));
+            out.writeBoolean(m.validated());
+        }, in -> new Message.Code(in.readLong(), readHash(in), in.readString(), in.readBoolean()));
         register(kryo, Message.Inputs.class, id++, (out, m) -> writeValues(out, m.values()),
                 in -> new Message.Inputs(readValues(in)));
         register(kryo, Message.Keep.class, id++, (out, m) -> writeEnvelopes(out, m.tasks()),
@@ -300,6 +302,15 @@ public final class ProtocolCodec {
             throw new MalformedMessageException("unknown role " + ordinal);
         }
         return roles[ordinal];
+    }
+
+    private static int readQuorum(Input in) {
+        int quorum = in.readVarInt(true);
+        if (quorum < 1 || quorum > Message.Submit.MAX_QUORUM) {
+            throw new MalformedMessageException("a quorum must be in 1.." + Message.Submit.MAX_QUORUM + ", got "
+                    + quorum);
+        }
+        return quorum;
     }
 
     /** A bundle hash: 64 lowercase hex digits, or empty for the class path. */
