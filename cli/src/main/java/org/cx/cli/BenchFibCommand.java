@@ -89,10 +89,17 @@ final class BenchFibCommand extends Printing implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     TaskBox.Isolation isolation;
 
+    @Option(names = "--quorum", defaultValue = "1", paramLabel = "Q",
+            description = "Validate every task by redundant execution: its effects apply once Q producers of "
+                    + "different owners returned equal ones (each producer gets a local credential of its own). "
+                    + "Efficiency then counts each task once: Q times the work shows as 1/Q. Default: "
+                    + "${DEFAULT-VALUE} (no validation).")
+    int quorum;
+
     @Override
     public Integer call() throws Exception {
         FibBench.Settings s = new FibBench.Settings(n, servers, producers, workers, load.toLoad(), !noPrefetch, local,
-                warmup, repeat, insecure, isolation);
+                warmup, repeat, insecure, isolation, quorum);
         if (timeline != null && local) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--timeline records the producers of a cluster; --local runs none: drop one of them");

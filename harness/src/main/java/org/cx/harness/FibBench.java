@@ -28,15 +28,17 @@ public final class FibBench {
 
     /**
      * What to run; {@code insecure}: plain connections instead of TLS with the local credentials (to compare);
-     * {@code isolation}: where the producers run task code.
+     * {@code isolation}: where the producers run task code; {@code quorum}: producers of different owners that
+     * must agree on each task (1: no validation; above 1 every producer holds a credential of its own).
      */
     public record Settings(int n, int servers, int producers, int workers, Load load, boolean prefetch,
-                           boolean local, int warmup, int repeat, boolean insecure, TaskBox.Isolation isolation) {
+                           boolean local, int warmup, int repeat, boolean insecure, TaskBox.Isolation isolation,
+                           int quorum) {
         /** Over TLS, task code in the producers' JVM. */
         public Settings(int n, int servers, int producers, int workers, Load load, boolean prefetch, boolean local,
                         int warmup, int repeat) {
             this(n, servers, producers, workers, load, prefetch, local, warmup, repeat, false,
-                    TaskBox.Isolation.IN_PROCESS);
+                    TaskBox.Isolation.IN_PROCESS, 1);
         }
 
         public Settings {
@@ -57,6 +59,10 @@ public final class FibBench {
             }
             if (repeat < 1) {
                 throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
+            }
+            if (quorum < 1 || quorum > org.cx.wire.Message.Submit.MAX_QUORUM || quorum > producers) {
+                throw new IllegalArgumentException("--quorum must be in 1.." + org.cx.wire.Message.Submit.MAX_QUORUM
+                        + " and at most the number of producers (" + producers + "), got " + quorum);
             }
         }
     }
@@ -141,12 +147,12 @@ public final class FibBench {
         }
         ServerConfig config = (s.insecure() ? ServerConfig.defaults(null) : ServerConfig.defaults()).withName("bench");
         try (LocalCluster cluster = LocalCluster.start(config, s.servers(), s.producers(), s.workers(),
-                s.prefetch(), timeline != null, TaskBox.defaults().withIsolation(s.isolation()));
+                s.prefetch(), timeline != null, TaskBox.defaults().withIsolation(s.isolation()), s.quorum() > 1);
              Consumer consumer = cluster.consumer()) {
             if (s.warmup() > 0 && load.kind() != Load.Kind.NONE) {
                 // Loaded runs of a small n exercise the code too little to get it compiled: run it unloaded first.
                 Settings unloaded = new Settings(UNLOADED_WARM_UP_N, s.servers(), s.producers(), s.workers(), Load.NONE,
-                        s.prefetch(), false, 0, 1, s.insecure(), s.isolation());
+                        s.prefetch(), false, 0, 1, s.insecure(), s.isolation(), s.quorum());
                 log.printf("warm-up: %d unloaded runs of F(%d) ...%n", UNLOADED_WARM_UPS, unloaded.n());
                 for (int i = 0; i < UNLOADED_WARM_UPS; i++) {
                     runOnce(unloaded, Load.NONE, consumer, cluster);
@@ -211,7 +217,7 @@ public final class FibBench {
         long[] before = cluster.totals();
         long[] cpuBefore = cluster.ioCpuNanos();
         long start = System.nanoTime();
-        Consumer.Pending<Long> computation = consumer.submit(new Fib(s.n(), load));
+        Consumer.Pending<Long> computation = consumer.submitValidated(new Fib(s.n(), load), s.quorum());
         long value;
         try {
             value = computation.result().get(1, TimeUnit.HOURS);

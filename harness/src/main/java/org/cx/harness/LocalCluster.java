@@ -12,6 +12,8 @@ import org.cx.consumer.Consumer;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
 import org.cx.producer.TaskBox;
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
 import org.cx.security.Tls;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
@@ -32,11 +34,14 @@ public final class LocalCluster implements AutoCloseable {
     private final boolean timelines;
     /** Where the producers {@link #start} attaches run task code. */
     private final TaskBox box;
+    /** Each producer has a credential of its own (a distinct owner, as validated computations need). */
+    private final boolean ownCredentials;
 
-    private LocalCluster(EventLoopGroup producerLoops, boolean timelines, TaskBox box) {
+    private LocalCluster(EventLoopGroup producerLoops, boolean timelines, TaskBox box, boolean ownCredentials) {
         this.producerLoops = producerLoops;
         this.timelines = timelines;
         this.box = box;
+        this.ownCredentials = ownCredentials;
     }
 
     /** One server with {@code config} and {@code producers} producers of {@code workers} workers each. */
@@ -68,7 +73,19 @@ public final class LocalCluster implements AutoCloseable {
     public static LocalCluster start(ServerConfig serverConfig, int servers, int producers, int workers,
                                      boolean prefetch, boolean timelines, TaskBox box)
             throws IOException, InterruptedException {
-        LocalCluster cluster = new LocalCluster(EventLoops.create(PRODUCER_IO_THREADS, 2), timelines, box);
+        return start(serverConfig, servers, producers, workers, prefetch, timelines, box, false);
+    }
+
+    /**
+     * As above; with {@code ownCredentials}, producer i holds a local credential of its own, {@code producer-i}
+     * (issued once, kept in the user's CX directory), so that the producers count as different owners, as the
+     * volunteers who validate each other's results do. On plain connections their names tell them apart anyway.
+     */
+    public static LocalCluster start(ServerConfig serverConfig, int servers, int producers, int workers,
+                                     boolean prefetch, boolean timelines, TaskBox box, boolean ownCredentials)
+            throws IOException, InterruptedException {
+        LocalCluster cluster = new LocalCluster(EventLoops.create(PRODUCER_IO_THREADS, 2), timelines, box,
+                ownCredentials);
         ServerConfig config = serverConfig.withTimeline(timelines);
         try {
             TaskServerNode root = TaskServerNode.start(config);
@@ -123,9 +140,11 @@ public final class LocalCluster implements AutoCloseable {
     public Producer addProducer(int server, int workers, boolean prefetch, double speed, TaskBox box)
             throws IOException {
         TaskServerNode to = servers.get(server);
+        String name = "producer-" + producers.size();
         ProducerConfig pc = (to.config().insecure() ? ProducerConfig.of(to.address(), workers, null)
-                : ProducerConfig.of(to.address(), workers))
-                .withName("producer-" + producers.size())
+                : ownCredentials ? ProducerConfig.of(to.address(), workers, CxHome.local(CredentialRole.PRODUCER, name,
+                false)) : ProducerConfig.of(to.address(), workers))
+                .withName(name)
                 .withPrefetch(prefetch)
                 .withSpeed(speed)
                 .withTimeline(timelines)

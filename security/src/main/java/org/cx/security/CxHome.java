@@ -55,13 +55,26 @@ public final class CxHome {
      * @throws IOException saying what to do when there is neither a credential nor an authority
      */
     public static Tls local(CredentialRole role, boolean mayFound) throws IOException {
+        return local(role, null, mayFound);
+    }
+
+    /**
+     * As {@link #local(CredentialRole, boolean)}, for a credential of its own named {@code name} (kept in
+     * {@code credentials/ROLE-NAME}): one machine standing in for several owners, as benches of validated
+     * computations do. Null: this user's usual one.
+     */
+    public static Tls local(CredentialRole role, String name, boolean mayFound) throws IOException {
+        if (name != null && !name.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new IllegalArgumentException("a local credential's name is 1 to 64 letters, digits, '.', '_' or "
+                    + "'-', got '" + name + "'");
+        }
         Path dir = dir();
-        String key = dir.toAbsolutePath() + "#" + role;
+        String key = dir.toAbsolutePath() + "#" + role + "#" + name;
         Tls known = LOADED.get(key);
         if (known != null && known.credential().fresh()) {
             return known;
         }
-        Tls tls = issueOrRead(dir, role, mayFound);
+        Tls tls = issueOrRead(dir, role, name, mayFound);
         LOADED.put(key, tls);
         return tls;
     }
@@ -75,13 +88,14 @@ public final class CxHome {
         }
     }
 
-    private static Tls issueOrRead(Path dir, CredentialRole role, boolean mayFound) throws IOException {
+    private static Tls issueOrRead(Path dir, CredentialRole role, String name, boolean mayFound) throws IOException {
         Files.createDirectories(dir);
         try (FileChannel lockFile = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
              FileLock lock = lockFile.lock()) {
             assert lock.isValid(); // held across processes until the try ends
-            Path credentials = credentialDir(role);
+            Path credentials = name == null ? credentialDir(role)
+                    : credentialDir(role).resolveSibling(role.label() + "-" + name);
             if (Files.exists(credentials.resolve(Credential.CERTIFICATE))) {
                 Credential credential = Credential.read(credentials);
                 if (credential.fresh() || !Authority.exists(authorityDir())) {
@@ -100,7 +114,7 @@ public final class CxHome {
                         + "issued from it; see docs/security.md to span machines)", authorityDir());
             }
             Authority authority = Authority.open(authorityDir());
-            Credential credential = authority.issue(role, localName(role), LOCAL_VALIDITY);
+            Credential credential = authority.issue(role, name == null ? localName(role) : name, LOCAL_VALIDITY);
             credential.write(credentials);
             return Tls.of(credential, RevocationList.watching(authority.revocationList(), authority.certificate()));
         }

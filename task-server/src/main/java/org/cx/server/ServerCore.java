@@ -249,7 +249,7 @@ public final class ServerCore {
                 c.tasksReleased(), c.tasksClaimed(), c.successorsKept(), c.inputsForwarded(),
                 connectionsRefused.get(), c.tasksDiffusedIn(), c.tasksDiffusedOut(), c.tasksAdopted(),
                 c.execNanosApplied(), code.uploadsReceived, code.fetchesSent, code.bundlesServed,
-                codecs.bundleCount());
+                codecs.bundleCount(), c.tasksValidated(), c.validationDissents());
     }
 
     ServerTimeline timeline() {

@@ -263,14 +263,16 @@ public final class TaskServerNode implements AutoCloseable {
      * What {@link #status()} returns. Claims: tasks producers ran without being sent them (a ready child of the
      * task they ran, or a kept task their value completed); kept successors and forwarded inputs are what keeping
      * copies cost. The bundle counts: uploads received from consumers, fetches this server sent
-     * upstream, bundles it served (to producers and servers downstream), bundles it holds now.
+     * upstream, bundles it served (to producers and servers downstream), bundles it holds now. Validation: tasks of
+     * validated computations whose result a quorum agreed on, and results the quorum contradicted.
      */
     public record Status(String name, int port, int producers, int computations, int ready, long tasksStored,
                          long tasksCompleted, long completionsReceived, long duplicatesDiscarded,
                          long eagerReassignments, long revokesSent, long tasksReleased, long tasksClaimed,
                          long successorsKept, long inputsForwarded, long connectionsRefused,
                          long tasksDiffusedIn, long tasksDiffusedOut, long tasksAdopted, long execNanosApplied,
-                         long bundleUploads, long bundleFetches, long bundlesServed, int bundlesHeld) {
+                         long bundleUploads, long bundleFetches, long bundlesServed, int bundlesHeld,
+                         long tasksValidated, long validationDissents) {
     }
 
     /**
