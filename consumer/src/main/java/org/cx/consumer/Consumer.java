@@ -150,14 +150,8 @@ public final class Consumer implements TaskServer {
         return submit(root, 1, listener);
     }
 
-    /**
-     * Submits a computation validated by redundant execution: each task's effects apply only once {@code quorum}
-     * producers of different owners (credentials) returned equal ones, so one volunteer that lies cannot change the
-     * result. Its tasks must be deterministic in their effects. It runs only while producers of at least
-     * {@code quorum} owners are attached, and costs about {@code quorum} times the work.
-     *
-     * @param quorum 1 (no validation) to {@link Message.Submit#MAX_QUORUM}
-     */
+    /** {@inheritDoc} Owners are the producers' credential names. */
+    @Override
     public <R> Pending<R> submit(Task root, int quorum, ResultListener<? super R> listener) {
         if (quorum < 1 || quorum > Message.Submit.MAX_QUORUM) {
             throw new IllegalArgumentException("a quorum must be in 1.." + Message.Submit.MAX_QUORUM + ", got "

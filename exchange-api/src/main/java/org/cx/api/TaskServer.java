@@ -14,6 +14,16 @@ public interface TaskServer extends AutoCloseable {
     }
 
     /**
+     * Stores {@code root} as a computation validated by redundant execution: each task's effects apply only once
+     * {@code quorum} producers of different owners returned equal ones, so that a volunteer who returns false
+     * results cannot change the value. Its tasks must be deterministic in their effects; it takes about
+     * {@code quorum} times the work, and runs only while producers of that many owners are attached.
+     *
+     * @param quorum 1 (no validation) to 5
+     */
+    <R> Computation<R> submit(Task root, int quorum, ResultListener<? super R> listener);
+
+    /**
      * Collects the result of a computation submitted earlier, possibly by another connection or process. The server
      * keeps a result until it is collected or until its retention expires.
      */
