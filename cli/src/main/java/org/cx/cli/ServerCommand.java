@@ -56,6 +56,11 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                     + "fails with the reason. Default: ${DEFAULT-VALUE}.")
     long maxTasks;
 
+    @Option(names = "--max-data-per-user", defaultValue = "2048", paramLabel = "MIB",
+            description = "MiB of one user's stored tasks and their inputs held here at once; a computation that "
+                    + "stores more fails with the reason. Default: ${DEFAULT-VALUE}.")
+    int maxDataMiB;
+
     @Option(names = "--abandoned-after", defaultValue = "1h", paramLabel = "DURATION",
             description = "A running computation whose consumer has been gone this long (and did not collect it "
                     + "again) fails and its tasks are dropped. Default: ${DEFAULT-VALUE}.")
@@ -125,8 +130,8 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         ServerConfig config = ServerConfig.defaults(tls).withHost(host).withPort(port).withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)
                 .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress))
-                .withQuotas(new UserQuotas(maxComputations, maxTasks, abandonedAfter, taskTimeLimit,
-                        computationTimeLimit))
+                .withQuotas(new UserQuotas(maxComputations, maxTasks, (long) maxDataMiB << 20, abandonedAfter,
+                        taskTimeLimit, computationTimeLimit))
                 .withServerTasks(serverTasks);
         try (TaskServerNode node = TaskServerNode.start(config);
              RiverDiscovery discovery = lookup == null ? null

@@ -52,6 +52,10 @@ final class CodeService {
     static final long UPLOAD_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
     /** Bytes of uploads arriving or waiting for their submissions that one server holds at most. */
     static final long MAX_WAITING_UPLOAD_BYTES = 1L << 30;
+    /** Of those, what one user's uploads may hold: two of the largest bundles. */
+    static final long MAX_WAITING_UPLOAD_BYTES_PER_USER = 2L * BundleAssembly.MAX_BYTES;
+    /** Who uploaded each bundle arriving or waiting for its submission (empty on a plain network). */
+    private final Map<String, String> uploader = new HashMap<>();
 
     // ---- what crossed the wire (JMX, tests, benchmarks)
     long uploadsReceived;
@@ -79,17 +83,28 @@ final class CodeService {
         return rejected.remove(hash);
     }
 
-    /** A chunk uploaded by a consumer. */
-    void upload(Message.BundleChunk chunk) {
+    /** A chunk uploaded by a consumer of user {@code owner} (empty on a plain network). */
+    void upload(Message.BundleChunk chunk, String owner) {
         if (chunk.offset() == 0) {
             uploadsReceived++;
-            long waiting = waitingUploadBytes();
-            if (!has(chunk.bundle()) && !incoming.containsKey(chunk.bundle())
-                    && waiting + chunk.total() > MAX_WAITING_UPLOAD_BYTES) {
+            boolean fresh = !has(chunk.bundle()) && !incoming.containsKey(chunk.bundle());
+            long waiting = waitingUploadBytes(null);
+            long waitingForUser = owner.isEmpty() ? 0 : waitingUploadBytes(owner);
+            if (fresh && waiting + chunk.total() > MAX_WAITING_UPLOAD_BYTES) {
                 rejected.put(chunk.bundle(), "uploads arriving or waiting for their submissions hold "
                         + (waiting >> 20) + " MiB on this server, its limit being " + (MAX_WAITING_UPLOAD_BYTES >> 20)
                         + " MiB: submit what was uploaded, or try again in a minute");
                 return;
+            }
+            if (fresh && waitingForUser + chunk.total() > MAX_WAITING_UPLOAD_BYTES_PER_USER) {
+                rejected.put(chunk.bundle(), "user " + owner + "'s uploads arriving or waiting for their submissions "
+                        + "hold " + (waitingForUser >> 20) + " MiB on this server, a user's limit being "
+                        + (MAX_WAITING_UPLOAD_BYTES_PER_USER >> 20) + " MiB: submit what was uploaded, or try again "
+                        + "in a minute");
+                return;
+            }
+            if (fresh) {
+                uploader.put(chunk.bundle(), owner);
             }
         }
         if (rejected.containsKey(chunk.bundle())) {
@@ -98,15 +113,19 @@ final class CodeService {
         receive(chunk, true);
     }
 
-    /** Bytes held by uploads being received and by uploads no computation runs from yet. */
-    private long waitingUploadBytes() {
+    /** Bytes held by uploads being received and by uploads no computation runs from yet: all, or one user's. */
+    private long waitingUploadBytes(String owner) {
         long bytes = 0;
-        for (BundleAssembly a : incoming.values()) {
-            bytes += a.total();
+        for (Map.Entry<String, BundleAssembly> a : incoming.entrySet()) {
+            if (owner == null || owner.equals(uploader.get(a.getKey()))) {
+                bytes += a.getValue().total();
+            }
         }
         for (String hash : uploadedUnused.keySet()) {
             CodeBundle b = codecs.bundle(hash);
-            bytes += b == null ? 0 : b.size();
+            if (b != null && (owner == null || owner.equals(uploader.get(hash)))) {
+                bytes += b.size();
+            }
         }
         return bytes;
     }
@@ -119,6 +138,7 @@ final class CodeService {
                 break; // in arrival order: the rest are younger
             }
             it.remove();
+            uploader.remove(e.getKey());
             codecs.dropIfUnused(e.getKey());
         }
     }
@@ -126,6 +146,7 @@ final class CodeService {
     /** A computation now runs from {@code hash}: it no longer waits to be used. */
     void used(String hash) {
         uploadedUnused.remove(hash);
+        uploader.remove(hash);
     }
 
     /** A chunk from upstream, answering this server's fetch. */
@@ -148,6 +169,7 @@ final class CodeService {
             }
         } catch (CodeBundle.InvalidBundleException e) {
             incoming.remove(hash);
+            uploader.remove(hash);
             fetchDone(hash);
             LOG.warn("server {}: {}", name, e.getMessage());
             if (upload) {

@@ -20,6 +20,10 @@ final class ComputationState {
     int quorum = 1;
     /** Its tasks last counted against its owner's quota ({@link UserQuotas#tasks()}). */
     long countedTasks;
+    /** Bytes of application data its tasks hold on this server ({@link TaskEntry#bytes}), kept up to date. */
+    long storedBytes;
+    /** Its bytes last counted against its owner's quota ({@link UserQuotas#bytes()}). */
+    long countedBytes;
     /** When its consumer went away without collecting it (at its origin), or -1 while one waits for it. */
     long abandonedSince = -1;
     /** The server that delivers this computation's result: where it was submitted. */

@@ -221,7 +221,7 @@ abstract class PeerSession {
         boolean handle(Message msg) {
             switch (msg) {
                 case Message.Submit s -> submit(s);
-                case Message.BundleChunk c -> node.code().upload(c);
+                case Message.BundleChunk c -> node.code().upload(c, owner);
                 case Message.Collect c -> {
                     if (!node.scheduler().collect(this, c.computation())) {
                         connection().write(new Message.Failed(c.computation(), "",

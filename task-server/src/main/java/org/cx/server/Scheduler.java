@@ -405,6 +405,7 @@ public final class Scheduler {
             audit.applied(completion.id());
         }
         c.tasks.remove(e.envelope.id());
+        c.storedBytes -= e.bytes();
         if (log.active()) {
             log.record(new MirrorOp.Remove(e.envelope.id()));
         }
@@ -473,9 +474,9 @@ public final class Scheduler {
     /**
      * Records {@code p}'s result of a validated computation's task (the digest of its effects, or
      * {@link #FAILED_DIGEST}); true once {@code c.quorum} producers of different owners returned equal digests, and
-     * the result may apply (any of the agreeing ones: they are equal). Until then the task waits outside the ready heap for a producer of another owner; a producer
-     * whose result the quorum contradicts is reported. When more results than the quorum plus one disagree, the
-     * task cannot be validated and its computation fails.
+     * the result may apply (any of the agreeing ones: they are equal). Until then the task waits outside the ready
+     * heap for a producer of another owner; a producer whose result the quorum contradicts is reported. When more
+     * results than the quorum plus one disagree, the task cannot be validated and its computation fails.
      */
     private boolean validated(ComputationState c, TaskEntry e, ProducerState p, byte[] digest) {
         e.removeHolder(p);
@@ -632,6 +633,7 @@ public final class Scheduler {
             }
         }
         c.tasks.put(envelope.id(), e);
+        c.storedBytes += e.bytes();
         counters.tasksStored++;
         if (log.active()) {
             log.record(new MirrorOp.Put(envelope, home, c.origin, e.inputs()));
@@ -701,6 +703,8 @@ public final class Scheduler {
             counters.duplicatesDiscarded++;
             return;
         }
+        c.storedBytes += v.value().length;
+        charge(c);
         if (log.active()) {
             log.record(new MirrorOp.Input(to.target(), to.argNo(), v.value()));
         }
@@ -773,6 +777,7 @@ public final class Scheduler {
             }
         }
         c.tasks.clear();
+        c.storedBytes = 0;
         outbox.computationEnded(c.id, c.origin == self);
     }
 
@@ -1033,6 +1038,7 @@ public final class Scheduler {
                 continue;
             }
             c.tasks.remove(top.envelope.id());
+            c.storedBytes -= top.bytes();
             if (log.active()) {
                 log.record(new MirrorOp.Remove(top.envelope.id()));
             }

@@ -66,6 +66,15 @@ final class TaskEntry {
         return missing == 0;
     }
 
+    /** Bytes of application data this entry holds: the task's body and the inputs it has. */
+    long bytes() {
+        long n = envelope.body().length;
+        for (byte[] input : inputs) {
+            n += input == null ? 0 : input.length;
+        }
+        return n;
+    }
+
     /** Stores an input; returns false if the slot already had a value (a duplicate argument). */
     boolean setInput(int argNo, byte[] value) {
         if (inputs[argNo] != null) {

@@ -12,6 +12,8 @@ final class UserLedger {
     private UserQuotas quotas = UserQuotas.defaults();
     /** Stored tasks per user, as last counted. */
     private final Map<String, Long> tasks = new HashMap<>();
+    /** Bytes of application data (task bodies and inputs) per user, as last counted. */
+    private final Map<String, Long> bytes = new HashMap<>();
 
     UserQuotas quotas() {
         return quotas;
@@ -38,9 +40,17 @@ final class UserLedger {
         long size = c.tasks.size();
         long held = tasks.merge(c.owner, size - c.countedTasks, Long::sum);
         c.countedTasks = size;
-        return held <= quotas.tasks() ? null : "user " + c.owner + " holds " + held + " stored tasks on this server, "
-                + "over its quota of " + quotas.tasks() + " (--max-tasks-per-user): computation "
-                + Long.toHexString(c.id) + " stores more tasks than it completes";
+        long heldBytes = bytes.merge(c.owner, c.storedBytes - c.countedBytes, Long::sum);
+        c.countedBytes = c.storedBytes;
+        if (held > quotas.tasks()) {
+            return "user " + c.owner + " holds " + held + " stored tasks on this server, over its quota of "
+                    + quotas.tasks() + " (--max-tasks-per-user): computation " + Long.toHexString(c.id)
+                    + " stores more tasks than it completes";
+        }
+        return heldBytes <= quotas.bytes() ? null : "user " + c.owner + "'s stored tasks and their inputs hold "
+                + (heldBytes >> 20) + " MiB on this server, over its quota of " + (quotas.bytes() >> 20)
+                + " MiB (--max-data-per-user): computation " + Long.toHexString(c.id) + " stores more data than "
+                + "it consumes";
     }
 
     /** {@code c} is over: its tasks no longer count. */
@@ -48,6 +58,10 @@ final class UserLedger {
         if (c.countedTasks != 0) {
             tasks.merge(c.owner, -c.countedTasks, (a, b) -> a + b == 0 ? null : a + b);
             c.countedTasks = 0;
+        }
+        if (c.countedBytes != 0) {
+            bytes.merge(c.owner, -c.countedBytes, (a, b) -> a + b == 0 ? null : a + b);
+            c.countedBytes = 0;
         }
     }
 }

@@ -5,12 +5,14 @@ import java.time.Duration;
 /**
  * What one user may hold on a server, so that no consumer exhausts it for the others. A submission over
  * {@code computations} is refused with the reason; a computation whose user holds more than {@code tasks} stored
- * tasks on a server fails with the reason; a running computation whose consumer has been gone (and not collected
+ * tasks, or more than {@code bytes} of their bodies and inputs, on a server fails with the reason; a running computation whose consumer has been gone (and not collected
  * it again) for {@code abandonedAfter} fails, and its tasks are dropped. Users are told apart by their credentials;
  * on plain connections there are none and only the last rule applies.
  *
  * @param computations   running computations one user may have submitted to this server
  * @param tasks          tasks of one user's computations stored on this server at once
+ * @param bytes          bytes of application data (task bodies and their inputs) of one user's computations stored on
+ *                       this server at once
  * @param abandonedAfter how long a running computation may go without a consumer
  * @param taskTime       how long one task may run, from its first start, before its computation fails (a task that
  *                       loops); meanwhile at most {@link #MAX_RUNNING_COPIES} producers run it at once
@@ -18,16 +20,16 @@ import java.time.Duration;
  *                       computation may use before it fails; each server checks what it has counted, and the
  *                       computation's origin counts them all as values reach it
  */
-public record UserQuotas(int computations, long tasks, Duration abandonedAfter, Duration taskTime,
+public record UserQuotas(int computations, long tasks, long bytes, Duration abandonedAfter, Duration taskTime,
                          Duration computationTime) {
     /** Eager scheduling gives a late task to at most this many producers at once. */
     public static final int MAX_RUNNING_COPIES = 3;
 
 
     public UserQuotas {
-        if (computations < 1 || tasks < 1) {
-            throw new IllegalArgumentException("quotas must be at least 1, got " + computations + " computations and "
-                    + tasks + " tasks");
+        if (computations < 1 || tasks < 1 || bytes < 1) {
+            throw new IllegalArgumentException("quotas must be at least 1, got " + computations + " computations, "
+                    + tasks + " tasks and " + bytes + " bytes");
         }
         if (!abandonedAfter.isPositive() || !taskTime.isPositive() || !computationTime.isPositive()) {
             throw new IllegalArgumentException("the abandonment time and the time limits must be positive, got "
@@ -36,10 +38,11 @@ public record UserQuotas(int computations, long tasks, Duration abandonedAfter, 
     }
 
     /**
-     * 1,000 computations and 20 million stored tasks per user; abandoned after an hour; a task runs an hour at most,
-     * a computation's tasks a week in all.
+     * 1,000 computations, 20 million stored tasks and 2 GiB of their data per user; abandoned after an hour; a task
+     * runs an hour at most, a computation's tasks a week in all.
      */
     public static UserQuotas defaults() {
-        return new UserQuotas(1_000, 20_000_000, Duration.ofHours(1), Duration.ofHours(1), Duration.ofDays(7));
+        return new UserQuotas(1_000, 20_000_000, 2L << 30, Duration.ofHours(1), Duration.ofHours(1),
+                Duration.ofDays(7));
     }
 }

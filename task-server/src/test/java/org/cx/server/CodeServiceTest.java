@@ -1,6 +1,7 @@
 package org.cx.server;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -41,12 +42,36 @@ class CodeServiceTest {
         }, "test", null, now::get);
         CodeBundle bundle = CodeBundle.of(jar());
         for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
-            code.upload(chunk);
+            code.upload(chunk, "alice");
         }
         assertTrue(code.has(bundle.hash()), "kept for the submission that follows");
         code.expireUploads(now.addAndGet(CodeService.UPLOAD_WAIT_NANOS / 2));
         assertTrue(code.has(bundle.hash()), "not yet");
         code.expireUploads(now.addAndGet(CodeService.UPLOAD_WAIT_NANOS));
         assertFalse(code.has(bundle.hash()), "nobody submitted: dropped");
+    }
+
+    @Test
+    void oneUserCannotTakeEveryUploadByteOfAServer() {
+        CodeService code = new CodeService(new BodyCodecs(getClass().getClassLoader()), new CodeService.Upstream() {
+            @Override
+            public int upstream() {
+                return -1;
+            }
+
+            @Override
+            public void send(int server, Message message) {
+            }
+        }, "test", null, () -> 0L);
+        int total = 200 << 20; // announced by each upload's first chunk; the rest never comes
+        for (int i = 0; i < 3; i++) {
+            code.upload(new Message.BundleChunk(Integer.toString(i).repeat(64), 0, total, new byte[16]), "alice");
+        }
+        code.upload(new Message.BundleChunk("b".repeat(64), 0, total, new byte[16]), "bob");
+        assertNull(code.takeRejection("0".repeat(64)));
+        assertNull(code.takeRejection("1".repeat(64)));
+        String third = code.takeRejection("2".repeat(64));
+        assertTrue(third != null && third.contains("user alice's uploads"), third);
+        assertNull(code.takeRejection("b".repeat(64)), "another user's upload still fits");
     }
 }

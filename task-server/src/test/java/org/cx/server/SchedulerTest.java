@@ -536,7 +536,7 @@ class SchedulerTest {
 
     @Test
     void aUserPastItsQuotaOfComputationsIsRefusedAndOthersAreNot() {
-        scheduler.quotas(new UserQuotas(2, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
+        scheduler.quotas(new UserQuotas(2, 1_000, 1L << 30, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
                 java.time.Duration.ofDays(7)));
         ConsumerHandle alice = userNamed("alice", 7);
         for (int i = 0; i < 2; i++) {
@@ -550,7 +550,7 @@ class SchedulerTest {
 
     @Test
     void aComputationThatStoresMoreThanItsUsersQuotaFailsSayingWhy() {
-        scheduler.quotas(new UserQuotas(10, 5, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
+        scheduler.quotas(new UserQuotas(10, 5, 1L << 30, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
                 java.time.Duration.ofDays(7)));
         ProducerState p = scheduler.addProducer(1, "p", 1);
         long c = scheduler.submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
@@ -566,8 +566,27 @@ class SchedulerTest {
     }
 
     @Test
+    void aUserWhoseStoredTasksHoldMoreBytesThanItsQuotaHasTheComputationThatStoresThemFail() {
+        scheduler.quotas(new UserQuotas(10, 1_000, 4_000, java.time.Duration.ofHours(1),
+                java.time.Duration.ofHours(1), java.time.Duration.ofDays(7)));
+        ConsumerHandle alice = userNamed("alice", 7);
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        long c = scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        scheduler.request(p, 1, 1);
+        TaskId root = TaskId.root(c);
+        TaskEnvelope big = new TaskEnvelope(root.child(0), Continuation.CONSUMER, 1, 0, false, new byte[3_000]);
+        scheduler.completed(p, completion(root, List.of(big), List.of()));
+        assertFalse(out.log.contains("failed"), "3,000 bytes are within the quota");
+        scheduler.routedValue(new org.cx.wire.RoutedPayload.Value(c, new ValueEnvelope(Continuation.to(root.child(0),
+                0), new byte[2_000]), new org.cx.wire.RoutedPayload.Tally(0, 0, 0)));
+        assertTrue(out.log.contains("failed"), "its input took it over: " + out.log);
+        assertTrue(scheduler.collect(alice, c));
+        assertTrue(out.failure.contains("--max-data-per-user"), out.failure);
+    }
+
+    @Test
     void aComputationWhoseConsumerIsGoneTooLongFails() {
-        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofMinutes(10), java.time.Duration.ofHours(1),
+        scheduler.quotas(new UserQuotas(10, 1_000, 1L << 30, java.time.Duration.ofMinutes(10), java.time.Duration.ofHours(1),
                 java.time.Duration.ofDays(7)));
         ConsumerHandle alice = userNamed("alice", 7);
         long c = scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
@@ -582,7 +601,7 @@ class SchedulerTest {
 
     @Test
     void aTaskThatRunsPastTheTimeLimitFailsItsComputationAndIsCopiedToFewProducers() {
-        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofSeconds(30),
+        scheduler.quotas(new UserQuotas(10, 1_000, 1L << 30, java.time.Duration.ofHours(1), java.time.Duration.ofSeconds(30),
                 java.time.Duration.ofDays(7)));
         List<ProducerState> producers = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
@@ -690,7 +709,7 @@ class SchedulerTest {
 
     @Test
     void aComputationWhoseTasksRunLongerInAllThanItsLimitFails() {
-        scheduler.quotas(new UserQuotas(10, 1_000, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
+        scheduler.quotas(new UserQuotas(10, 1_000, 1L << 30, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
                 java.time.Duration.ofSeconds(1)));
         ProducerState p = scheduler.addProducer(1, "p", 1);
         long c = scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
