@@ -71,6 +71,9 @@ public final class LookupService implements AutoCloseable {
         if (!multicast) {
             // Without this entry River uses every multicast-capable interface; with none it uses no multicast.
             configuration.add(component + "multicastInterfaces=new java.net.NetworkInterface[] {}");
+            // The same for the discovery of other lookup services inside it, which would listen for announcements.
+            configuration.add("net.jini.discovery.LookupDiscovery.multicastInterfaces="
+                    + "new java.net.NetworkInterface[] {}");
         }
         try {
             return new LookupService(new Registrar(configuration.toArray(String[]::new)), host);

@@ -117,6 +117,44 @@ class DiscoveryTest {
         }
     }
 
+    /** A unicast lookup service listens on its host's TCP ports only: no UDP socket on the discovery port. */
+    @Test
+    void aUnicastLookupServiceOpensNoMulticastSocket() throws Exception {
+        Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/self/net/udp")),
+                "no /proc here to read sockets from");
+        try (LookupService lookup = LookupService.start("127.0.0.1", 0)) {
+            java.util.Set<String> ours = new java.util.HashSet<>();
+            try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+                for (java.nio.file.Path fd : (Iterable<java.nio.file.Path>) fds::iterator) {
+                    try {
+                        String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+                        if (target.startsWith("socket:[")) {
+                            ours.add(target.substring(8, target.length() - 1));
+                        }
+                    } catch (IOException gone) {
+                        // closed meanwhile
+                    }
+                }
+            }
+            List<String> onDiscoveryPort = new java.util.ArrayList<>();
+            for (String file : List.of("/proc/self/net/udp", "/proc/self/net/udp6")) {
+                java.nio.file.Path p = java.nio.file.Path.of(file);
+                if (!java.nio.file.Files.isReadable(p)) {
+                    continue;
+                }
+                for (String line : java.nio.file.Files.readAllLines(p)) {
+                    String[] f = line.trim().split("\\s+");
+                    // local_address is HEX_IP:HEX_PORT; 4160 is 0x1040; the inode is the tenth field
+                    if (f.length > 9 && f[1].endsWith(":1040") && ours.contains(f[9])) {
+                        onDiscoveryPort.add(line.trim());
+                    }
+                }
+            }
+            assertTrue(onDiscoveryPort.isEmpty(), "UDP sockets on port 4160: " + onDiscoveryPort);
+            assertTrue(lookup.port() > 0);
+        }
+    }
+
     @Test
     void noLookupServiceIsAClearError() {
         IOException e = assertThrows(IOException.class,
