@@ -28,10 +28,11 @@ import org.cx.security.Tls;
 
 /**
  * A JMX connector for this process's MBeans, bound to one address, so that {@code cx status} and jconsole can
- * connect ({@code jconsole service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi}). With TLS on, a client logs in with a
- * CX credential of the network ({@link JmxLogin}); any such login reads, and only an admin credential may set
- * attributes, invoke operations or create and remove MBeans. Local jconsole can still attach by process id, as the
- * same OS user.
+ * connect ({@code jconsole service:jmx:rmi:///jndi/rmi://HOST:PORT/jmxrmi}). With TLS on, the connector's
+ * connections are TLS with credentials of the network on both ends ({@link JmxTls}; the RMI registry, which only
+ * hands out the connector's stub, stays plain), and a client logs in with a CX credential of the network
+ * ({@link JmxLogin}); any such login reads, and only an admin credential may set attributes, invoke operations or
+ * create and remove MBeans. Local jconsole can still attach by process id, as the same OS user.
  */
 final class JmxAgent {
     /** What a read-only login may not do. */
@@ -60,8 +61,10 @@ final class JmxAgent {
         JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + host + ":" + registryPort
                 + "/jmxrmi");
         Map<String, Object> env = new HashMap<>();
-        env.put(RMIConnectorServer.RMI_SERVER_SOCKET_FACTORY_ATTRIBUTE, sockets);
+        env.put(RMIConnectorServer.RMI_SERVER_SOCKET_FACTORY_ATTRIBUTE, tls == null ? sockets
+                : JmxTls.serverSockets(tls, bind));
         if (tls != null) {
+            env.put(RMIConnectorServer.RMI_CLIENT_SOCKET_FACTORY_ATTRIBUTE, new JmxTls.ClientSockets());
             env.put(JMXConnectorServer.AUTHENTICATOR, (JMXAuthenticator) credentials -> {
                 PeerIdentity who = JmxLogin.verify(credentials, tls);
                 return new Subject(true, Set.of(new JMXPrincipal(who.role().label() + ":" + who.name())), Set.of(),

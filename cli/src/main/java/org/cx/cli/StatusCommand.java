@@ -169,6 +169,9 @@ final class StatusCommand extends Printing implements Callable<Integer> {
         MBeanServerConnection c = connections.get(url);
         if (c == null) {
             try {
+                if (tls != null) {
+                    JmxTls.clientCredential(tls);
+                }
                 JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(url), tls == null ? null
                         : Map.of(JMXConnector.CREDENTIALS, JmxLogin.credentials(tls)));
                 connectors.add(connector);

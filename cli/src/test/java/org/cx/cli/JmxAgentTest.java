@@ -1,5 +1,6 @@
 package org.cx.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,7 +41,9 @@ class JmxAgentTest {
     @BeforeAll
     static void start() throws Exception {
         authority = Authority.create(dir.resolve("ca"), "test");
-        url = JmxAgent.start("127.0.0.1", 0, tls(authority, CredentialRole.SERVER, "s1"));
+        // a producer's connector: clients trust any credential of the network, not only servers'
+        url = JmxAgent.start("127.0.0.1", 0, tls(authority, CredentialRole.PRODUCER, "p1"));
+        JmxTls.clientCredential(tls(authority, CredentialRole.USER, "status"));
     }
 
     private static Tls tls(Authority from, CredentialRole role, String name) throws Exception {
@@ -62,6 +65,44 @@ class JmxAgentTest {
         }
         try (JMXConnector admin = login(JmxLogin.credentials(tls(authority, CredentialRole.ADMIN, "root")))) {
             admin.getMBeanServerConnection().invoke(MEMORY, "gc", null, null);
+        }
+    }
+
+    /** The connector's sockets as RMI uses them: TLS, and only with a credential of the network at both ends. */
+    @Test
+    void connectorSocketsAreTlsWithTheNetworksCredentialsAtBothEnds() throws Exception {
+        java.rmi.server.RMIServerSocketFactory sockets = JmxTls.serverSockets(tls(authority, CredentialRole.SERVER,
+                "s2"), java.net.InetAddress.getLoopbackAddress());
+        try (java.net.ServerSocket server = sockets.createServerSocket(0)) {
+            Thread acceptor = new Thread(() -> {
+                while (!server.isClosed()) {
+                    try (java.net.Socket s = server.accept()) {
+                        ((javax.net.ssl.SSLSocket) s).startHandshake();
+                        s.getOutputStream().write(42);
+                    } catch (java.io.IOException e) {
+                        // a client that failed the handshake; the next one is served
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            JmxTls.ClientSockets client = new JmxTls.ClientSockets();
+            try (java.net.Socket ok = client.createSocket("127.0.0.1", server.getLocalPort())) {
+                assertEquals(42, ok.getInputStream().read(), "a credential of the network gets through");
+            }
+            JmxTls.clientCredential(tls(Authority.create(dir.resolve("elsewhere"), "elsewhere"),
+                    CredentialRole.ADMIN, "eve"));
+            try {
+                assertThrows(java.io.IOException.class, () -> client.createSocket("127.0.0.1",
+                        server.getLocalPort()).getInputStream().read(), "another network's credential does not");
+            } finally {
+                JmxTls.clientCredential(tls(authority, CredentialRole.USER, "status"));
+            }
+            try (java.net.Socket plain = new java.net.Socket("127.0.0.1", server.getLocalPort())) {
+                plain.getOutputStream().write("plain RMI".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                int answer = plain.getInputStream().read();
+                assertTrue(answer != 42, "a plain client gets no answer, only a TLS alert: " + answer);
+            }
         }
     }
 

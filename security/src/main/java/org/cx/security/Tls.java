@@ -120,6 +120,26 @@ public final class Tls {
         return ((JdkSslContext) connecting).context().getSocketFactory();
     }
 
+    /** Blocking server sockets that present this credential and trust any of the network's (JMX connectors). */
+    public javax.net.ssl.SSLServerSocketFactory serverSocketFactory() {
+        return ((JdkSslContext) accepting).context().getServerSocketFactory();
+    }
+
+    /**
+     * Blocking sockets that present this credential and trust a peer holding any credential of the network, a
+     * producer's as well as a server's (clients of JMX connectors, which every process runs).
+     */
+    public javax.net.ssl.SSLSocketFactory anyPeerSocketFactory() throws SSLException {
+        SslContext anyPeer = SslContextBuilder.forClient()
+                .keyManager(credential.key(), credential.certificate())
+                .trustManager(new Trust(credential.authority(), revocations, null))
+                .endpointIdentificationAlgorithm(null)
+                .sslProvider(SslProvider.JDK)
+                .protocols("TLSv1.3")
+                .build();
+        return ((JdkSslContext) anyPeer).context().getSocketFactory();
+    }
+
     /**
      * The identity of the peer on {@code channel}, once its TLS handshake is done; null on a channel without TLS.
      *
