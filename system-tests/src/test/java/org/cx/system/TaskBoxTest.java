@@ -57,6 +57,7 @@ class TaskBoxTest {
                 @Override
                 public void execute(org.cx.api.TaskContext context) {
                     context.sendResult("secret=" + attempt(() -> Files.readString(Path.of(secret)).length() + " chars")
+                            + " passwd=" + attempt(() -> Files.readString(Path.of("/etc/passwd")).length() + " chars")
                             + " id=" + attempt(() -> new String(new ProcessBuilder("id", "-u").start().getInputStream()
                                     .readAllBytes()).trim())
                             + " planted=" + attempt(() -> Files.writeString(Path.of(planted), "x").toString())
@@ -168,6 +169,7 @@ class TaskBoxTest {
                     planted.toString(), cluster.server().port())).result().get(60, TimeUnit.SECONDS);
             System.out.println("probe: " + probed);
             assertTrue(probed.contains("secret=refused:NoSuchFileException"), probed);
+            assertTrue(probed.contains("passwd=refused:NoSuchFileException"), probed);
             assertTrue(probed.contains("id=ok:65534"), "an unprivileged user runs task code: " + probed);
             assertTrue(probed.contains("connect=refused"), probed);
             assertFalse(Files.exists(planted), "nothing written outside the scratch directory: " + probed);
