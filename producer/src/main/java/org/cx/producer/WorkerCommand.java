@@ -66,9 +66,11 @@ final class WorkerCommand {
     }
 
     private static List<String> sandbox(Path scratch) {
+        // Mounts apply in order, each over the ones before: the private /tmp first, so that a class path or a
+        // scratch directory under /tmp is bound over it rather than hidden by it.
         List<String> b = new ArrayList<>(List.of("bwrap", "--unshare-all", "--unshare-user", "--uid", "65534",
                 "--gid", "65534", "--cap-drop", "ALL", "--new-session", "--die-with-parent", "--clearenv",
-                "--ro-bind", "/usr", "/usr"));
+                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr"));
         for (String link : List.of("bin", "lib", "lib64", "sbin")) {
             Path p = Path.of("/" + link);
             if (Files.isSymbolicLink(p)) {
@@ -85,8 +87,7 @@ final class WorkerCommand {
                 b.addAll(List.of("--ro-bind", path, path));
             }
         }
-        b.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                "--bind", scratch.toString(), scratch.toString(), "--chdir", scratch.toString(), "--"));
+        b.addAll(List.of("--bind", scratch.toString(), scratch.toString(), "--chdir", scratch.toString(), "--"));
         return b;
     }
 
