@@ -239,20 +239,32 @@ public final class Producer implements AutoCloseable {
 
     // ---------------------------------------------------------------- event loop
 
-    /** Sends queued completions as one batch, then asks for what the cache needs. Event loop only. */
+    /**
+     * Sends queued completions in batches (as few as fit in half a frame each), then asks for what the cache needs.
+     * Event loop only.
+     */
     void drain() {
         drainScheduled.set(false);
         List<Completion> batch = new ArrayList<>();
+        long batchBytes = 0;
+        long batchLimit = WireConfig.maxFrameBytes() / 2;
         for (Message m; (m = fromWorkers.poll()) != null; ) {
             switch (m) {
                 case Message.Completed c -> {
                     for (Completion completion : c.completions()) {
+                        long bytes = completion.frameBytes();
+                        if (!batch.isEmpty() && batchBytes + bytes > batchLimit) {
+                            flushCompletions(batch);
+                            batchBytes = 0;
+                        }
                         batch.add(completion);
+                        batchBytes += bytes;
                         policy.recordTaskNanos(completion.execNanos());
                     }
                 }
                 default -> {
                     flushCompletions(batch);
+                    batchBytes = 0;
                     channel.write(m);
                 }
             }

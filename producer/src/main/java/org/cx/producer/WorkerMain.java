@@ -39,14 +39,16 @@ import org.cx.wire.TaskRunner;
 public final class WorkerMain {
     private final MessageStreams streams;
     private final double speed;
+    private final int maxFrameBytes;
     private final BodyCodecs codecs = new BodyCodecs(WorkerMain.class.getClassLoader());
     /** Computations waiting for the bundle whose chunks are arriving. */
     private final Map<String, List<Long>> awaiting = new HashMap<>();
     private final Map<String, BundleAssembly> assemblies = new HashMap<>();
 
-    private WorkerMain(MessageStreams streams, double speed) {
+    private WorkerMain(MessageStreams streams, double speed, int maxFrameBytes) {
         this.streams = streams;
         this.speed = speed;
+        this.maxFrameBytes = maxFrameBytes;
     }
 
     public static void main(String[] args) throws IOException {
@@ -59,7 +61,8 @@ public final class WorkerMain {
             System.exit(2);
         }
         int maxFrame = Integer.parseInt(args[1]);
-        new WorkerMain(new MessageStreams(protocolIn, protocolOut, maxFrame), Double.parseDouble(args[0])).serve();
+        new WorkerMain(new MessageStreams(protocolIn, protocolOut, maxFrame), Double.parseDouble(args[0]), maxFrame)
+                .serve();
     }
 
     private void serve() throws IOException {
@@ -116,11 +119,11 @@ public final class WorkerMain {
                 speed);
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {
-                try {
+                String tooLarge = d.completion().tooLargeFor(maxFrameBytes);
+                if (tooLarge != null) {
+                    streams.write(new Message.TaskFailed(t.task().id(), tooLarge));
+                } else {
                     streams.write(new Message.Completed(new Completion[] {d.completion()}));
-                } catch (IllegalArgumentException tooLarge) {
-                    streams.write(new Message.TaskFailed(t.task().id(), "the effects of task " + t.task().id()
-                            + " cannot be sent: " + tooLarge.getMessage()));
                 }
             }
             case TaskRunner.Outcome.Failed f -> streams.write(new Message.TaskFailed(f.id(), f.reason()));

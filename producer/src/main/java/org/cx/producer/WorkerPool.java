@@ -209,6 +209,12 @@ final class WorkerPool {
         if (outcome == null || stopping) {
             return null; // stopped: its computation is over, or the producer is closing (and ended the process)
         }
+        if (outcome instanceof TaskRunner.Outcome.Done d) {
+            String tooLarge = d.completion().tooLargeFor(WireConfig.maxFrameBytes());
+            if (tooLarge != null) {
+                outcome = new TaskRunner.Outcome.Failed(task.task().id(), tooLarge); // it could never be sent
+            }
+        }
         if (timeline.enabled()) {
             timeline.record(worker, start, System.nanoTime(), task.task().id(),
                     outcome instanceof TaskRunner.Outcome.Done d ? d.kind() : "failed");

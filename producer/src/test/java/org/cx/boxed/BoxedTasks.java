@@ -135,4 +135,18 @@ public final class BoxedTasks {
             }
         }
     }
+
+    /** Sends a value of {@code bytes} bytes. */
+    public static final class Big extends Task {
+        final int bytes;
+
+        public Big(int bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(new byte[bytes]);
+        }
+    }
 }

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import org.cx.api.Continuation;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
+import org.cx.boxed.BoxedTasks.Big;
 import org.cx.boxed.BoxedTasks.Count;
 import org.cx.boxed.BoxedTasks.Exit;
 import org.cx.boxed.BoxedTasks.Forger;
@@ -144,6 +145,14 @@ class WorkerProcessTest {
             assertTrue(f.reason().contains("something else than its outcome"), f.reason());
         }
         assertEquals(49, result(p.run(ready(1, new Square(7)))), "a new process answers for itself");
+    }
+
+    @Test
+    void effectsOverTheFrameLimitFailTheTaskSayingSo() {
+        WorkerProcess p = worker(TaskBox.Isolation.PROCESS, 256);
+        String reason = failure(p.run(ready(1, new Big(20 << 20))));
+        assertTrue(reason.contains("over the frame limit"), reason);
+        assertEquals(1, result(p.run(ready(1, new Square(1)))), "the worker carries on");
     }
 
     @Test

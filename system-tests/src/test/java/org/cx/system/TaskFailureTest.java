@@ -1,6 +1,7 @@
 package org.cx.system;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.Computation;
@@ -34,6 +35,24 @@ class TaskFailureTest {
             assertEquals(Long.toHexString(doomed.id()) + ":/", failure.taskId());
             assertTrue(failure.getMessage().contains("IllegalStateException: boom"), failure.getMessage());
             assertEquals(Fib.value(20), healthy.result().get(60, TimeUnit.SECONDS));
+            assertEquals(Fib.value(15), consumer.<Long>submit(new Fib(15)).result().get(60, TimeUnit.SECONDS),
+                    "the server and producers carry on");
+        }
+    }
+
+    /** Effects over the frame limit once hung their computation without a word; now they fail it, saying why. */
+    @Test
+    void effectsTooLargeToSendFailTheComputationSayingWhatToDo() throws Exception {
+        try (LocalCluster cluster = Clusters.audited(1, 2, true);
+             Consumer consumer = cluster.consumer()) {
+            Computation<Object> bigValue = consumer.submit(new TestTasks.BigResult(20 << 20));
+            Computation<Object> manyChildren = consumer.submit(new TestTasks.ManyChildren(300, 64 << 10));
+            for (Computation<Object> c : List.of(bigValue, manyChildren)) {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> c.result().get(60, TimeUnit.SECONDS));
+                String message = e.getCause().getMessage();
+                assertTrue(message.contains("over the frame limit") && message.contains(Long.toHexString(c.id())),
+                        message);
+            }
             assertEquals(Fib.value(15), consumer.<Long>submit(new Fib(15)).result().get(60, TimeUnit.SECONDS),
                     "the server and producers carry on");
         }

@@ -19,6 +19,52 @@ final class TestTasks {
     private TestTasks() {
     }
 
+    /** Sends a value of {@code bytes} bytes to the consumer. */
+    static final class BigResult extends Task {
+        private final int bytes;
+
+        BigResult(int bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(new byte[bytes]);
+        }
+    }
+
+    /** Stores {@code n} children that each carry {@code bytes} bytes, in one completion. */
+    static final class ManyChildren extends Task {
+        private final int n;
+        private final int bytes;
+
+        ManyChildren(int n, int bytes) {
+            this.n = n;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            for (int i = 0; i < n; i++) {
+                context.storeTask(new Carrier(new byte[bytes]), Continuation.CONSUMER);
+            }
+        }
+    }
+
+    /** Carries data in its field; sends its length. */
+    static final class Carrier extends Task {
+        private final byte[] data;
+
+        Carrier(byte[] data) {
+            this.data = data;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(data.length);
+        }
+    }
+
     /** Throws when run. */
     static final class Boom extends Task {
         @Override

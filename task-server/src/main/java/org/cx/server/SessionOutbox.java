@@ -12,6 +12,7 @@ import org.cx.wire.ReadyTask;
 import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.ValueEnvelope;
+import org.cx.wire.WireConfig;
 
 /** Gathers the scheduler's output per connection; {@link #flush()} sends one message per kind per connection. */
 final class SessionOutbox implements Outbox {
@@ -158,7 +159,9 @@ final class SessionOutbox implements Outbox {
         }
         for (var e : assigns.entrySet()) {
             tellCode(e.getKey(), e.getValue());
-            send(e.getKey(), new Message.Assign(e.getValue().toArray(ReadyTask[]::new)));
+            for (ReadyTask[] part : inFrames(e.getValue(), WireConfig.maxFrameBytes() / 2)) {
+                send(e.getKey(), new Message.Assign(part));
+            }
         }
         for (var e : drops.entrySet()) {
             send(e.getKey(), new Message.Drop(e.getValue().toArray(TaskId[]::new)));
@@ -176,6 +179,37 @@ final class SessionOutbox implements Outbox {
             connection.flush();
         }
         dirty.clear();
+    }
+
+    /**
+     * {@code tasks} in groups whose bodies and inputs take at most {@code limit} bytes each (a task larger than that
+     * goes alone), in order: one Assign per group, each within a frame.
+     */
+    static List<ReadyTask[]> inFrames(List<ReadyTask> tasks, long limit) {
+        List<ReadyTask[]> parts = new ArrayList<>(1);
+        int from = 0;
+        long bytes = 0;
+        for (int i = 0; i < tasks.size(); i++) {
+            long size = bytes(tasks.get(i));
+            if (i > from && bytes + size > limit) {
+                parts.add(tasks.subList(from, i).toArray(ReadyTask[]::new));
+                from = i;
+                bytes = 0;
+            }
+            bytes += size;
+        }
+        if (from < tasks.size()) {
+            parts.add(tasks.subList(from, tasks.size()).toArray(ReadyTask[]::new));
+        }
+        return parts;
+    }
+
+    private static long bytes(ReadyTask t) {
+        long n = 128 + t.task().body().length;
+        for (byte[] input : t.inputs()) {
+            n += 8 + (input == null ? 0 : input.length);
+        }
+        return n;
     }
 
     /** Before a producer's first task of a computation, which bundle its code is in and whose it is. */

@@ -71,6 +71,36 @@ public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] valu
         d.update(part);
     }
 
+    /**
+     * An upper bound on the bytes this completion takes in a frame: its stored tasks' bodies and its values, and a
+     * generous allowance for ids, continuations and lengths.
+     */
+    public long frameBytes() {
+        long n = 256 + 2L * id.toString().length();
+        for (TaskEnvelope e : spawned) {
+            n += e.body().length + 64 + 2L * e.id().toString().length();
+        }
+        for (ValueEnvelope v : values) {
+            n += v.value().length + 64 + (v.to().isConsumer() ? 0 : 2L * v.to().target().toString().length());
+        }
+        return n;
+    }
+
+    /**
+     * Why this completion cannot be sent in a frame of {@code maxFrameBytes}, saying what to do; null if it fits
+     * ({@link #frameBytes}).
+     */
+    public String tooLargeFor(int maxFrameBytes) {
+        long bytes = frameBytes();
+        if (bytes <= maxFrameBytes) {
+            return null;
+        }
+        return "the effects of task " + id + " (" + spawned.length + " stored tasks and " + values.length
+                + " values) take about " + bytes + " bytes, over the frame limit of " + maxFrameBytes
+                + " bytes (-Dcx.maxFrameBytes on every process): store fewer or smaller tasks and values per task, "
+                + "or split the data over several tasks";
+    }
+
     /** A completion that claims nothing and keeps nothing. */
     public Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos) {
         this(id, spawned, values, execNanos, -1, -1, false);
