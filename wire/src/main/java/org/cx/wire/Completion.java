@@ -76,14 +76,20 @@ public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] valu
      * generous allowance for ids, continuations and lengths.
      */
     public long frameBytes() {
-        long n = 256 + 2L * id.toString().length();
+        long n = 256 + idBytes(id);
         for (TaskEnvelope e : spawned) {
-            n += e.body().length + 64 + 2L * e.id().toString().length();
+            n += e.body().length + 64 + idBytes(e.id()) + (e.continuation().isConsumer() ? 0
+                    : idBytes(e.continuation().target()));
         }
         for (ValueEnvelope v : values) {
-            n += v.value().length + 64 + (v.to().isConsumer() ? 0 : 2L * v.to().target().toString().length());
+            n += v.value().length + 64 + (v.to().isConsumer() ? 0 : idBytes(v.to().target()));
         }
         return n;
+    }
+
+    /** At most what a task id takes encoded: its computation and a varint per level of its path. */
+    private static long idBytes(TaskId task) {
+        return 16 + 5L * task.level();
     }
 
     /**
