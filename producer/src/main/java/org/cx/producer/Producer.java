@@ -57,6 +57,8 @@ public final class Producer implements AutoCloseable {
     /** Where to go if the server fails: its mirror group, as it last told us. */
     private volatile List<String> mirrors = List.of();
     private final AtomicLong failovers = new AtomicLong();
+    /** The frame limit, read once (a system property lookup costs more than a completion's bookkeeping). */
+    private final int maxFrameBytes = WireConfig.maxFrameBytes();
     /** Whose each computation with tasks here is, as the server said ({@code Code}). */
     private final java.util.Map<Long, String> owners = new java.util.concurrent.ConcurrentHashMap<>();
     /** Computations whose results other producers check: this one claims and keeps none of their tasks. */
@@ -247,7 +249,7 @@ public final class Producer implements AutoCloseable {
         drainScheduled.set(false);
         List<Completion> batch = new ArrayList<>();
         long batchBytes = 0;
-        long batchLimit = WireConfig.maxFrameBytes() / 2;
+        long batchLimit = maxFrameBytes / 2;
         for (Message m; (m = fromWorkers.poll()) != null; ) {
             switch (m) {
                 case Message.Completed c -> {

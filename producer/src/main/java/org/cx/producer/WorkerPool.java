@@ -66,6 +66,8 @@ final class WorkerPool {
     private Path scratchRoot;
     private ScheduledExecutorService cpuWatch;
     private volatile boolean stopping;
+    /** The frame limit, read once. */
+    private final int maxFrameBytes = WireConfig.maxFrameBytes();
 
     WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs, LongFunction<String> ownerOf,
                java.util.function.LongPredicate validated, IdleLog idleLog, TaskTimeline timeline, Queue<Message> toServer, Runnable drain,
@@ -210,7 +212,7 @@ final class WorkerPool {
             return null; // stopped: its computation is over, or the producer is closing (and ended the process)
         }
         if (outcome instanceof TaskRunner.Outcome.Done d) {
-            String tooLarge = d.completion().tooLargeFor(WireConfig.maxFrameBytes());
+            String tooLarge = d.completion().tooLargeFor(maxFrameBytes);
             if (tooLarge != null) {
                 outcome = new TaskRunner.Outcome.Failed(task.task().id(), tooLarge); // it could never be sent
             }

@@ -85,7 +85,7 @@ public final class ServerCore {
     private final ServerConfig config;
     private final Environment env;
     private final Scheduler scheduler;
-    private final SessionOutbox outbox = new SessionOutbox(this);
+    private final SessionOutbox outbox;
     private final EffectAudit audit;
     private final BodyCodecs codecs = new BodyCodecs(ServerCore.class.getClassLoader());
     private final CodeService code;
@@ -109,6 +109,7 @@ public final class ServerCore {
     public ServerCore(ServerConfig config, String address, Environment env) {
         this.config = config;
         this.env = env;
+        this.outbox = new SessionOutbox(this, config.maxFrameBytes());
         this.cycle = new DutyCycle(env::nanoTime, this::wakeAt);
         this.audit = config.auditEffects() ? new EffectAudit() : null;
         this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());

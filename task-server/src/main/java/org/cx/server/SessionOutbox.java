@@ -12,12 +12,13 @@ import org.cx.wire.ReadyTask;
 import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.ValueEnvelope;
-import org.cx.wire.WireConfig;
 
 /** Gathers the scheduler's output per connection; {@link #flush()} sends one message per kind per connection. */
 final class SessionOutbox implements Outbox {
 
     private final ServerCore node;
+    /** The most bytes of tasks and inputs one Assign carries: half a frame. */
+    private final long assignBytes;
     private final Map<ProducerState, List<ReadyTask>> assigns = new LinkedHashMap<>();
     private final Map<ProducerState, List<TaskId>> drops = new LinkedHashMap<>();
     private final Map<ProducerState, List<TaskEnvelope>> keeps = new LinkedHashMap<>();
@@ -27,8 +28,9 @@ final class SessionOutbox implements Outbox {
     /** Connections written to since the last flush. */
     private final Set<PeerConnection> dirty = new LinkedHashSet<>();
 
-    SessionOutbox(ServerCore node) {
+    SessionOutbox(ServerCore node, int maxFrameBytes) {
         this.node = node;
+        this.assignBytes = maxFrameBytes / 2;
     }
 
     @Override
@@ -159,7 +161,12 @@ final class SessionOutbox implements Outbox {
         }
         for (var e : assigns.entrySet()) {
             tellCode(e.getKey(), e.getValue());
-            for (ReadyTask[] part : inFrames(e.getValue(), WireConfig.maxFrameBytes() / 2)) {
+            List<ReadyTask> tasks = e.getValue();
+            if (tasks.size() == 1) {
+                send(e.getKey(), new Message.Assign(new ReadyTask[] {tasks.get(0)}));
+                continue;
+            }
+            for (ReadyTask[] part : inFrames(tasks, assignBytes)) {
                 send(e.getKey(), new Message.Assign(part));
             }
         }
