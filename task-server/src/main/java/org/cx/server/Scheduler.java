@@ -62,6 +62,8 @@ public final class Scheduler {
     private long seq;
     private int revokesOutstanding;
     private final LateTasks late = new LateTasks();
+    /** A value this large is counted against its user's quota at once (smaller ones with the next stored tasks). */
+    private static final int CHARGE_AT_ONCE_BYTES = 64 << 10;
     /** The digest of a task that failed, as an opinion: producers agree that it fails, whatever their reasons. */
     private static final byte[] FAILED_DIGEST = new byte[] {'f', 'a', 'i', 'l', 'e', 'd'};
     /** Validated tasks with a result that waits for another owner's ({@link TaskEntry#opinions}), oldest first. */
@@ -704,7 +706,9 @@ public final class Scheduler {
             return;
         }
         c.storedBytes += v.value().length;
-        charge(c);
+        if (v.value().length >= CHARGE_AT_ONCE_BYTES) {
+            charge(c); // small values are counted with the next batch of stored tasks
+        }
         if (log.active()) {
             log.record(new MirrorOp.Input(to.target(), to.argNo(), v.value()));
         }

@@ -567,18 +567,18 @@ class SchedulerTest {
 
     @Test
     void aUserWhoseStoredTasksHoldMoreBytesThanItsQuotaHasTheComputationThatStoresThemFail() {
-        scheduler.quotas(new UserQuotas(10, 1_000, 4_000, java.time.Duration.ofHours(1),
+        scheduler.quotas(new UserQuotas(10, 1_000, 100_000, java.time.Duration.ofHours(1),
                 java.time.Duration.ofHours(1), java.time.Duration.ofDays(7)));
         ConsumerHandle alice = userNamed("alice", 7);
         ProducerState p = scheduler.addProducer(1, "p", 1);
         long c = scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.request(p, 1, 1);
         TaskId root = TaskId.root(c);
-        TaskEnvelope big = new TaskEnvelope(root.child(0), Continuation.CONSUMER, 1, 0, false, new byte[3_000]);
+        TaskEnvelope big = new TaskEnvelope(root.child(0), Continuation.CONSUMER, 1, 0, false, new byte[60_000]);
         scheduler.completed(p, completion(root, List.of(big), List.of()));
-        assertFalse(out.log.contains("failed"), "3,000 bytes are within the quota");
+        assertFalse(out.log.contains("failed"), "60,000 bytes are within the quota");
         scheduler.routedValue(new org.cx.wire.RoutedPayload.Value(c, new ValueEnvelope(Continuation.to(root.child(0),
-                0), new byte[2_000]), new org.cx.wire.RoutedPayload.Tally(0, 0, 0)));
+                0), new byte[70_000]), new org.cx.wire.RoutedPayload.Tally(0, 0, 0)));
         assertTrue(out.log.contains("failed"), "its input took it over: " + out.log);
         assertTrue(scheduler.collect(alice, c));
         assertTrue(out.failure.contains("--max-data-per-user"), out.failure);
