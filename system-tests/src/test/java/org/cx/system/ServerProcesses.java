@@ -53,9 +53,10 @@ final class ServerProcesses implements AutoCloseable {
         try {
             network.launch(0, null);
             for (int i = 1; i < count; i++) {
-                // One JVM start at a time: seven at once on two cores can starve a new member's heartbeats past the
-                // failure timeout, and it is (rightly) declared failed.
+                // One JVM start at a time, each a member before the next starts: seven at once on two cores can
+                // starve a new member's heartbeats past the failure timeout, and it is (rightly) declared failed.
                 network.launch(i, "127.0.0.1:" + network.ports.get(0));
+                network.awaitMembers(i + 1);
             }
             network.awaitTolerant(count);
             return network;
@@ -137,6 +138,17 @@ final class ServerProcesses implements AutoCloseable {
             }
         }
         throw new UncheckedIOException("no live server answered", last);
+    }
+
+    /** Waits until the network counts {@code servers} members (the newest has joined). */
+    void awaitMembers(int servers) {
+        Await.until(servers + " members", WAIT, () -> {
+            try {
+                return status().servers().length == servers;
+            } catch (UncheckedIOException e) {
+                return false;
+            }
+        });
     }
 
     /** Waits until the network has {@code servers} members and every one is mirrored again. */
