@@ -64,12 +64,10 @@ public final class Scheduler {
     private final LateTasks late = new LateTasks();
     /** A value this large is counted against its user's quota at once (smaller ones with the next stored tasks). */
     private static final int CHARGE_AT_ONCE_BYTES = 64 << 10;
-    /** The digest of a task that failed, as an opinion: producers agree that it fails, whatever their reasons. */
-    private static final byte[] FAILED_DIGEST = new byte[] {'f', 'a', 'i', 'l', 'e', 'd'};
     /** Validated tasks with a result that waits for another owner's ({@link TaskEntry#opinions}), oldest first. */
     private final LinkedHashSet<TaskEntry> awaitingOpinion = new LinkedHashSet<>();
     /** Told of each result a quorum contradicted, and of the task. */
-    private java.util.function.BiConsumer<TaskEntry.Opinion, TaskId> dissenter = (o, id) -> { };
+    private java.util.function.BiConsumer<Opinions.Opinion, TaskId> dissenter = (o, id) -> { };
     /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
     private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
     /** Computations whose counts changed since {@link #logTallies} last ran. */
@@ -475,7 +473,7 @@ public final class Scheduler {
 
     /**
      * Records {@code p}'s result of a validated computation's task (the digest of its effects, or
-     * {@link #FAILED_DIGEST}); true once {@code c.quorum} producers of different owners returned equal digests, and
+     * {@link Opinions#FAILED}); true once {@code c.quorum} producers of different owners returned equal digests, and
      * the result may apply (any of the agreeing ones: they are equal). Until then the task waits outside the ready
      * heap for a producer of another owner; a producer whose result the quorum contradicts is reported. When more
      * results than the quorum plus one disagree, the task cannot be validated and its computation fails.
@@ -493,40 +491,35 @@ public final class Scheduler {
             revokesOutstanding--;
         }
         if (e.opinions == null) {
-            e.opinions = new ArrayList<>(c.quorum + 1);
+            e.opinions = new Opinions(c.quorum);
         }
-        for (TaskEntry.Opinion o : e.opinions) {
-            if (o.owner().equals(p.owner)) {
+        switch (e.opinions.add(p.owner, p.name, digest)) {
+            case Opinions.Verdict.SameOwner same -> {
                 counters.opinionsOfSameOwner++;
                 awaitOpinion(e);
-                return false; // one owner's producers count once
+                return false;
             }
-        }
-        int agreeing = 1;
-        for (TaskEntry.Opinion o : e.opinions) {
-            agreeing += java.util.Arrays.equals(o.digest(), digest) ? 1 : 0;
-        }
-        e.opinions.add(new TaskEntry.Opinion(p.owner, p.name, digest));
-        if (agreeing >= c.quorum) {
-            for (TaskEntry.Opinion o : e.opinions) {
-                if (!java.util.Arrays.equals(o.digest(), digest)) {
+            case Opinions.Verdict.Waiting waiting -> {
+                awaitOpinion(e);
+                return false;
+            }
+            case Opinions.Verdict.Agreed agreed -> {
+                for (Opinions.Opinion o : agreed.contradicted()) {
                     counters.validationDissents++;
                     dissenter.accept(o, e.envelope.id());
                 }
+                e.opinions = null;
+                awaitingOpinion.remove(e);
+                counters.tasksValidated++;
+                return true;
             }
-            e.opinions = null;
-            awaitingOpinion.remove(e);
-            counters.tasksValidated++;
-            return true;
+            case Opinions.Verdict.Undecidable u -> {
+                fail(c, e.envelope.id().toString(), "the results of task " + e.envelope.id() + " from "
+                        + u.results() + " producers of different owners do not reach a quorum of " + c.quorum
+                        + " equal ones: is the task deterministic in its effects?", now);
+                return false;
+            }
         }
-        if (e.opinions.size() > c.quorum) {
-            fail(c, e.envelope.id().toString(), "the results of task " + e.envelope.id() + " from "
-                    + e.opinions.size() + " producers of different owners do not reach a quorum of " + c.quorum
-                    + " equal ones: is the task deterministic in its effects?", now);
-            return false;
-        }
-        awaitOpinion(e);
-        return false;
     }
 
     /** {@code e} waits for a producer of an owner that has not run it yet (unless a holder is running it). */
@@ -552,7 +545,7 @@ public final class Scheduler {
                     it.remove(); // its computation ended, or it applied meanwhile
                     continue;
                 }
-                if (e.opinions.stream().noneMatch(o -> o.owner().equals(p.owner))) {
+                if (!e.opinions.heardFrom(p.owner)) {
                     it.remove();
                     assign(p, e, false);
                     break;
@@ -578,7 +571,7 @@ public final class Scheduler {
             counters.effectsRefused++;
             return;
         }
-        if (c.quorum > 1 && p != null && !validated(c, e, p, FAILED_DIGEST)) {
+        if (c.quorum > 1 && p != null && !validated(c, e, p, Opinions.FAILED)) {
             dispatch();
             return; // a producer alone cannot fail a validated computation
         }
@@ -1185,7 +1178,7 @@ public final class Scheduler {
     }
 
     /** Who is told of a result the quorum contradicted (the server logs it). */
-    void onDissent(java.util.function.BiConsumer<TaskEntry.Opinion, TaskId> handler) {
+    void onDissent(java.util.function.BiConsumer<Opinions.Opinion, TaskId> handler) {
         this.dissenter = handler;
     }
 

@@ -36,14 +36,10 @@ final class TaskEntry {
     /** Spawned by a task completed on this server (not submitted, transferred or adopted here): it may seed. */
     boolean spawnedHere;
     /**
-     * Results of a validated computation's task that are not applied yet, one per producer owner; null when none is
-     * waiting. While it is not null the task is out of the ready heap, waiting for a producer of another owner.
+     * Results of a validated computation's task that are not applied yet; null when none is waiting. While it is not
+     * null the task is out of the ready heap, waiting for a producer of another owner.
      */
-    java.util.List<Opinion> opinions;
-
-    /** One producer's result of a validated task: who returned it and a digest of its effects. */
-    record Opinion(String owner, String producer, byte[] digest) {
-    }
+    Opinions opinions;
     /**
      * While unready: the producers that keep a copy, to run it at once if their own value completes it (the one
      * that stored it, and those given a task whose successor it is). Values from anyone else are forwarded to them.

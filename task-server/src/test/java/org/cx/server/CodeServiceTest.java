@@ -27,10 +27,9 @@ class CodeServiceTest {
         return bytes.toByteArray();
     }
 
-    @Test
-    void anUploadNoSubmissionUsesIsDroppedAfterAMinute() throws IOException {
-        AtomicLong now = new AtomicLong(1_000_000_000L);
-        CodeService code = new CodeService(new BodyCodecs(getClass().getClassLoader()), new CodeService.Upstream() {
+    /** A root server's code service (nothing upstream) on {@code clock}. */
+    private CodeService codeService(java.util.function.LongSupplier clock) {
+        return new CodeService(new BodyCodecs(getClass().getClassLoader()), new CodeService.Upstream() {
             @Override
             public int upstream() {
                 return -1;
@@ -39,7 +38,13 @@ class CodeServiceTest {
             @Override
             public void send(int server, Message message) {
             }
-        }, "test", null, now::get);
+        }, "test", null, clock);
+    }
+
+    @Test
+    void anUploadNoSubmissionUsesIsDroppedAfterAMinute() throws IOException {
+        AtomicLong now = new AtomicLong(1_000_000_000L);
+        CodeService code = codeService(now::get);
         CodeBundle bundle = CodeBundle.of(jar());
         for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
             code.upload(chunk, "alice");
@@ -53,16 +58,7 @@ class CodeServiceTest {
 
     @Test
     void oneUserCannotTakeEveryUploadByteOfAServer() {
-        CodeService code = new CodeService(new BodyCodecs(getClass().getClassLoader()), new CodeService.Upstream() {
-            @Override
-            public int upstream() {
-                return -1;
-            }
-
-            @Override
-            public void send(int server, Message message) {
-            }
-        }, "test", null, () -> 0L);
+        CodeService code = codeService(() -> 0L);
         int total = 200 << 20; // announced by each upload's first chunk; the rest never comes
         for (int i = 0; i < 3; i++) {
             code.upload(new Message.BundleChunk(Integer.toString(i).repeat(64), 0, total, new byte[16]), "alice");
