@@ -146,10 +146,21 @@ class CodeDistributionTest {
                     fetchedByServers, fetchedByProducers);
             assertEquals(cluster.servers().size() - 1, fetchedByServers, "every other server fetched it once");
             assertTrue(fetchedByProducers >= 16, "most producers ran tasks from the bundle: " + fetchedByProducers);
-            // Both computations are over: every server drops the bundle, including those that held it only
+            // Both computations are over: every server unloads the bundle, including those that held it only
             // because a server they mirror ran them.
-            Await.until("every server dropped the bundle", Duration.ofSeconds(30), () -> cluster.servers().stream()
+            Await.until("every server unloaded the bundle", Duration.ofSeconds(30), () -> cluster.servers().stream()
                     .allMatch(server -> server.status().bundlesHeld() == 0));
+
+            // Yet its bytes stay: a later computation from it is sent nowhere again.
+            assertEquals(Fib.value(n - 2), consumer.submit(load(jar, "org.cx.examples.fib.Fib", n - 2)).result()
+                    .get(120, TimeUnit.SECONDS));
+            assertEquals(1, consumer.bundleUploads(), "a computation after the first ended uploads nothing");
+            assertEquals(1, cluster.server().status().bundleUploads());
+            assertEquals(fetchedByServers, cluster.servers().stream().mapToLong(s -> s.status().bundleFetches()).sum(),
+                    "no server fetched it again");
+            for (Producer p : cluster.producers()) {
+                assertTrue(p.bundlesFetched() <= 1, "a producer fetched the bundle " + p.bundlesFetched() + " times");
+            }
         }
     }
 

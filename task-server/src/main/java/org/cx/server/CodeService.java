@@ -139,7 +139,7 @@ final class CodeService {
             }
             it.remove();
             uploader.remove(e.getKey());
-            codecs.dropIfUnused(e.getKey());
+            codecs.unloadIfUnused(e.getKey());
         }
     }
 
@@ -196,7 +196,7 @@ final class CodeService {
         }
         take(arrivals, bundle.hash()).forEach(Runnable::run);
         if (!upload) {
-            codecs.dropIfUnused(bundle.hash());
+            codecs.unloadIfUnused(bundle.hash());
         } else {
             uploadedUnused.put(bundle.hash(), clock.getAsLong());
         }

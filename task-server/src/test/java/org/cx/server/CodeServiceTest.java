@@ -1,5 +1,6 @@
 package org.cx.server;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,9 +19,13 @@ import org.junit.jupiter.api.Test;
 class CodeServiceTest {
 
     private static byte[] jar() throws IOException {
+        return jar("app/Data.txt");
+    }
+
+    private static byte[] jar(String entry) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (JarOutputStream out = new JarOutputStream(bytes)) {
-            out.putNextEntry(new ZipEntry("app/Data.txt"));
+            out.putNextEntry(new ZipEntry(entry));
             out.write(new byte[] {1, 2, 3});
             out.closeEntry();
         }
@@ -29,7 +34,11 @@ class CodeServiceTest {
 
     /** A root server's code service (nothing upstream) on {@code clock}. */
     private CodeService codeService(java.util.function.LongSupplier clock) {
-        return new CodeService(new BodyCodecs(getClass().getClassLoader()), new CodeService.Upstream() {
+        return codeService(new BodyCodecs(getClass().getClassLoader()), clock);
+    }
+
+    private CodeService codeService(BodyCodecs codecs, java.util.function.LongSupplier clock) {
+        return new CodeService(codecs, new CodeService.Upstream() {
             @Override
             public int upstream() {
                 return -1;
@@ -42,18 +51,30 @@ class CodeServiceTest {
     }
 
     @Test
-    void anUploadNoSubmissionUsesIsDroppedAfterAMinute() throws IOException {
+    void anUploadNoSubmissionUsesIsUnloadedAfterAMinuteAndItsBytesKeptWithinTheBound() throws IOException {
         AtomicLong now = new AtomicLong(1_000_000_000L);
-        CodeService code = codeService(now::get);
         CodeBundle bundle = CodeBundle.of(jar());
+        BodyCodecs codecs = new BodyCodecs(getClass().getClassLoader(), bundle.size() * 3L / 2);
+        CodeService code = codeService(codecs, now::get);
         for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
             code.upload(chunk, "alice");
         }
-        assertTrue(code.has(bundle.hash()), "kept for the submission that follows");
+        assertEquals(1, codecs.bundleCount(), "loaded for the submission that follows");
         code.expireUploads(now.addAndGet(CodeService.UPLOAD_WAIT_NANOS / 2));
-        assertTrue(code.has(bundle.hash()), "not yet");
+        assertEquals(1, codecs.bundleCount(), "not yet");
         code.expireUploads(now.addAndGet(CodeService.UPLOAD_WAIT_NANOS));
-        assertFalse(code.has(bundle.hash()), "nobody submitted: dropped");
+        assertEquals(0, codecs.bundleCount(), "nobody submitted: unloaded");
+        assertTrue(code.has(bundle.hash()), "its bytes are kept, within the bound");
+
+        CodeBundle other = CodeBundle.of(jar("app/Date.txt"));
+        codecs.add(other);
+        codecs.unloadIfUnused(other.hash());
+        assertTrue(code.has(other.hash()), "the newest unused bundle is kept");
+        assertFalse(code.has(bundle.hash()), "the older one made room for it");
+
+        assertTrue(codecs.bind(7, other.hash()), "a kept bundle binds without being sent again");
+        assertEquals(1, codecs.bundleCount());
+        assertEquals(0, codecs.unusedCount());
     }
 
     @Test

@@ -5,13 +5,22 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The {@link BodyCodec} each computation uses: the class path's, or that of the computation's code bundle. Bundles
- * are kept by hash, each with one class loader and codec however many computations use it, and dropped when the
- * last of those computations is removed. Thread-safe; lookups by computation are lock-free.
+ * are kept by hash, each with one class loader and codec however many computations use it. When the last of those
+ * computations is removed, the class loader goes but the bundle's bytes stay, least recently used first out, up to
+ * a bound ({@link #KEEP_UNUSED_BYTES} by default): the next computation from the same bundle is not sent it again. Thread-safe; lookups
+ * by computation are lock-free.
  */
 public final class BodyCodecs {
+    /** Bytes of bundles that no computation uses which a process keeps for the next computation that will. */
+    public static final long KEEP_UNUSED_BYTES = 512L << 20;
+
     private final BodyCodec classPath;
+    private final long keepUnusedBytes;
     private final Map<Long, String> bundleOf = new ConcurrentHashMap<>();
     private final Map<String, Loaded> loaded = new ConcurrentHashMap<>();
+    /** Bundles no computation uses, least recently used first; guarded by this. */
+    private final java.util.LinkedHashMap<String, CodeBundle> unused = new java.util.LinkedHashMap<>(16, 0.75f, true);
+    private long unusedBytes;
 
     private static final class Loaded {
         final CodeBundle bundle;
@@ -26,7 +35,13 @@ public final class BodyCodecs {
 
     /** @param applicationClasses where classes of computations without a bundle come from in this process */
     public BodyCodecs(ClassLoader applicationClasses) {
+        this(applicationClasses, KEEP_UNUSED_BYTES);
+    }
+
+    /** @param keepUnusedBytes bytes of bundles no computation uses that are kept for the next that will */
+    public BodyCodecs(ClassLoader applicationClasses, long keepUnusedBytes) {
         this.classPath = new BodyCodec(new ComputationClassLoader("the class path", applicationClasses));
+        this.keepUnusedBytes = keepUnusedBytes;
     }
 
     /** The codec of {@code computation}: its bundle's once {@linkplain #bind bound}, else the class path's. */
@@ -36,9 +51,14 @@ public final class BodyCodecs {
         return l == null ? classPath : l.codec;
     }
 
-    /** Whether {@code hash} is loaded here (or is the class path). */
+    /** Whether {@code hash} is here, in use or kept (or is the class path). */
     public boolean has(String hash) {
-        return hash.equals(CodeBundle.CLASS_PATH) || loaded.containsKey(hash);
+        if (hash.equals(CodeBundle.CLASS_PATH) || loaded.containsKey(hash)) {
+            return true;
+        }
+        synchronized (this) {
+            return unused.containsKey(hash);
+        }
     }
 
     /** The bundle {@code computation} runs from; null for the class path (or an unknown computation). */
@@ -47,15 +67,34 @@ public final class BodyCodecs {
         return hash == null ? null : bundle(hash);
     }
 
-    /** A loaded bundle, or null. */
+    /** A bundle held here, in use or kept, or null. */
     public CodeBundle bundle(String hash) {
         Loaded l = loaded.get(hash);
-        return l == null ? null : l.bundle;
+        if (l != null) {
+            return l.bundle;
+        }
+        synchronized (this) {
+            return unused.get(hash);
+        }
     }
 
-    /** Keeps {@code bundle} (until a computation that used it is removed and no other uses it). */
+    /** Holds {@code bundle}: loaded until a computation that used it is removed and no other uses it, then kept. */
     public synchronized void add(CodeBundle bundle) {
-        loaded.computeIfAbsent(bundle.hash(), h -> new Loaded(new BundleClassLoader(bundle)));
+        load(bundle.hash(), () -> new BundleClassLoader(bundle));
+    }
+
+    /** The loaded {@code hash}, loading it with {@code loader} (and no longer keeping it as unused) if it is not. */
+    private Loaded load(String hash, java.util.function.Supplier<BundleClassLoader> loader) {
+        Loaded l = loaded.get(hash);
+        if (l == null) {
+            CodeBundle kept = unused.remove(hash);
+            if (kept != null) {
+                unusedBytes -= kept.size();
+            }
+            l = new Loaded(loader.get());
+            loaded.put(hash, l);
+        }
+        return l;
     }
 
     /** Runs {@code computation} from {@code bundle}, loading it unless it is loaded already. */
@@ -68,15 +107,16 @@ public final class BodyCodecs {
         bind(computation, loader.bundle().hash(), () -> loader);
     }
 
-    /** Runs {@code computation} from bundle {@code hash}, which must be loaded. @return false if it is not */
+    /** Runs {@code computation} from bundle {@code hash}, which must be held here. @return false if it is not */
     public synchronized boolean bind(long computation, String hash) {
         if (hash.equals(CodeBundle.CLASS_PATH)) {
             return true;
         }
-        if (!loaded.containsKey(hash)) {
+        CodeBundle kept = unused.get(hash);
+        if (!loaded.containsKey(hash) && kept == null) {
             return false;
         }
-        bind(computation, hash, null);
+        bind(computation, hash, () -> new BundleClassLoader(kept));
         return true;
     }
 
@@ -85,30 +125,44 @@ public final class BodyCodecs {
             return;
         }
         remove(computation);
-        Loaded l = loaded.computeIfAbsent(hash, h -> new Loaded(loader.get()));
-        l.users++;
+        load(hash, loader).users++;
         bundleOf.put(computation, hash);
     }
 
-    /** The computation is over here: its bundle goes when no other computation uses it. */
+    /** The computation is over here: its bundle's class loader goes when no other computation uses it. */
     public synchronized void remove(long computation) {
         String hash = bundleOf.remove(computation);
         Loaded l = hash == null ? null : loaded.get(hash);
         if (l != null && --l.users <= 0) {
-            loaded.remove(hash);
+            keepUnused(l);
         }
     }
 
-    /** Drops {@code hash} if no computation runs from it (it was only passed on). */
-    public synchronized void dropIfUnused(String hash) {
+    /** Unloads {@code hash} if no computation runs from it (it was only passed on, or its upload went unused). */
+    public synchronized void unloadIfUnused(String hash) {
         Loaded l = loaded.get(hash);
         if (l != null && l.users <= 0) {
-            loaded.remove(hash);
+            keepUnused(l);
         }
     }
 
-    /** Bundles loaded now. */
+    private void keepUnused(Loaded l) {
+        loaded.remove(l.bundle.hash());
+        unused.put(l.bundle.hash(), l.bundle);
+        unusedBytes += l.bundle.size();
+        for (var it = unused.values().iterator(); unusedBytes > keepUnusedBytes && it.hasNext(); ) {
+            unusedBytes -= it.next().size();
+            it.remove();
+        }
+    }
+
+    /** Bundles loaded now (in use by a computation, or just arrived). */
     public int bundleCount() {
         return loaded.size();
+    }
+
+    /** Bundles kept here that no computation uses. */
+    public synchronized int unusedCount() {
+        return unused.size();
     }
 }
