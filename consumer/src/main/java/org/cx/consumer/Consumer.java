@@ -168,7 +168,7 @@ public final class Consumer implements TaskServer {
         BodyCodec codec = codec(-requestId);
         TaskBinding.bind(root, TaskId.root(0), Continuation.CONSUMER, null);
         TaskEnvelope envelope = new TaskEnvelope(TaskId.root(0), Continuation.CONSUMER, root.arity(), root.priority(),
-                root.executeOnServer(), codec.encode(root));
+                root.executeOnServer(), root.firstInputWins(), codec.encode(root, "root task " + root.getClass().getName()));
         pending.submit = new Message.Submit(requestId, envelope,
                 pending.loader == null ? CodeBundle.CLASS_PATH : pending.loader.bundle().hash(), quorum);
         submitting.put(requestId, pending);

@@ -100,4 +100,14 @@ public abstract class Task {
     public boolean executeOnServer() {
         return false;
     }
+
+    /**
+     * What happens when a second value is sent to an input of this task that already has one: with {@code false}
+     * (the default) the computation fails, naming the task and the input, since each input takes one value and a
+     * second one is a bug in whoever sent it; with {@code true} the first value to arrive is used and later ones
+     * are dropped (e.g. a search that takes whichever answer is found first). Read once, when the task is stored.
+     */
+    public boolean firstInputWins() {
+        return false;
+    }
 }

@@ -2,6 +2,7 @@ package org.cx.system;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.Computation;
@@ -53,6 +54,46 @@ class TaskFailureTest {
                 assertTrue(message.contains("over the frame limit") && message.contains(Long.toHexString(c.id())),
                         message);
             }
+            assertEquals(Fib.value(15), consumer.<Long>submit(new Fib(15)).result().get(60, TimeUnit.SECONDS),
+                    "the server and producers carry on");
+        }
+    }
+
+    /** A second value to one input once went silently nowhere; now it fails, unless the task lets the first win. */
+    @Test
+    void aSecondDifferentValueToOneInputFailsTheComputationUnlessTheTaskTakesTheFirst() throws Exception {
+        TestTasks.GATE = new CountDownLatch(1);
+        try (LocalCluster cluster = Clusters.audited(1, 4, true);
+             Consumer consumer = cluster.consumer()) {
+            Computation<Object> strict = consumer.submit(new TestTasks.Race(false));
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> strict.result().get(60, TimeUnit.SECONDS));
+            String message = e.getCause().getMessage();
+            assertTrue(message.contains("second, different value for its input 0")
+                    && message.contains("Task.firstInputWins()"), message);
+            TestTasks.GATE.countDown();
+            Object first = consumer.submit(new TestTasks.Race(true)).result().get(60, TimeUnit.SECONDS);
+            assertTrue(first.equals(1L) || first.equals(2L), "one of the two values: " + first);
+        } finally {
+            TestTasks.GATE.countDown();
+        }
+    }
+
+    /** A lambda in a task's field was accepted and failed later on a producer with a hidden class's name. */
+    @Test
+    void aTaskHoldingALambdaIsRefusedWhereItIsStored() throws Exception {
+        try (LocalCluster cluster = Clusters.audited(1, 2, true);
+             Consumer consumer = cluster.consumer()) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> consumer.submit(new TestTasks.HoldsALambda()));
+            assertTrue(refused.getMessage().contains("cannot encode root task")
+                    && refused.getMessage().contains("is a lambda"), refused.getMessage());
+
+            Computation<Object> c = consumer.submit(new TestTasks.SpawnsALambda());
+            ExecutionException e = assertThrows(ExecutionException.class, () -> c.result().get(60, TimeUnit.SECONDS));
+            String message = e.getCause().getMessage();
+            assertTrue(message.contains("cannot encode task " + TestTasks.HoldsALambda.class.getName())
+                    && message.contains("value (" + TestTasks.HoldsALambda.class.getName() + ")"), message);
             assertEquals(Fib.value(15), consumer.<Long>submit(new Fib(15)).result().get(60, TimeUnit.SECONDS),
                     "the server and producers carry on");
         }

@@ -65,6 +65,91 @@ final class TestTasks {
         }
     }
 
+    /**
+     * Two tasks each send a different value to input 0 of a {@link Pick}, whose input 1 comes from a task that waits
+     * for {@link #GATE}: the pick is still waiting when both values arrive.
+     */
+    static final class Race extends Task {
+        private final boolean firstWins;
+
+        Race(boolean firstWins) {
+            this.firstWins = firstWins;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            TaskId pick = context.storeTask(new Pick(firstWins), context.continuation());
+            context.storeTask(new Constant(1L), Continuation.to(pick, 0));
+            context.storeTask(new Constant(2L), Continuation.to(pick, 0));
+            context.storeTask(new Gated(), Continuation.to(pick, 1));
+        }
+    }
+
+    static volatile CountDownLatch GATE = new CountDownLatch(0);
+
+    /** Sends 0 once {@link #GATE} opens. */
+    static final class Gated extends Task {
+        @Override
+        public void execute(TaskContext context) {
+            try {
+                GATE.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            context.sendResult(0L);
+        }
+    }
+
+    /** Passes input 0 on; with {@code firstWins}, whichever value came first. */
+    static final class Pick extends Task {
+        private final boolean firstWins;
+
+        Pick(boolean firstWins) {
+            super(2);
+            this.firstWins = firstWins;
+        }
+
+        @Override
+        public boolean firstInputWins() {
+            return firstWins;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(input(0));
+        }
+    }
+
+    static final class Constant extends Task {
+        private final long value;
+
+        Constant(long value) {
+            this.value = value;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(value);
+        }
+    }
+
+    /** Stores a child whose field holds a lambda, which cannot travel. */
+    static final class SpawnsALambda extends Task {
+        @Override
+        public void execute(TaskContext context) {
+            context.storeTask(new HoldsALambda(), context.continuation());
+        }
+    }
+
+    static final class HoldsALambda extends Task {
+        private final java.util.function.LongSupplier value = () -> 42L;
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(value.getAsLong());
+        }
+    }
+
     /** Throws when run. */
     static final class Boom extends Task {
         @Override

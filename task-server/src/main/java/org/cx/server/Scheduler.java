@@ -2,6 +2,7 @@ package org.cx.server;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Iterator;
@@ -695,7 +696,14 @@ public final class Scheduler {
             return;
         }
         if (!target.setInput(to.argNo(), v.value())) {
-            counters.duplicatesDiscarded++;
+            if (!target.envelope.firstInputWins() && !Arrays.equals(target.input(to.argNo()), v.value())) {
+                fail(c, to.target().toString(), "task " + to.target() + " was sent a second, different value for its "
+                        + "input " + to.argNo() + ": each input takes one value, so a task sent it to the wrong "
+                        + "continuation (a task that takes whichever value comes first overrides "
+                        + "Task.firstInputWins())", now);
+                return;
+            }
+            counters.duplicatesDiscarded++; // the same value again, or one the target lets go
             return;
         }
         c.storedBytes += v.value().length;

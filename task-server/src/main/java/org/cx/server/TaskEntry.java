@@ -81,6 +81,11 @@ final class TaskEntry {
         return true;
     }
 
+    /** Input {@code argNo}, or null if it has not come. */
+    byte[] input(int argNo) {
+        return inputs[argNo];
+    }
+
     /** The inputs so far, null where missing (for mirroring and diffusion). */
     byte[][] inputs() {
         return inputs.clone();

@@ -1,6 +1,8 @@
 package org.cx.wire;
 
 import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.Registration;
+import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.util.DefaultClassResolver;
 import java.util.HashMap;
 import java.util.Map;
@@ -41,6 +43,25 @@ final class AllowListClassResolver extends DefaultClassResolver {
 
     AllowListClassResolver(ClassLoader loader) {
         this.loader = loader;
+    }
+
+    /** Refuses, on the side that writes it, a class that the reading side would refuse or could not name. */
+    @Override
+    @SuppressWarnings("rawtypes")
+    public Registration writeClass(Output output, Class type) {
+        if (type != null) {
+            Class<?> base = type;
+            while (base.isArray()) {
+                base = base.getComponentType();
+            }
+            if (base.isHidden() || base.isSynthetic()) {
+                throw new KryoException(base.getName() + " is a lambda or another class without a name that can be "
+                        + "loaded elsewhere: use a named class (e.g. a static nested class implementing the "
+                        + "interface) for what tasks hold and send");
+            }
+            checkJdkValue(type.getName(), type);
+        }
+        return super.writeClass(output, type);
     }
 
     @Override

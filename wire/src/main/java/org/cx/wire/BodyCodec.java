@@ -46,12 +46,23 @@ public final class BodyCodec {
     }
 
     public byte[] encode(Object value) {
+        return encode(value, "value");
+    }
+
+    /**
+     * Encodes {@code value}, which is {@code what} (e.g. "task org.example.Leaf", for the message).
+     *
+     * @throws UnencodableException naming the class and field that cannot travel, and why
+     */
+    public byte[] encode(Object value, String what) {
         Kryo kryo = kryos.obtain();
         Output output = outputs.obtain();
         try {
             output.reset();
             kryo.writeClassAndObject(output, value);
             return output.toBytes();
+        } catch (KryoException e) {
+            throw new UnencodableException("cannot encode " + what + ": " + e.getMessage(), e);
         } finally {
             kryos.free(kryo);
             if (output.getBuffer().length <= 1 << 16) {
@@ -85,6 +96,15 @@ public final class BodyCodec {
             }
         }
         return e.getMessage();
+    }
+
+    /** An application object that cannot travel; the message names its class and field and says why. */
+    public static final class UnencodableException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        UnencodableException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** Application bytes that do not decode in this computation. */

@@ -18,6 +18,9 @@ public final class ProtocolCodec {
 
     /** Maximum elements in one array field; a larger count in a frame is refused as malformed. */
     static final int MAX_ARRAY_LENGTH = 1 << 20;
+    /** Flags of a {@link TaskEnvelope}, one byte. */
+    private static final int ON_SERVER = 1;
+    private static final int FIRST_INPUT_WINS = 2;
 
     private ProtocolCodec() {
     }
@@ -444,7 +447,7 @@ public final class ProtocolCodec {
         writeContinuation(out, e.continuation());
         out.writeVarInt(e.arity(), true);
         out.writeVarLong(e.priority(), false);
-        out.writeBoolean(e.onServer());
+        out.writeByte((e.onServer() ? ON_SERVER : 0) | (e.firstInputWins() ? FIRST_INPUT_WINS : 0));
         writeBytes(out, e.body());
     }
 
@@ -452,6 +455,12 @@ public final class ProtocolCodec {
         TaskId id = readTaskId(in);
         Continuation k = readContinuation(in);
         int arity = readLength(in);
-        return new TaskEnvelope(id, k, arity, in.readVarLong(false), in.readBoolean(), readBytes(in));
+        long priority = in.readVarLong(false);
+        int flags = in.readByte();
+        if ((flags & ~(ON_SERVER | FIRST_INPUT_WINS)) != 0) {
+            throw new MalformedMessageException("unknown task flags " + flags);
+        }
+        return new TaskEnvelope(id, k, arity, priority, (flags & ON_SERVER) != 0, (flags & FIRST_INPUT_WINS) != 0,
+                readBytes(in));
     }
 }

@@ -3,7 +3,9 @@ package org.cx.wire;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.cx.api.Continuation;
 import org.cx.api.Task;
 import org.cx.api.TaskContext;
@@ -107,6 +109,7 @@ public final class TaskRunner {
         private final Task running;
         private final List<TaskEnvelope> spawned = new ArrayList<>(4);
         private final List<ValueEnvelope> values = new ArrayList<>(2);
+        private Set<Continuation> sentTo;
         private final double hostSpeed;
 
         BufferingContext(BodyCodec codec, Task running, double hostSpeed) {
@@ -138,7 +141,7 @@ public final class TaskRunner {
             TaskId childId = running.id().child(spawned.size());
             TaskBinding.bind(task, childId, sendTo, null);
             spawned.add(new TaskEnvelope(childId, sendTo, task.arity(), task.priority(), task.executeOnServer(),
-                    codec.encode(task)));
+                    task.firstInputWins(), codec.encode(task, "task " + task.getClass().getName())));
             return childId;
         }
 
@@ -149,7 +152,24 @@ public final class TaskRunner {
 
         @Override
         public void storeResult(Continuation k, Object value) {
-            values.add(new ValueEnvelope(k, codec.encode(value)));
+            if (!values.isEmpty() && !sentTo().add(k)) {
+                throw new IllegalStateException("task " + running.id() + " sent a second value to " + describe(k)
+                        + " in one run: each input takes one value (is a continuation used twice?)");
+            }
+            values.add(new ValueEnvelope(k, codec.encode(value, "value for " + describe(k))));
+        }
+
+        /** The inputs values were sent to, from the second value on. */
+        private Set<Continuation> sentTo() {
+            if (sentTo == null) {
+                sentTo = new HashSet<>();
+                values.forEach(v -> sentTo.add(v.to()));
+            }
+            return sentTo;
+        }
+
+        private static String describe(Continuation k) {
+            return k.isConsumer() ? "the consumer" : "input " + k.argNo() + " of task " + k.target();
         }
 
         Completion toCompletion(long execNanos) {

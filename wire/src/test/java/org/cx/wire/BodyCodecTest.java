@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.io.Output;
+import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,14 +16,45 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /** What application bytes may name: the application's classes and plain JDK values, not JDK gadgets. */
 class BodyCodecTest {
     private final BodyCodec codec = new BodyCodecs(getClass().getClassLoader()).forComputation(1);
 
+    /** Why the codec refuses to decode {@code value}, written by a sender that does not check what it writes. */
     private String refusal(Object value) {
-        byte[] bytes = codec.encode(value);
+        Kryo unchecked = new Kryo();
+        unchecked.setRegistrationRequired(false);
+        unchecked.setReferences(true);
+        unchecked.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
+        Output out = new Output(256, -1);
+        unchecked.writeClassAndObject(out, value);
+        byte[] bytes = out.toBytes();
+        assertThrows(BodyCodec.UnencodableException.class, () -> codec.encode(value), "refused on writing too");
         return assertThrows(BodyCodec.UndecodableException.class, () -> codec.decode(bytes)).getMessage();
+    }
+
+    /** Holds what a task's field may not: a lambda. */
+    static final class HoldsALambda {
+        final java.util.function.LongUnaryOperator step = x -> x + 1;
+    }
+
+    @Test
+    void aLambdaIsRefusedWhenEncodedNamingTheFieldThatHoldsIt() {
+        String reason = assertThrows(BodyCodec.UnencodableException.class,
+                () -> codec.encode(new HoldsALambda(), "task HoldsALambda")).getMessage();
+        assertTrue(reason.startsWith("cannot encode task HoldsALambda: "), reason);
+        assertTrue(reason.contains("is a lambda") && reason.contains("use a named class"), reason);
+        assertTrue(reason.contains("step (" + HoldsALambda.class.getName() + ")"), "names the field: " + reason);
+    }
+
+    @Test
+    void aJdkClassOutsideTheAllowListIsRefusedWhenEncoded() {
+        String reason = assertThrows(BodyCodec.UnencodableException.class,
+                () -> codec.encode(List.of(new java.util.concurrent.locks.ReentrantLock()))).getMessage();
+        assertTrue(reason.contains("java.util.concurrent.locks.ReentrantLock") && reason.contains("allow-list"),
+                reason);
     }
 
     @Test
