@@ -29,6 +29,7 @@ public final class BodyCodec {
                 kryo.setRegistrationRequired(false);
                 kryo.setClassLoader(BodyCodec.this.classes);
                 kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
+                BulkArraySerializers.register(kryo);
                 return kryo;
             }
         };

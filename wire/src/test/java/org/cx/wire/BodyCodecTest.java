@@ -1,6 +1,9 @@
 package org.cx.wire;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,6 +69,45 @@ class BodyCodecTest {
         Object decoded = codec.decode(codec.encode(values));
         assertEquals(values.get(0), ((List<?>) decoded).get(0));
         assertEquals(values.get(5), ((List<?>) decoded).get(5));
+    }
+
+    @Test
+    void primitiveArraysTravelInBulkAtTheirOwnSize() {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        java.util.Random random = new java.util.Random(seed);
+        int n = 100_000 + random.nextInt(1000);
+        long[] longs = random.longs(n).toArray();
+        int[] ints = random.ints(n).toArray();
+        double[] doubles = random.doubles(n).toArray();
+        float[] floats = new float[n];
+        short[] shorts = new short[n];
+        char[] chars = new char[n];
+        for (int i = 0; i < n; i++) {
+            floats[i] = random.nextFloat();
+            shorts[i] = (short) random.nextInt();
+            chars[i] = (char) random.nextInt();
+        }
+        byte[] encoded = codec.encode(longs);
+        assertTrue(encoded.length <= 8L * n + 16, "8 bytes per long, not varints: " + encoded.length);
+        assertArrayEquals(longs, (long[]) codec.decode(encoded));
+        assertArrayEquals(ints, (int[]) codec.decode(codec.encode(ints)));
+        assertArrayEquals(doubles, (double[]) codec.decode(codec.encode(doubles)));
+        assertArrayEquals(floats, (float[]) codec.decode(codec.encode(floats)));
+        assertArrayEquals(shorts, (short[]) codec.decode(codec.encode(shorts)));
+        assertArrayEquals(chars, (char[]) codec.decode(codec.encode(chars)));
+        Object[] shared = {longs, longs, new long[0], null};
+        Object[] back = (Object[]) codec.decode(codec.encode(shared));
+        assertSame(back[0], back[1], "references kept");
+        assertEquals(0, ((long[]) back[2]).length);
+        assertNull(back[3]);
+    }
+
+    @Test
+    void anArrayLongerThanItsBytesIsRefused() {
+        byte[] encoded = codec.encode(new long[] {1, 2, 3});
+        byte[] truncated = java.util.Arrays.copyOf(encoded, encoded.length - 8);
+        assertThrows(BodyCodec.UndecodableException.class, () -> codec.decode(truncated));
     }
 
     @Test
