@@ -32,14 +32,14 @@ final class WorkerCommand {
     private final TaskBox.Isolation isolation;
     private final int heapMiB;
     private final double speed;
-    private final int maxFrameBytes;
+    private final int maxMessageBytes;
 
     /** @param isolation {@link TaskBox.Isolation#SANDBOX} or {@link TaskBox.Isolation#PROCESS} */
-    WorkerCommand(TaskBox.Isolation isolation, int heapMiB, double speed, int maxFrameBytes) {
+    WorkerCommand(TaskBox.Isolation isolation, int heapMiB, double speed, int maxMessageBytes) {
         this.isolation = isolation;
         this.heapMiB = heapMiB;
         this.speed = speed;
-        this.maxFrameBytes = maxFrameBytes;
+        this.maxMessageBytes = maxMessageBytes;
     }
 
     TaskBox.Isolation isolation() {
@@ -56,7 +56,7 @@ final class WorkerCommand {
             java.add("--sun-misc-unsafe-memory-access=allow"); // Kryo
         }
         java.addAll(List.of("-cp", String.join(File.pathSeparator, classPath()),
-                WorkerMain.class.getName(), Double.toString(speed), Integer.toString(maxFrameBytes)));
+                WorkerMain.class.getName(), Double.toString(speed), Integer.toString(maxMessageBytes)));
         if (isolation != TaskBox.Isolation.SANDBOX) {
             return java;
         }

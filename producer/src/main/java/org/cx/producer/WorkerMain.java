@@ -39,16 +39,16 @@ import org.cx.wire.TaskRunner;
 public final class WorkerMain {
     private final MessageStreams streams;
     private final double speed;
-    private final int maxFrameBytes;
+    private final int maxMessageBytes;
     private final BodyCodecs codecs = new BodyCodecs(WorkerMain.class.getClassLoader());
     /** Computations waiting for the bundle whose chunks are arriving. */
     private final Map<String, List<Long>> awaiting = new HashMap<>();
     private final Map<String, BundleAssembly> assemblies = new HashMap<>();
 
-    private WorkerMain(MessageStreams streams, double speed, int maxFrameBytes) {
+    private WorkerMain(MessageStreams streams, double speed, int maxMessageBytes) {
         this.streams = streams;
         this.speed = speed;
-        this.maxFrameBytes = maxFrameBytes;
+        this.maxMessageBytes = maxMessageBytes;
     }
 
     public static void main(String[] args) throws IOException {
@@ -57,11 +57,11 @@ public final class WorkerMain {
         System.setOut(System.err);
         System.setIn(InputStream.nullInputStream());
         if (args.length != 2) {
-            System.err.println("usage: WorkerMain HOST_SPEED MAX_FRAME_BYTES (started by a CX producer)");
+            System.err.println("usage: WorkerMain HOST_SPEED MAX_MESSAGE_BYTES (started by a CX producer)");
             System.exit(2);
         }
-        int maxFrame = Integer.parseInt(args[1]);
-        new WorkerMain(new MessageStreams(protocolIn, protocolOut, maxFrame), Double.parseDouble(args[0]), maxFrame)
+        int maxMessage = Integer.parseInt(args[1]);
+        new WorkerMain(new MessageStreams(protocolIn, protocolOut, maxMessage), Double.parseDouble(args[0]), maxMessage)
                 .serve();
     }
 
@@ -119,7 +119,7 @@ public final class WorkerMain {
                 speed);
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {
-                String tooLarge = d.completion().tooLargeFor(maxFrameBytes);
+                String tooLarge = d.completion().tooLargeFor(maxMessageBytes);
                 if (tooLarge != null) {
                     streams.write(new Message.TaskFailed(t.task().id(), tooLarge));
                 } else {

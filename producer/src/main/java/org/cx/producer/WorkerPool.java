@@ -67,7 +67,7 @@ final class WorkerPool {
     private ScheduledExecutorService cpuWatch;
     private volatile boolean stopping;
     /** The frame limit, read once. */
-    private final int maxFrameBytes = WireConfig.maxFrameBytes();
+    private final int maxMessageBytes = WireConfig.maxMessageBytes();
 
     WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs, LongFunction<String> ownerOf,
                java.util.function.LongPredicate validated, IdleLog idleLog, TaskTimeline timeline, Queue<Message> toServer, Runnable drain,
@@ -95,10 +95,10 @@ final class WorkerPool {
         if (isolation != TaskBox.Isolation.IN_PROCESS) {
             scratchRoot = Scratch.createRoot(config.name());
             WorkerCommand command = new WorkerCommand(isolation, box.heapMiB(), config.speed(),
-                    WireConfig.maxFrameBytes());
+                    WireConfig.maxMessageBytes());
             for (int i = 0; i < config.workers(); i++) {
                 WorkerProcess p = new WorkerProcess(config.name() + "-worker-" + i, command, scratchRoot,
-                        codecs::bundleOf, ownerOf, WireConfig.maxFrameBytes());
+                        codecs::bundleOf, ownerOf, WireConfig.maxMessageBytes());
                 p.prestart();
                 executors.add(p);
             }
@@ -212,7 +212,7 @@ final class WorkerPool {
             return null; // stopped: its computation is over, or the producer is closing (and ended the process)
         }
         if (outcome instanceof TaskRunner.Outcome.Done d) {
-            String tooLarge = d.completion().tooLargeFor(maxFrameBytes);
+            String tooLarge = d.completion().tooLargeFor(maxMessageBytes);
             if (tooLarge != null) {
                 outcome = new TaskRunner.Outcome.Failed(task.task().id(), tooLarge); // it could never be sent
             }

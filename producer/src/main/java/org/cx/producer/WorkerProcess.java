@@ -58,7 +58,7 @@ final class WorkerProcess implements TaskExecutor {
     private final LongFunction<CodeBundle> codeOf;
     /** Whose a computation is. */
     private final LongFunction<String> ownerOf;
-    private final int maxFrameBytes;
+    private final int maxMessageBytes;
     private final AtomicLong restarts = new AtomicLong();
     /** Computations that ended since the process last heard: it may drop their code. */
     private final Queue<Long> endedSinceLastTask = new ConcurrentLinkedQueue<>();
@@ -89,13 +89,13 @@ final class WorkerProcess implements TaskExecutor {
     private long[] tree;
 
     WorkerProcess(String name, WorkerCommand command, Path scratchRoot, LongFunction<CodeBundle> codeOf,
-                  LongFunction<String> ownerOf, int maxFrameBytes) {
+                  LongFunction<String> ownerOf, int maxMessageBytes) {
         this.name = name;
         this.command = command;
         this.scratchRoot = scratchRoot;
         this.codeOf = codeOf;
         this.ownerOf = ownerOf;
-        this.maxFrameBytes = maxFrameBytes;
+        this.maxMessageBytes = maxMessageBytes;
         this.scratch = scratchRoot.resolve(name);
     }
 
@@ -202,7 +202,7 @@ final class WorkerProcess implements TaskExecutor {
         errorTail = tail;
         errorLogger = logger;
         processOwner = null;
-        streams = new MessageStreams(p.getInputStream(), p.getOutputStream(), maxFrameBytes);
+        streams = new MessageStreams(p.getInputStream(), p.getOutputStream(), maxMessageBytes);
         bound.clear();
     }
 

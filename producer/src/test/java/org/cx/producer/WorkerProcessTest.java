@@ -52,7 +52,7 @@ class WorkerProcessTest {
     }
 
     private WorkerProcess worker(TaskBox.Isolation isolation, int heapMiB) {
-        WorkerCommand command = new WorkerCommand(isolation, heapMiB, 1.0, WireConfig.maxFrameBytes());
+        WorkerCommand command = new WorkerCommand(isolation, heapMiB, 1.0, WireConfig.maxFrameBytes()); // small
         WorkerProcess p = new WorkerProcess("test-worker-" + started.size(), command, dir, c -> null,
                 c -> owners.getOrDefault(c, ""), WireConfig.maxFrameBytes());
         started.add(p);
@@ -148,10 +148,10 @@ class WorkerProcessTest {
     }
 
     @Test
-    void effectsOverTheFrameLimitFailTheTaskSayingSo() {
-        WorkerProcess p = worker(TaskBox.Isolation.PROCESS, 256);
+    void effectsOverTheMessageLimitFailTheTaskSayingSo() {
+        WorkerProcess p = worker(TaskBox.Isolation.PROCESS, 256); // a message limit of one frame, 16 MiB
         String reason = failure(p.run(ready(1, new Big(20 << 20))));
-        assertTrue(reason.contains("over the frame limit"), reason);
+        assertTrue(reason.contains("over the message limit"), reason);
         assertEquals(1, result(p.run(ready(1, new Square(1)))), "the worker carries on");
     }
 

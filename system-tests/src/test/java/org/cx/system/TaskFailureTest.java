@@ -41,21 +41,45 @@ class TaskFailureTest {
         }
     }
 
-    /** Effects over the frame limit once hung their computation without a word; now they fail it, saying why. */
+    /**
+     * Each of these once hung its computation without a word, their messages being over one frame (16 MiB): now they
+     * travel in fragments, between producers, servers, mirrors and the consumer.
+     */
     @Test
-    void effectsTooLargeToSendFailTheComputationSayingWhatToDo() throws Exception {
+    void aLargeResultManyChildrenAndLargeInputsTravelAcrossServers() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("large")
+                .withAuditEffects(true), 2, 2, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            Computation<byte[]> bigValue = consumer.submit(new TestTasks.BigResult(20 << 20));
+            Computation<Integer> manyChildren = consumer.submit(new TestTasks.ManyChildren(300, 64 << 10));
+            Computation<Long> largeInputs = consumer.submit(new TestTasks.LargePair(12 << 20));
+            assertEquals(20 << 20, bigValue.result().get(120, TimeUnit.SECONDS).length);
+            assertEquals(64 << 10, manyChildren.result().get(120, TimeUnit.SECONDS));
+            assertEquals(24L << 20, largeInputs.result().get(120, TimeUnit.SECONDS));
+        }
+    }
+
+    /** Over the message limit (here 24 MiB), a task's effects or a task with its inputs fail, saying what to do. */
+    @Test
+    void effectsOrInputsOverTheMessageLimitFailTheComputationSayingWhatToDo() throws Exception {
+        System.setProperty("cx.maxMessageBytes", Integer.toString(24 << 20));
         try (LocalCluster cluster = Clusters.audited(1, 2, true);
              Consumer consumer = cluster.consumer()) {
-            Computation<Object> bigValue = consumer.submit(new TestTasks.BigResult(20 << 20));
-            Computation<Object> manyChildren = consumer.submit(new TestTasks.ManyChildren(300, 64 << 10));
-            for (Computation<Object> c : List.of(bigValue, manyChildren)) {
+            Computation<Object> bigValue = consumer.submit(new TestTasks.BigResult(30 << 20));
+            Computation<Object> largeInputs = consumer.submit(new TestTasks.LargePair(15 << 20));
+            for (Computation<Object> c : List.of(bigValue, largeInputs)) {
                 ExecutionException e = assertThrows(ExecutionException.class, () -> c.result().get(60, TimeUnit.SECONDS));
                 String message = e.getCause().getMessage();
-                assertTrue(message.contains("over the frame limit") && message.contains(Long.toHexString(c.id())),
-                        message);
+                assertTrue(message.contains("over the message limit of") && message.contains("-Dcx.maxMessageBytes")
+                        && message.contains(Long.toHexString(c.id())), message);
             }
+            String inputs = assertThrows(ExecutionException.class, () -> largeInputs.result().get()).getCause()
+                    .getMessage();
+            assertTrue(inputs.contains("with its inputs takes"), inputs);
             assertEquals(Fib.value(15), consumer.<Long>submit(new Fib(15)).result().get(60, TimeUnit.SECONDS),
                     "the server and producers carry on");
+        } finally {
+            System.clearProperty("cx.maxMessageBytes");
         }
     }
 

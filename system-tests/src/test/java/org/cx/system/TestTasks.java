@@ -33,6 +33,35 @@ final class TestTasks {
         }
     }
 
+    /** Two tasks each send an array of {@code bytes} bytes to a {@link Lengths}, which sends their total length. */
+    static final class LargePair extends Task {
+        private final int bytes;
+
+        LargePair(int bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            TaskId lengths = context.storeTask(new Lengths(), context.continuation());
+            context.storeTask(new BigResult(bytes), Continuation.to(lengths, 0));
+            context.storeTask(new BigResult(bytes), Continuation.to(lengths, 1));
+        }
+    }
+
+    static final class Lengths extends Task {
+        Lengths() {
+            super(2);
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            byte[] a = input(0);
+            byte[] b = input(1);
+            context.sendResult((long) a.length + b.length);
+        }
+    }
+
     /** Stores {@code n} children that each carry {@code bytes} bytes, in one completion. */
     static final class ManyChildren extends Task {
         private final int n;

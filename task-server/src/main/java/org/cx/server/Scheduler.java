@@ -65,6 +65,10 @@ public final class Scheduler {
     private final LateTasks late = new LateTasks();
     /** A value this large is counted against its user's quota at once (smaller ones with the next stored tasks). */
     private static final int CHARGE_AT_ONCE_BYTES = 64 << 10;
+    /** What a ready task may take with its inputs: the largest message, less room for its other fields. */
+    private final long maxReadyTaskBytes = org.cx.wire.WireConfig.maxMessageBytes() - 4096L;
+    /** Ready tasks too large to send anywhere; their computations fail at the next dispatch. */
+    private final List<TaskEntry> oversized = new ArrayList<>();
     /** Validated tasks with a result that waits for another owner's ({@link TaskEntry#opinions}), oldest first. */
     private final LinkedHashSet<TaskEntry> awaitingOpinion = new LinkedHashSet<>();
     /** Told of each result a quorum contradicted, and of the task. */
@@ -759,11 +763,29 @@ public final class Scheduler {
     }
 
     private void becameReady(TaskEntry e) {
+        if (e.bytes() > maxReadyTaskBytes) {
+            oversized.add(e); // failed after the command that made it ready, which may still be storing its siblings
+            return;
+        }
         if (e.envelope.onServer()) {
             outbox.runOnServer(e.toReadyTask()); // its completion comes back like any other, from no producer
         } else {
             ready.add(e);
         }
+    }
+
+    /** Fails the computations of ready tasks that no message could carry, naming the task and its size. */
+    private void failOversized() {
+        for (TaskEntry e : oversized) {
+            ComputationState c = computations.get(e.envelope.id().computation());
+            if (c != null && c.phase == ComputationState.Phase.RUNNING && c.tasks.get(e.envelope.id()) == e) {
+                fail(c, e.envelope.id().toString(), "task " + e.envelope.id() + " with its inputs takes " + e.bytes()
+                        + " bytes, over the message limit of " + (maxReadyTaskBytes + 4096) + " bytes "
+                        + "(-Dcx.maxMessageBytes on every process): send smaller values, or split the data over "
+                        + "more tasks", now);
+            }
+        }
+        oversized.clear();
     }
 
     /** Drops every remaining task of a finished computation and tells the producers. */
@@ -823,6 +845,9 @@ public final class Scheduler {
     }
 
     private void dispatch(boolean eager) {
+        if (!oversized.isEmpty()) {
+            failOversized();
+        }
         if (remoteIdle > 0 && ready.freshCount() > 0) {
             seeder.run();
         }

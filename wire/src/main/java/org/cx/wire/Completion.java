@@ -93,17 +93,17 @@ public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] valu
     }
 
     /**
-     * Why this completion cannot be sent in a frame of {@code maxFrameBytes}, saying what to do; null if it fits
+     * Why this completion cannot be sent in a message of {@code maxMessageBytes}, saying what to do; null if it fits
      * ({@link #frameBytes}).
      */
-    public String tooLargeFor(int maxFrameBytes) {
+    public String tooLargeFor(int maxMessageBytes) {
         long bytes = frameBytes();
-        if (bytes <= maxFrameBytes) {
+        if (bytes <= maxMessageBytes) {
             return null;
         }
         return "the effects of task " + id + " (" + spawned.length + " stored tasks and " + values.length
-                + " values) take about " + bytes + " bytes, over the frame limit of " + maxFrameBytes
-                + " bytes (-Dcx.maxFrameBytes on every process): store fewer or smaller tasks and values per task, "
+                + " values) take about " + bytes + " bytes, over the message limit of " + maxMessageBytes
+                + " bytes (-Dcx.maxMessageBytes on every process): store fewer or smaller tasks and values per task, "
                 + "or split the data over several tasks";
     }
 

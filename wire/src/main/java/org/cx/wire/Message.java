@@ -118,6 +118,13 @@ public sealed interface Message {
     record Request(int credit, int idleWorkers) implements Message {
     }
 
+    /**
+     * Part of a message larger than one frame: the encoder cuts such a message's bytes into fragments, sent in order
+     * with nothing between them, and the decoder joins the {@code total} bytes and decodes them as one message.
+     */
+    record Fragment(int total, byte[] data) implements Message {
+    }
+
     /** Server: these tasks are now in your cache. */
     record Assign(ReadyTask[] tasks) implements Message {
     }

@@ -10,7 +10,10 @@ import io.netty.handler.codec.MessageToMessageDecoder;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.util.List;
 
-/** Turns one frame (length prefix already removed) into one {@link Message}, or fails the connection. */
+/**
+ * Turns one frame (length prefix already removed) into one {@link Message}, or fails the connection. Joins the
+ * {@link Message.Fragment}s of a message larger than a frame and decodes the whole; one instance per connection.
+ */
 public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
 
     private static final FastThreadLocal<Kryo> KRYO = new FastThreadLocal<>() {
@@ -20,13 +23,57 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
     };
 
-    public MessageDecoder() {
+    private final int maxMessageBytes;
+    /** The message being joined from fragments, or null. */
+    private byte[] joining;
+    private int joined;
+
+    /** @param maxMessageBytes the largest message this end joins from fragments */
+    public MessageDecoder(int maxMessageBytes) {
         super(ByteBuf.class);
+        this.maxMessageBytes = maxMessageBytes;
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
-        out.add(decode(frame));
+        Message message = decode(frame);
+        if (message instanceof Message.Fragment f) {
+            message = join(f);
+        } else if (joining != null) {
+            throw new MalformedMessageException(message.getClass().getSimpleName() + " between the fragments of a "
+                    + "message of " + joining.length + " bytes");
+        }
+        if (message != null) {
+            out.add(message);
+        }
+    }
+
+    /** Adds {@code f} to the message being joined; returns the message once it is whole, else null. */
+    private Message join(Message.Fragment f) {
+        if (joining == null) {
+            if (f.total() > maxMessageBytes || f.total() <= f.data().length) {
+                throw new MalformedMessageException("a message of " + f.total() + " bytes in fragments; the limit is "
+                        + maxMessageBytes + " (-Dcx.maxMessageBytes)");
+            }
+            joining = new byte[f.total()];
+            joined = 0;
+        }
+        if (f.total() != joining.length || f.data().length > joining.length - joined) {
+            throw new MalformedMessageException("a fragment of " + f.data().length + " bytes does not fit the message "
+                    + "of " + joining.length + " bytes being joined (" + joined + " so far)");
+        }
+        System.arraycopy(f.data(), 0, joining, joined, f.data().length);
+        joined += f.data().length;
+        if (joined < joining.length) {
+            return null;
+        }
+        byte[] whole = joining;
+        joining = null;
+        Message message = decode(whole);
+        if (message instanceof Message.Fragment) {
+            throw new MalformedMessageException("a fragment inside a fragmented message");
+        }
+        return message;
     }
 
     /**

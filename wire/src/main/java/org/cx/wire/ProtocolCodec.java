@@ -226,6 +226,10 @@ public final class ProtocolCodec {
         for (Class<?> type : arrays) {
             kryo.register(type, new BoundedArraySerializer(type.getComponentType()), id++);
         }
+        register(kryo, Message.Fragment.class, id++, (out, f) -> {
+            out.writeVarInt(f.total(), true);
+            writeBytes(out, f.data());
+        }, in -> new Message.Fragment(in.readVarInt(true), readBytes(in)));
     }
 
     /** An array of objects (each may be null or a registered subtype), its length checked before allocation. */

@@ -12,7 +12,19 @@ public final class WireConfig {
      */
     public static final int DEFAULT_MAX_FRAME_BYTES = 16 << 20;
 
+    /**
+     * Default limit on one message, which travels in fragments of at most a frame each when it is larger than one:
+     * what a task sends and stores in one run, a task with its inputs, a result. The receiver holds a message whole
+     * before decoding it, so this bounds what one message can make a process allocate.
+     */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 512 << 20;
+
     private WireConfig() {
+    }
+
+    /** The limit in force: {@code -Dcx.maxMessageBytes} or {@link #DEFAULT_MAX_MESSAGE_BYTES}. */
+    public static int maxMessageBytes() {
+        return Math.max(maxFrameBytes(), Integer.getInteger("cx.maxMessageBytes", DEFAULT_MAX_MESSAGE_BYTES));
     }
 
     /** The limit in force: {@code -Dcx.maxFrameBytes} or {@link #DEFAULT_MAX_FRAME_BYTES}. */

@@ -32,7 +32,8 @@ public final class WirePipeline {
             pipeline.addLast("tls", accepted ? tls.accepting(channel.alloc()) : tls.connecting(channel.alloc()));
         }
         pipeline.addLast("frames", new FrameDecoder(maxFrameBytes, frameStall));
-        pipeline.addLast("decoder", new MessageDecoder());
-        pipeline.addLast("encoder", new MessageEncoder(maxFrameBytes));
+        pipeline.addLast("decoder", new MessageDecoder(WireConfig.maxMessageBytes()));
+        pipeline.addLast("encoder", new MessageEncoder(maxFrameBytes, Math.max(maxFrameBytes,
+                WireConfig.maxMessageBytes())));
     }
 }

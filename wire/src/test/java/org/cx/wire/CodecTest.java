@@ -222,11 +222,57 @@ class CodecTest {
 
     @Test
     void oversizedOutboundMessageIsRefusedWithItsSize() {
-        EmbeddedChannel out = new EmbeddedChannel(new MessageEncoder(1024));
+        EmbeddedChannel out = new EmbeddedChannel(new MessageEncoder(1024, 2048));
         Exception e = assertThrows(Exception.class,
                 () -> out.writeOutbound(new Message.Result(1, new byte[4096], 0, 0, 0, 0)));
-        assertTrue(e.getMessage().contains("exceeds the frame limit"), e.getMessage());
+        assertTrue(e.getMessage().contains("exceeds the message limit of 2048"), e.getMessage());
         out.finishAndReleaseAll();
+    }
+
+    /** Frames of {@code frameBytes} in both directions, messages of up to 64 MiB. */
+    private static EmbeddedChannel fragmenting(int frameBytes) {
+        return new EmbeddedChannel(new FrameDecoder(frameBytes, null), new MessageDecoder(64 << 20),
+                new MessageEncoder(frameBytes, 64 << 20));
+    }
+
+    @Test
+    void aMessageLargerThanAFrameTravelsInFragmentsBetweenOthers() {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        byte[] value = new byte[3 * 4096 + new java.util.Random(seed).nextInt(4096)];
+        new java.util.Random(seed).nextBytes(value);
+        EmbeddedChannel ch = fragmenting(4096);
+        List<Message> sent = List.of(new Message.Request(1, 0), new Message.Result(7, value, 1, 2, 3, 4),
+                new Message.Request(2, 1));
+        for (Message m : sent) {
+            ch.writeOutbound(m);
+        }
+        int frames = 0;
+        for (ByteBuf b; (b = ch.readOutbound()) != null; frames++) {
+            assertTrue(b.readableBytes() <= 4096 + 4, "no frame over the limit: " + b.readableBytes());
+            ch.writeInbound(b);
+        }
+        assertTrue(frames >= 2 + 4, "the result went in fragments: " + frames + " frames");
+        assertEquals(sent.get(0), ch.readInbound());
+        Message.Result result = ch.readInbound();
+        assertArrayEquals(value, result.value());
+        assertEquals(sent.get(2), ch.readInbound());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aFragmentedMessageOverTheLimitOrInterruptedIsRefused() {
+        EmbeddedChannel ch = fragmenting(4096);
+        ByteBuf over = encodeAll(List.of(new Message.Fragment((64 << 20) + 1, new byte[10])));
+        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(over));
+        assertTrue(e.getCause().getMessage().contains("the limit is 67108864"), e.getCause().getMessage());
+        ch.finishAndReleaseAll();
+
+        EmbeddedChannel interrupted = fragmenting(4096);
+        ByteBuf frames = encodeAll(List.of(new Message.Fragment(100, new byte[10]), new Message.Request(1, 0)));
+        e = assertThrows(DecoderException.class, () -> interrupted.writeInbound(frames));
+        assertTrue(e.getCause().getMessage().contains("Request between the fragments"), e.getCause().getMessage());
+        interrupted.finishAndReleaseAll();
     }
 
     @Test
