@@ -123,6 +123,10 @@ final class StatusCommand extends Printing implements Callable<Integer> {
                             (Long) c.getAttribute(comp, "TasksDone"), (Long) c.getAttribute(comp, "TasksKnown"),
                             (Double) c.getAttribute(comp, "ElapsedSeconds"),
                             Boolean.TRUE.equals(c.getAttribute(comp, "Origin")) ? "origin" : ""));
+                    if (Boolean.TRUE.equals(c.getAttribute(comp, "Stalled"))) {
+                        computations.append("  ").append(((String) c.getAttribute(comp, "Diagnosis"))
+                                .replace("\n", "\n  ")).append('\n');
+                    }
                 }
             } catch (javax.management.JMException e) {
                 servers.append(String.format("%-4d %-16s %-22s (MBeans unreadable: %s)%n", s.position(), s.name(),

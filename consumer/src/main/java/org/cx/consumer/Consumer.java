@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.cx.api.Computation;
 import org.cx.api.ComputationFailedException;
 import org.cx.api.Continuation;
+import org.cx.api.Diagnosis;
 import org.cx.api.ResultListener;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
@@ -67,6 +68,9 @@ public final class Consumer implements TaskServer {
     private final Map<Long, Pending<?>> submitting = new ConcurrentHashMap<>();
     private final Map<Long, Pending<?>> running = new ConcurrentHashMap<>();
     private final AtomicLong bundleUploads = new AtomicLong();
+    /** Diagnoses asked for and not answered yet, by computation. */
+    private final Map<Long, java.util.Queue<CompletableFuture<Diagnosis>>> diagnoses =
+            new ConcurrentHashMap<>();
     /** Orders submissions and uploads: an upload after a submission answers that submission's NeedBundle. */
     private final AtomicLong sends = new AtomicLong();
     /** Hash → when it was last uploaded, in {@link #sends} order. Event loop only. */
@@ -158,7 +162,7 @@ public final class Consumer implements TaskServer {
                     + quorum);
         }
         long requestId = requestIds.incrementAndGet();
-        Pending<R> pending = new Pending<>(listener, callbacks);
+        Pending<R> pending = new Pending<>(listener, callbacks, this::diagnose);
         // Classes loaded from a code bundle travel as that bundle; anything else runs from the class path.
         pending.loader = root.getClass().getClassLoader() instanceof BundleClassLoader bundle ? bundle : null;
         // The root's id is not known until the server names the computation; encode it under a placeholder.
@@ -193,9 +197,20 @@ public final class Consumer implements TaskServer {
         return submit(root, quorum, result -> { });
     }
 
+    /**
+     * Asks the server where computation {@code computationId} stands (see {@link Diagnosis}); completes
+     * exceptionally if the server does not know it, or it is another user's.
+     */
+    public CompletableFuture<Diagnosis> diagnose(long computationId) {
+        CompletableFuture<Diagnosis> answer = new CompletableFuture<>();
+        diagnoses.computeIfAbsent(computationId, k -> new java.util.concurrent.ConcurrentLinkedQueue<>()).add(answer);
+        channel.writeAndFlush(new Message.Diagnose(computationId));
+        return answer;
+    }
+
     @Override
     public <R> Pending<R> collect(long computationId, ResultListener<? super R> listener) {
-        Pending<R> pending = new Pending<>(listener, callbacks);
+        Pending<R> pending = new Pending<>(listener, callbacks, this::diagnose);
         pending.id.complete(computationId);
         running.put(computationId, pending);
         channel.writeAndFlush(new Message.Collect(computationId));
@@ -262,10 +277,18 @@ public final class Consumer implements TaskServer {
         private volatile BundleClassLoader loader;
 
         private final Executor callbacks;
+        private final java.util.function.LongFunction<CompletableFuture<Diagnosis>> diagnoser;
 
-        Pending(ResultListener<? super R> listener, Executor callbacks) {
+        Pending(ResultListener<? super R> listener, Executor callbacks,
+                java.util.function.LongFunction<CompletableFuture<Diagnosis>> diagnoser) {
             this.listener = listener;
             this.callbacks = callbacks;
+            this.diagnoser = diagnoser;
+        }
+
+        @Override
+        public CompletableFuture<Diagnosis> diagnose() {
+            return id.thenCompose(diagnoser::apply);
         }
 
         /** Blocks until the server has accepted the submission (normally one round trip). */
@@ -323,6 +346,22 @@ public final class Consumer implements TaskServer {
         }
     }
 
+    /** Completes the futures waiting for a diagnosis of {@code d}'s computation. */
+    private void answer(Message.Diagnosis d) {
+        var waiting = diagnoses.remove(d.computation());
+        if (waiting == null) {
+            return;
+        }
+        if (d.phase().isEmpty()) {
+            var unknown = new ComputationFailedException(d.computation(), null, "no computation "
+                    + Long.toHexString(d.computation()) + " of this user on the server " + channel.remoteAddress());
+            waiting.forEach(f -> f.completeExceptionally(unknown));
+            return;
+        }
+        Diagnosis diagnosis = d.toApi();
+        waiting.forEach(f -> f.complete(diagnosis));
+    }
+
     private final class Connection extends SimpleChannelInboundHandler<Message> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
@@ -378,6 +417,7 @@ public final class Consumer implements TaskServer {
                                 f.taskId().isEmpty() ? f.reason() : "task " + f.taskId() + " failed: " + f.reason()));
                     }
                 }
+                case Message.Diagnosis d -> answer(d);
                 case Message.Mirrors m -> mirrors = List.of(m.addresses());
                 case Message.Refused r -> LOG.warn("server refused this consumer: {}", r.reason());
                 default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());

@@ -13,4 +13,12 @@ public interface Computation<R> {
 
     /** Completes with the result, or exceptionally with a {@link ComputationFailedException}. */
     CompletableFuture<R> result();
+
+    /**
+     * Asks the server where this computation stands: tasks ready, running and waiting, and which inputs the waiting
+     * ones lack (see {@link Diagnosis}). For a computation that seems to hang.
+     */
+    default CompletableFuture<Diagnosis> diagnose() {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("this computation cannot be asked"));
+    }
 }

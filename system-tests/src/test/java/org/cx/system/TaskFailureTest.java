@@ -103,6 +103,34 @@ class TaskFailureTest {
         }
     }
 
+    /** A composition that waits for an input nobody sends once waited with no word; now it can say why. */
+    @Test
+    void aComputationWaitingForAnInputNobodySendsSaysWhichTaskWaitsForWhich() throws Exception {
+        try (LocalCluster cluster = Clusters.audited(1, 2, true);
+             Consumer consumer = cluster.consumer()) {
+            Computation<Object> c = consumer.submit(new TestTasks.Forgetful());
+            Await.until("the computation to stall", Clusters.TIMEOUT,
+                    () -> c.diagnose().join().stalled());
+            org.cx.api.Diagnosis d = c.diagnose().get(10, TimeUnit.SECONDS);
+            assertEquals("RUNNING", d.phase());
+            assertEquals(1, d.waiting());
+            assertEquals(0, d.ready() + d.running());
+            org.cx.api.Diagnosis.Waiting pick = d.waitingTasks().get(0);
+            assertEquals(2, pick.arity());
+            assertEquals(List.of(1), java.util.Arrays.stream(pick.missing()).boxed().toList());
+            String text = d.describe();
+            assertTrue(text.contains("stalled") && text.contains("task " + pick.task() + " waits for input 1 of 2"),
+                    text);
+            System.out.println(text);
+
+            Computation<Long> healthy = consumer.submit(new Fib(12));
+            assertEquals(Fib.value(12), healthy.result().get(60, TimeUnit.SECONDS));
+            ExecutionException gone = assertThrows(ExecutionException.class,
+                    () -> consumer.diagnose(healthy.id()).get(10, TimeUnit.SECONDS));
+            assertTrue(gone.getCause().getMessage().contains("no computation"), gone.getCause().getMessage());
+        }
+    }
+
     /** A lambda in a task's field was accepted and failed later on a producer with a hidden class's name. */
     @Test
     void aTaskHoldingALambdaIsRefusedWhereItIsStored() throws Exception {

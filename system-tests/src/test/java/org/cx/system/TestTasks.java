@@ -129,6 +129,15 @@ final class TestTasks {
         }
     }
 
+    /** Stores a {@link Pick} and sends it input 0 only: input 1 never comes. */
+    static final class Forgetful extends Task {
+        @Override
+        public void execute(TaskContext context) {
+            TaskId pick = context.storeTask(new Pick(false), context.continuation());
+            context.storeTask(new Constant(1L), Continuation.to(pick, 0));
+        }
+    }
+
     /** Passes input 0 on; with {@code firstWins}, whichever value came first. */
     static final class Pick extends Task {
         private final boolean firstWins;

@@ -22,4 +22,10 @@ public interface ComputationMXBean {
 
     /** RUNNING, DONE or FAILED. */
     String getPhase();
+
+    /** Its tasks here that are ready, running and waiting, and which inputs the waiting ones lack. */
+    String getDiagnosis();
+
+    /** Whether it has tasks here waiting for inputs and none ready or running. */
+    boolean isStalled();
 }

@@ -230,6 +230,7 @@ abstract class PeerSession {
                     }
                 }
                 case Message.Collected c -> node.scheduler().collected(this, c.computation());
+                case Message.Diagnose d -> connection().write(node.scheduler().diagnose(this, d.computation()));
                 default -> {
                     return false;
                 }

@@ -189,5 +189,21 @@ final class ServerMBeans {
             Scheduler.ComputationView v = view();
             return v == null ? "GONE" : v.phase();
         }
+
+        private org.cx.wire.Message.Diagnosis diagnosis() {
+            return node.query(() -> node.scheduler().diagnose(id));
+        }
+
+        @Override
+        public String getDiagnosis() {
+            org.cx.wire.Message.Diagnosis d = diagnosis();
+            return d == null ? "computation " + getId() + " is gone from this server" : d.toApi().describe();
+        }
+
+        @Override
+        public boolean isStalled() {
+            org.cx.wire.Message.Diagnosis d = diagnosis();
+            return d != null && d.stalled();
+        }
     }
 }

@@ -81,6 +81,17 @@ final class TaskEntry {
         return true;
     }
 
+    /** The numbers of the inputs that have not come. */
+    int[] missingInputs() {
+        int[] missing = new int[this.missing];
+        for (int i = 0, n = 0; i < inputs.length && n < missing.length; i++) {
+            if (inputs[i] == null) {
+                missing[n++] = i;
+            }
+        }
+        return missing;
+    }
+
     /** Input {@code argNo}, or null if it has not come. */
     byte[] input(int argNo) {
         return inputs[argNo];

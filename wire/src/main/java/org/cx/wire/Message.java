@@ -106,6 +106,30 @@ public sealed interface Message {
     record Failed(long computation, String taskId, String reason) implements Message {
     }
 
+    /** Consumer: where does {@code computation} stand? Answered by {@link Diagnosis}. */
+    record Diagnose(long computation) implements Message {
+    }
+
+    /**
+     * Server: where {@code computation} stands here (see {@code org.cx.api.Diagnosis}); {@code phase} is empty for a
+     * computation unknown here or another user's.
+     */
+    record Diagnosis(long computation, String phase, int ready, int running, int waiting, WaitingTask[] tasks,
+                     boolean stalled) implements Message {
+        /** As the API gives it. */
+        public org.cx.api.Diagnosis toApi() {
+            java.util.List<org.cx.api.Diagnosis.Waiting> listed = new java.util.ArrayList<>();
+            for (WaitingTask w : tasks) {
+                listed.add(new org.cx.api.Diagnosis.Waiting(w.task(), w.arity(), w.missing()));
+            }
+            return new org.cx.api.Diagnosis(computation, phase, ready, running, waiting, listed, stalled);
+        }
+    }
+
+    /** A task of a {@link Diagnosis} that waits for inputs: the input numbers it lacks. */
+    record WaitingTask(TaskId task, int arity, int[] missing) {
+    }
+
     /** Consumer: the result of {@code computation} was delivered; the server may forget it. */
     record Collected(long computation) implements Message {
     }

@@ -226,6 +226,10 @@ public final class ProtocolCodec {
         for (Class<?> type : arrays) {
             kryo.register(type, new BoundedArraySerializer(type.getComponentType()), id++);
         }
+        kryo.register(Message.WaitingTask.class, id++);
+        kryo.register(Message.WaitingTask[].class, new BoundedArraySerializer(Message.WaitingTask.class), id++);
+        kryo.register(Message.Diagnose.class, id++);
+        kryo.register(Message.Diagnosis.class, id++);
         register(kryo, Message.Fragment.class, id++, (out, f) -> {
             out.writeVarInt(f.total(), true);
             writeBytes(out, f.data());
