@@ -25,6 +25,7 @@ import org.cx.api.ComputationFailedException;
 import org.cx.api.Continuation;
 import org.cx.api.Diagnosis;
 import org.cx.api.ResultListener;
+import org.cx.api.SharedData;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
 import org.cx.api.TaskServer;
@@ -37,6 +38,7 @@ import org.cx.wire.CodeBundle;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.Role;
+import org.cx.wire.Sources;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.WireClient;
 import org.cx.wire.WireConfig;
@@ -157,6 +159,17 @@ public final class Consumer implements TaskServer {
     /** {@inheritDoc} Owners are the producers' credential names. */
     @Override
     public <R> Pending<R> submit(Task root, int quorum, ResultListener<? super R> listener) {
+        return submit(root, quorum, null, listener);
+    }
+
+    /** {@inheritDoc} */
+    @Override
+    public <R> Pending<R> submit(Task root, SharedData data, ResultListener<? super R> listener) {
+        return submit(root, 1, CodeBundle.ofEntries(new java.util.TreeMap<>(data.entries())), listener);
+    }
+
+    /** A submission with a quorum and shared data (null: none). */
+    private <R> Pending<R> submit(Task root, int quorum, CodeBundle data, ResultListener<? super R> listener) {
         if (quorum < 1 || quorum > Message.Submit.MAX_QUORUM) {
             throw new IllegalArgumentException("a quorum must be in 1.." + Message.Submit.MAX_QUORUM + ", got "
                     + quorum);
@@ -173,8 +186,10 @@ public final class Consumer implements TaskServer {
         TaskBinding.bind(root, TaskId.root(0), Continuation.CONSUMER, null);
         TaskEnvelope envelope = new TaskEnvelope(TaskId.root(0), Continuation.CONSUMER, root.arity(), root.priority(),
                 root.executeOnServer(), root.firstInputWins(), codec.encode(root, "root task " + root.getClass().getName()));
-        pending.submit = new Message.Submit(requestId, envelope,
-                pending.loader == null ? CodeBundle.CLASS_PATH : pending.loader.bundle().hash(), quorum);
+        pending.data = data;
+        pending.submit = new Message.Submit(requestId, envelope, Sources.of(
+                pending.loader == null ? CodeBundle.CLASS_PATH : pending.loader.bundle().hash(),
+                data == null ? "" : data.hash()), quorum);
         submitting.put(requestId, pending);
         pending.sentAt = sends.incrementAndGet();
         channel.writeAndFlush(pending.submit).addListener(f -> {
@@ -275,6 +290,8 @@ public final class Consumer implements TaskServer {
         private volatile long sentAt;
         /** Where the root's classes came from, if from a code bundle. */
         private volatile BundleClassLoader loader;
+        /** Its shared data, if any. */
+        private volatile CodeBundle data;
 
         private final Executor callbacks;
         private final java.util.function.LongFunction<CompletableFuture<Diagnosis>> diagnoser;
@@ -427,15 +444,18 @@ public final class Consumer implements TaskServer {
         /** The server lacks a submission's bundle: send it (once per server), then the submission again. */
         private void upload(ChannelHandlerContext ctx, Message.NeedBundle need) {
             Pending<?> p = submitting.get(need.requestId());
-            if (p == null || p.loader == null || !p.loader.bundle().hash().equals(need.bundle())) {
-                LOG.warn("the server asked for code bundle {} that no submission of this consumer uses",
+            CodeBundle needed = p == null ? null
+                    : p.loader != null && p.loader.bundle().hash().equals(need.bundle()) ? p.loader.bundle()
+                    : p.data != null && p.data.hash().equals(need.bundle()) ? p.data : null;
+            if (needed == null) {
+                LOG.warn("the server asked for bundle {} that no submission of this consumer uses",
                         CodeBundle.shortHash(need.bundle()));
                 return;
             }
             // Submissions sent together each hear NeedBundle; one upload after them answers all.
             Long lastUpload = uploadedAt.get(need.bundle());
             if (lastUpload == null || lastUpload < p.sentAt) {
-                for (Message.BundleChunk chunk : BundleAssembly.chunks(p.loader.bundle().signedAs(tls))) {
+                for (Message.BundleChunk chunk : BundleAssembly.chunks(needed.signedAs(tls))) {
                     ctx.write(chunk);
                     bundleBytesSent.addAndGet(chunk.data().length);
                 }

@@ -26,6 +26,16 @@ public interface TaskContext {
     }
 
     /**
+     * Entry {@code name} of the computation's {@link SharedData}, read-only; the same bytes for every task of the
+     * computation, fetched once per producer.
+     *
+     * @throws IllegalArgumentException if the computation has no such entry (the message lists those it has)
+     */
+    default java.nio.ByteBuffer sharedData(String name) {
+        throw new IllegalArgumentException("this computation has no shared data");
+    }
+
+    /**
      * Stores {@code task}, whose value will go to {@code sendTo}. Returns the new task's id, which successors of
      * other tasks may name as the target of {@link #storeResult}. The task becomes ready when all
      * {@link Task#arity()} inputs have arrived.

@@ -24,6 +24,14 @@ public interface TaskServer extends AutoCloseable {
     <R> Computation<R> submit(Task root, int quorum, ResultListener<? super R> listener);
 
     /**
+     * Stores {@code root} as a new computation whose tasks may read {@code data} ({@link TaskContext#sharedData}).
+     * The data is sent to the network only if it does not hold it already.
+     */
+    default <R> Computation<R> submit(Task root, SharedData data, ResultListener<? super R> listener) {
+        throw new UnsupportedOperationException("this task server takes no shared data");
+    }
+
+    /**
      * Collects the result of a computation submitted earlier, possibly by another connection or process. The server
      * keeps a result until it is collected or until its retention expires.
      */

@@ -10,6 +10,7 @@ import org.cx.wire.BundleAssembly;
 import org.cx.wire.CodeBundle;
 import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
+import org.cx.wire.Sources;
 
 /**
  * A producer's code bundles on their way (paper §4.3): which computations wait for which bundle, their tasks parked
@@ -32,8 +33,10 @@ final class BundleFetcher {
     private final String producer;
     /** Tasks of computations whose bundle is being fetched, by computation. */
     private final Map<Long, List<ReadyTask>> parked = new HashMap<>();
-    /** Computations waiting for each bundle being fetched, by hash. */
-    private final Map<String, List<Long>> waiting = new HashMap<>();
+    /** Computations waiting for each bundle being fetched, as code or as shared data, by hash. */
+    private final Map<String, List<Binding>> waiting = new HashMap<>();
+    /** How many of its bundles each computation with parked tasks still waits for. */
+    private final Map<Long, Integer> missing = new HashMap<>();
     private final Map<String, BundleAssembly> assemblies = new HashMap<>();
     private final AtomicLong fetches = new AtomicLong();
     private volatile int parkedCount;
@@ -43,19 +46,36 @@ final class BundleFetcher {
         this.producer = producer;
     }
 
-    /** Computation {@code computation} runs from {@code bundle}: null if bound now, else the fetch to send (or not). */
-    Message.FetchBundle code(long computation, String bundle) {
-        if (codecs.bind(computation, bundle)) {
-            return null;
+    /** A computation waiting for a bundle: its code, or its shared data. */
+    private record Binding(long computation, boolean data) {
+    }
+
+    /**
+     * Computation {@code computation} runs from {@code sources} ({@link Sources}: code, and shared data if any):
+     * binds what is here; returns the fetches to send for the rest (none if bound now or already asked for).
+     */
+    List<Message.FetchBundle> code(long computation, String sources) {
+        List<Message.FetchBundle> fetch = new ArrayList<>(2);
+        String code = Sources.code(sources);
+        String data = Sources.data(sources);
+        if (!codecs.bind(computation, code)) {
+            await(new Binding(computation, false), code, fetch);
         }
-        parked.putIfAbsent(computation, new ArrayList<>());
-        List<Long> computations = waiting.computeIfAbsent(bundle, h -> new ArrayList<>());
-        computations.add(computation);
-        if (computations.size() > 1) {
-            return null; // already asked for
+        if (!codecs.bindData(computation, data)) {
+            await(new Binding(computation, true), data, fetch);
         }
-        fetches.incrementAndGet();
-        return new Message.FetchBundle(bundle);
+        return fetch;
+    }
+
+    private void await(Binding binding, String hash, List<Message.FetchBundle> fetch) {
+        parked.putIfAbsent(binding.computation(), new ArrayList<>());
+        missing.merge(binding.computation(), 1, Integer::sum);
+        List<Binding> bindings = waiting.computeIfAbsent(hash, h -> new ArrayList<>());
+        bindings.add(binding);
+        if (bindings.size() == 1) { // the first to wait for it asks for it
+            fetches.incrementAndGet();
+            fetch.add(new Message.FetchBundle(hash));
+        }
     }
 
     /** Parks {@code task} if its computation's code is on the way; false if it can run now. */
@@ -99,18 +119,29 @@ final class BundleFetcher {
     record Assembled(byte[] bytes, org.cx.security.CodeSigning.Signed signed) {
     }
 
-    /** A verified bundle is here: binds the computations waiting for it; their parked tasks can run. */
+    /**
+     * A verified bundle is here: binds the computations waiting for it; the parked tasks of those that now have all
+     * their bundles can run.
+     */
     List<ReadyTask> arrived(CodeBundle bundle) {
-        List<Long> computations = waiting.remove(bundle.hash());
+        List<Binding> bindings = waiting.remove(bundle.hash());
         List<ReadyTask> ready = new ArrayList<>();
-        if (computations == null) {
+        if (bindings == null) {
             return ready;
         }
-        for (long computation : computations) {
-            codecs.bind(computation, bundle);
-            List<ReadyTask> tasks = parked.remove(computation);
-            if (tasks != null) {
-                ready.addAll(tasks);
+        for (Binding b : bindings) {
+            if (b.data()) {
+                codecs.add(bundle);
+                codecs.bindData(b.computation(), bundle.hash());
+            } else {
+                codecs.bind(b.computation(), bundle);
+            }
+            if (missing.merge(b.computation(), -1, Integer::sum) <= 0) {
+                missing.remove(b.computation());
+                List<ReadyTask> tasks = parked.remove(b.computation());
+                if (tasks != null) {
+                    ready.addAll(tasks);
+                }
             }
         }
         parkedCount = countParked();
@@ -119,17 +150,18 @@ final class BundleFetcher {
 
     /** Bundle {@code hash} cannot be had: the failures of every task waiting for it, each saying why. */
     List<Message.TaskFailed> unavailable(String hash, String reason) {
-        List<Long> computations = waiting.remove(hash);
+        List<Binding> bindings = waiting.remove(hash);
         List<Message.TaskFailed> failed = new ArrayList<>();
-        if (computations == null) {
+        if (bindings == null) {
             return failed;
         }
-        for (long computation : computations) {
-            for (ReadyTask t : parked.getOrDefault(computation, List.of())) {
-                failed.add(new Message.TaskFailed(t.task().id(), "producer " + producer + " cannot load the code of "
-                        + "task " + t.task().id() + ": " + reason));
+        for (Binding b : bindings) {
+            for (ReadyTask t : parked.getOrDefault(b.computation(), List.of())) {
+                failed.add(new Message.TaskFailed(t.task().id(), "producer " + producer + " cannot load the "
+                        + (b.data() ? "shared data" : "code") + " of task " + t.task().id() + ": " + reason));
             }
-            parked.remove(computation);
+            parked.remove(b.computation());
+            missing.remove(b.computation());
         }
         parkedCount = countParked();
         return failed;
@@ -138,12 +170,14 @@ final class BundleFetcher {
     /** Computation {@code computation} ended: its parked tasks are gone. */
     void ended(long computation) {
         parked.remove(computation);
+        missing.remove(computation);
     }
 
     /** The connection is gone: the next server says again which code its tasks need. */
     void clear() {
         parked.clear();
         waiting.clear();
+        missing.clear();
         assemblies.clear();
         parkedCount = 0;
     }

@@ -370,8 +370,7 @@ public final class Producer implements AutoCloseable {
         if (c.validated()) {
             validated.add(c.computation());
         }
-        Message.FetchBundle fetch = bundles.code(c.computation(), c.bundle());
-        if (fetch != null) {
+        for (Message.FetchBundle fetch : bundles.code(c.computation(), c.bundle())) {
             channel.write(fetch);
         }
     }

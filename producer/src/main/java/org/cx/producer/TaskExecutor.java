@@ -36,7 +36,7 @@ interface TaskExecutor extends AutoCloseable {
 
         @Override
         public TaskRunner.Outcome run(ReadyTask task) {
-            return TaskRunner.decodeAndRun(codecs.forComputation(task.task().id().computation()), task, speed);
+            return TaskRunner.decodeAndRun(codecs, task, speed);
         }
 
         @Override

@@ -16,6 +16,7 @@ import org.cx.wire.CodeBundle;
 import org.cx.wire.Completion;
 import org.cx.wire.Message;
 import org.cx.wire.MessageStreams;
+import org.cx.wire.Sources;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskRunner;
 
@@ -41,8 +42,8 @@ public final class WorkerMain {
     private final double speed;
     private final int maxMessageBytes;
     private final BodyCodecs codecs = new BodyCodecs(WorkerMain.class.getClassLoader());
-    /** Computations waiting for the bundle whose chunks are arriving. */
-    private final Map<String, List<Long>> awaiting = new HashMap<>();
+    /** What waits for each bundle whose chunks are arriving: computations to bind to it, as code or as data. */
+    private final Map<String, List<java.util.function.Consumer<CodeBundle>>> awaiting = new HashMap<>();
     private final Map<String, BundleAssembly> assemblies = new HashMap<>();
 
     private WorkerMain(MessageStreams streams, double speed, int maxMessageBytes) {
@@ -88,9 +89,18 @@ public final class WorkerMain {
         }
     }
 
-    private void code(long computation, String hash) {
-        if (!codecs.bind(computation, hash)) {
-            awaiting.computeIfAbsent(hash, h -> new ArrayList<>()).add(computation);
+    /** Binds {@code computation} to its code and shared data, or waits for the chunks of those not here yet. */
+    private void code(long computation, String sources) {
+        String code = Sources.code(sources);
+        String data = Sources.data(sources);
+        if (!codecs.bind(computation, code)) {
+            awaiting.computeIfAbsent(code, h -> new ArrayList<>()).add(b -> codecs.bind(computation, b));
+        }
+        if (!codecs.bindData(computation, data)) {
+            awaiting.computeIfAbsent(data, h -> new ArrayList<>()).add(b -> {
+                codecs.add(b);
+                codecs.bindData(computation, b.hash());
+            });
         }
     }
 
@@ -107,16 +117,15 @@ public final class WorkerMain {
         }
         if (bundle != null) {
             assemblies.remove(chunk.bundle());
-            for (long computation : awaiting.getOrDefault(chunk.bundle(), List.of())) {
-                codecs.bind(computation, bundle);
+            for (java.util.function.Consumer<CodeBundle> bind : awaiting.getOrDefault(chunk.bundle(), List.of())) {
+                bind.accept(bundle);
             }
             awaiting.remove(chunk.bundle());
         }
     }
 
     private void answer(ReadyTask t) throws IOException {
-        TaskRunner.Outcome outcome = TaskRunner.decodeAndRun(codecs.forComputation(t.task().id().computation()), t,
-                speed);
+        TaskRunner.Outcome outcome = TaskRunner.decodeAndRun(codecs, t, speed);
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {
                 String tooLarge = d.completion().tooLargeFor(maxMessageBytes);

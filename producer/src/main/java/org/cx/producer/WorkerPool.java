@@ -98,7 +98,7 @@ final class WorkerPool {
                     WireConfig.maxMessageBytes());
             for (int i = 0; i < config.workers(); i++) {
                 WorkerProcess p = new WorkerProcess(config.name() + "-worker-" + i, command, scratchRoot,
-                        codecs::bundleOf, ownerOf, WireConfig.maxMessageBytes());
+                        codecs, ownerOf, WireConfig.maxMessageBytes());
                 p.prestart();
                 executors.add(p);
             }

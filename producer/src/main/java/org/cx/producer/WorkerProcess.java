@@ -18,12 +18,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import org.cx.api.TaskId;
+import org.cx.wire.BodyCodecs;
 import org.cx.wire.BundleAssembly;
 import org.cx.wire.CodeBundle;
 import org.cx.wire.Completion;
 import org.cx.wire.MalformedMessageException;
 import org.cx.wire.Message;
 import org.cx.wire.MessageStreams;
+import org.cx.wire.Sources;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskRunner;
 import org.slf4j.Logger;
@@ -56,6 +58,8 @@ final class WorkerProcess implements TaskExecutor {
     private final Path scratchRoot;
     /** The bundle a computation's tasks run from; null: the class path. */
     private final LongFunction<CodeBundle> codeOf;
+    /** The shared data a computation's tasks read; null: none. */
+    private final LongFunction<CodeBundle> dataOf;
     /** Whose a computation is. */
     private final LongFunction<String> ownerOf;
     private final int maxMessageBytes;
@@ -88,12 +92,14 @@ final class WorkerProcess implements TaskExecutor {
     /** The process and its descendants (bubblewrap's JVM), found once per process by the watch; null: not yet. */
     private long[] tree;
 
-    WorkerProcess(String name, WorkerCommand command, Path scratchRoot, LongFunction<CodeBundle> codeOf,
+    /** @param codecs the producer's bundles: which code and shared data each computation has */
+    WorkerProcess(String name, WorkerCommand command, Path scratchRoot, BodyCodecs codecs,
                   LongFunction<String> ownerOf, int maxMessageBytes) {
         this.name = name;
         this.command = command;
         this.scratchRoot = scratchRoot;
-        this.codeOf = codeOf;
+        this.codeOf = codecs::bundleOf;
+        this.dataOf = codecs::dataOf;
         this.ownerOf = ownerOf;
         this.maxMessageBytes = maxMessageBytes;
         this.scratch = scratchRoot.resolve(name);
@@ -220,15 +226,18 @@ final class WorkerProcess implements TaskExecutor {
             return;
         }
         CodeBundle bundle = codeOf.apply(computation);
-        String hash = bundle == null ? CodeBundle.CLASS_PATH : bundle.hash();
-        boolean known = bundle == null || bound.containsValue(hash);
-        streams.write(new Message.Code(computation, hash, "", false));
-        if (!known) {
-            for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
-                streams.write(chunk);
+        CodeBundle data = dataOf.apply(computation);
+        String sources = Sources.of(bundle == null ? CodeBundle.CLASS_PATH : bundle.hash(),
+                data == null ? "" : data.hash());
+        streams.write(new Message.Code(computation, sources, "", false));
+        for (CodeBundle b : new CodeBundle[] {bundle, data}) {
+            if (b != null && bound.values().stream().noneMatch(s -> Sources.bundles(s).contains(b.hash()))) {
+                for (Message.BundleChunk chunk : BundleAssembly.chunks(b)) {
+                    streams.write(chunk);
+                }
             }
         }
-        bound.put(computation, hash);
+        bound.put(computation, sources);
     }
 
     /** Empties the scratch directory; one that task code made undeletable is left behind for a fresh one. */

@@ -53,7 +53,8 @@ class WorkerProcessTest {
 
     private WorkerProcess worker(TaskBox.Isolation isolation, int heapMiB) {
         WorkerCommand command = new WorkerCommand(isolation, heapMiB, 1.0, WireConfig.maxFrameBytes()); // small
-        WorkerProcess p = new WorkerProcess("test-worker-" + started.size(), command, dir, c -> null,
+        WorkerProcess p = new WorkerProcess("test-worker-" + started.size(), command, dir,
+                new org.cx.wire.BodyCodecs(getClass().getClassLoader()),
                 c -> owners.getOrDefault(c, ""), WireConfig.maxFrameBytes());
         started.add(p);
         return p;

@@ -9,6 +9,7 @@ import org.cx.wire.BodyCodecs;
 import org.cx.wire.BundleAssembly;
 import org.cx.wire.CodeBundle;
 import org.cx.wire.Message;
+import org.cx.wire.Sources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +38,10 @@ final class CodeService {
     private final Map<String, BundleAssembly> incoming = new HashMap<>();
     /** Connections (producers, child servers) waiting for a bundle, by hash. */
     private final Map<String, List<PeerConnection>> waiting = new HashMap<>();
-    /** Computations known here whose bundle has not arrived yet, by hash. */
+    /** Computations known here whose code bundle has not arrived yet, by hash. */
     private final Map<String, List<Long>> unbound = new HashMap<>();
+    /** Computations known here whose shared data bundle has not arrived yet, by hash. */
+    private final Map<String, List<Long>> unboundData = new HashMap<>();
     /** Actions waiting for a bundle (executeOnServer tasks), by hash. */
     private final Map<String, List<Runnable>> arrivals = new HashMap<>();
     /** Fetches under way: hash → the server asked. */
@@ -74,8 +77,24 @@ final class CodeService {
         this.name = name;
     }
 
-    boolean has(String hash) {
-        return codecs.has(hash);
+    /** Whether bundle {@code hash}, or every bundle of a computation's {@link Sources}, is here. */
+    boolean has(String hashOrSources) {
+        for (String hash : Sources.bundles(hashOrSources)) {
+            if (!codecs.has(hash)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The first bundle of {@code sources} that is not here, or null. */
+    String missing(String sources) {
+        for (String hash : Sources.bundles(sources)) {
+            if (!codecs.has(hash)) {
+                return hash;
+            }
+        }
+        return null;
     }
 
     /** Why the upload of {@code hash} was refused, once; null if it was not. */
@@ -191,6 +210,9 @@ final class CodeService {
         for (long computation : take(unbound, bundle.hash())) {
             codecs.bind(computation, bundle.hash());
         }
+        for (long computation : take(unboundData, bundle.hash())) {
+            codecs.bindData(computation, bundle.hash());
+        }
         for (PeerConnection ch : take(waiting, bundle.hash())) {
             serve(bundle, ch);
         }
@@ -205,6 +227,7 @@ final class CodeService {
     /** Upstream could not provide {@code hash}: tell everyone waiting for it. */
     void unavailable(String hash, String reason) {
         take(unbound, hash);
+        take(unboundData, hash);
         for (PeerConnection ch : take(waiting, hash)) {
             ch.send(new Message.NoBundle(hash, reason));
         }
@@ -227,13 +250,21 @@ final class CodeService {
         requestFromUpstream(hash);
     }
 
-    /** Computation {@code computation}, new here, runs from {@code hash}: bind it, fetching the bundle first. */
-    void need(long computation, String hash) {
-        if (codecs.bind(computation, hash)) {
-            return;
+    /**
+     * Computation {@code computation}, new here, runs from {@code sources} (its code bundle, and shared data if any):
+     * bind it to them, fetching those not here first.
+     */
+    void need(long computation, String sources) {
+        String code = Sources.code(sources);
+        if (!codecs.bind(computation, code)) {
+            unbound.computeIfAbsent(code, h -> new ArrayList<>()).add(computation);
+            requestFromUpstream(code);
         }
-        unbound.computeIfAbsent(hash, h -> new ArrayList<>()).add(computation);
-        requestFromUpstream(hash);
+        String data = Sources.data(sources);
+        if (!codecs.bindData(computation, data)) {
+            unboundData.computeIfAbsent(data, h -> new ArrayList<>()).add(computation);
+            requestFromUpstream(data);
+        }
     }
 
     private void requestFromUpstream(String hash) {
@@ -308,8 +339,10 @@ final class CodeService {
     /** A computation is over here: its bundle goes when no other computation uses it. */
     void ended(long computation) {
         codecs.remove(computation);
-        for (List<Long> computations : unbound.values()) {
-            computations.remove(Long.valueOf(computation)); // its bundle is still on its way: do not bind it when it comes
+        for (Map<String, List<Long>> waiting : List.of(unbound, unboundData)) {
+            for (List<Long> computations : waiting.values()) {
+                computations.remove(Long.valueOf(computation)); // still on its way: do not bind it when it comes
+            }
         }
     }
 }

@@ -183,7 +183,8 @@ abstract class PeerSession {
         /** Whether this producer was told that a computation it has tasks of runs from {@code bundle}. */
         private boolean toldOf(String bundle) {
             for (long computation : producer.codeSent) {
-                if (bundle.equals(node.scheduler().bundleOf(computation))) {
+                String sources = node.scheduler().bundleOf(computation);
+                if (sources != null && org.cx.wire.Sources.bundles(sources).contains(bundle)) {
                     return true;
                 }
             }
@@ -241,10 +242,11 @@ abstract class PeerSession {
         /** A submission runs once its code bundle is here; until then the consumer is asked to upload it. */
         private void submit(Message.Submit s) {
             CodeService code = node.code();
-            if (!code.has(s.bundle())) {
-                String rejection = code.takeRejection(s.bundle());
+            String missing = code.missing(s.bundle());
+            if (missing != null) {
+                String rejection = code.takeRejection(missing);
                 connection().write(rejection != null ? new Message.SubmitRefused(s.requestId(), rejection)
-                        : new Message.NeedBundle(s.requestId(), s.bundle()));
+                        : new Message.NeedBundle(s.requestId(), missing));
                 return;
             }
             String overQuota = node.scheduler().submitRefusal(this);
@@ -253,7 +255,7 @@ abstract class PeerSession {
                 return;
             }
             long id = node.scheduler().submit(this, s.root(), s.bundle(), s.quorum(), node.cycle().now());
-            code.used(s.bundle());
+            org.cx.wire.Sources.bundles(s.bundle()).forEach(code::used);
             node.accepted(this, s.requestId(), id);
             LOG.debug("consumer {} submitted computation {}", peerId(), Long.toHexString(id));
         }

@@ -344,13 +344,14 @@ public final class ServerCore {
             });
             return;
         }
-        String bundle = scheduler.bundleOf(task.task().id().computation());
-        if (bundle != null && !code.has(bundle) && code.afterArrival(bundle, () -> runOnServer(task))) {
-            return; // runs once the bundle is here (or fails then, saying why it is not)
+        String sources = scheduler.bundleOf(task.task().id().computation());
+        String missing = sources == null ? null : code.missing(sources);
+        if (missing != null && code.afterArrival(missing, () -> runOnServer(task))) {
+            return; // runs once its bundles are here (or fails then, saying why one is not)
         }
         env.runAside(() -> {
             TaskRunner.Outcome outcome =
-                    TaskRunner.decodeAndRun(codecs.forComputation(task.task().id().computation()), task);
+                    TaskRunner.decodeAndRun(codecs, task, 1.0);
             env.runHere(() -> {
                 scheduler.tick(cycle.now());
                 switch (outcome) {

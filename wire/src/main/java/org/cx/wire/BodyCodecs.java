@@ -17,6 +17,8 @@ public final class BodyCodecs {
     private final BodyCodec classPath;
     private final long keepUnusedBytes;
     private final Map<Long, String> bundleOf = new ConcurrentHashMap<>();
+    /** Computation → the hash of the shared data bundle its tasks read, for those that have one. */
+    private final Map<Long, String> dataOf = new ConcurrentHashMap<>();
     private final Map<String, Loaded> loaded = new ConcurrentHashMap<>();
     /** Bundles no computation uses, least recently used first; guarded by this. */
     private final java.util.LinkedHashMap<String, CodeBundle> unused = new java.util.LinkedHashMap<>(16, 0.75f, true);
@@ -124,14 +126,42 @@ public final class BodyCodecs {
         if (hash.equals(bundleOf.get(computation))) {
             return;
         }
-        remove(computation);
+        release(bundleOf.remove(computation));
         load(hash, loader).users++;
         bundleOf.put(computation, hash);
     }
 
-    /** The computation is over here: its bundle's class loader goes when no other computation uses it. */
+    /**
+     * {@code computation}'s tasks read shared data bundle {@code hash} (empty: none), which must be held here; it is
+     * held while they do. @return false if it is not held here
+     */
+    public synchronized boolean bindData(long computation, String hash) {
+        if (hash.isEmpty() || hash.equals(dataOf.get(computation))) {
+            return true;
+        }
+        CodeBundle kept = unused.get(hash);
+        if (!loaded.containsKey(hash) && kept == null) {
+            return false;
+        }
+        release(dataOf.remove(computation));
+        load(hash, () -> new BundleClassLoader(kept)).users++;
+        dataOf.put(computation, hash);
+        return true;
+    }
+
+    /** The shared data bundle {@code computation}'s tasks read; null for none (or an unknown computation). */
+    public CodeBundle dataOf(long computation) {
+        String hash = dataOf.get(computation);
+        return hash == null ? null : bundle(hash);
+    }
+
+    /** The computation is over here: its bundles' class loaders go when no other computation uses them. */
     public synchronized void remove(long computation) {
-        String hash = bundleOf.remove(computation);
+        release(bundleOf.remove(computation));
+        release(dataOf.remove(computation));
+    }
+
+    private void release(String hash) {
         Loaded l = hash == null ? null : loaded.get(hash);
         if (l != null && --l.users <= 0) {
             keepUnused(l);

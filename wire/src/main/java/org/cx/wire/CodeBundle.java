@@ -148,8 +148,38 @@ public final class CodeBundle {
      *
      * @throws InvalidBundleException if the bundle turns out not to be a readable jar
      */
-    byte[] entry(String name) {
+    public byte[] entry(String name) {
         return entries().get(name);
+    }
+
+    /** The names of its entries, sorted. */
+    public java.util.SortedSet<String> entryNames() {
+        return new java.util.TreeSet<>(entries().keySet());
+    }
+
+    /**
+     * A bundle of {@code entries} (name → bytes), stored uncompressed, with fixed times and in name order, so that
+     * the same entries always make the same bytes and hash: how shared data travels and is kept.
+     */
+    public static CodeBundle ofEntries(java.util.SortedMap<String, byte[]> entries) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(out)) {
+            for (Map.Entry<String, byte[]> e : entries.entrySet()) {
+                ZipEntry entry = new ZipEntry(e.getKey());
+                entry.setMethod(ZipEntry.STORED);
+                entry.setSize(e.getValue().length);
+                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                crc.update(e.getValue());
+                entry.setCrc(crc.getValue());
+                entry.setTime(0);
+                zip.putNextEntry(entry);
+                zip.write(e.getValue());
+                zip.closeEntry();
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return of(out.toByteArray());
     }
 
     /** The jar manifest's main attributes of interest, or null when absent. */

@@ -54,7 +54,7 @@ public final class ProtocolCodec {
             writeEnvelope(out, m.root());
             out.writeString(m.bundle());
             out.writeVarInt(m.quorum(), true);
-        }, in -> new Message.Submit(in.readVarLong(true), readEnvelope(in), readHash(in), readQuorum(in)));
+        }, in -> new Message.Submit(in.readVarLong(true), readEnvelope(in), readSources(in), readQuorum(in)));
         register(kryo, Message.Accepted.class, id++, (out, m) -> {
             out.writeVarLong(m.requestId(), true);
             out.writeLong(m.computation());
@@ -172,7 +172,7 @@ public final class ProtocolCodec {
             out.writeString(m.bundle());
             out.writeString(m.owner());
             out.writeBoolean(m.validated());
-        }, in -> new Message.Code(in.readLong(), readHash(in), in.readString(), in.readBoolean()));
+        }, in -> new Message.Code(in.readLong(), readSources(in), in.readString(), in.readBoolean()));
         register(kryo, Message.Inputs.class, id++, (out, m) -> writeValues(out, m.values()),
                 in -> new Message.Inputs(readValues(in)));
         register(kryo, Message.Keep.class, id++, (out, m) -> writeEnvelopes(out, m.tasks()),
@@ -322,6 +322,16 @@ public final class ProtocolCodec {
                     + quorum);
         }
         return quorum;
+    }
+
+    /** A computation's {@link Sources}: a code bundle's hash or none, and optionally a data bundle's. */
+    static String readSources(Input in) {
+        String sources = in.readString();
+        if (sources == null || !Sources.valid(sources)) {
+            throw new MalformedMessageException("a computation's sources must be a bundle hash (64 hex digits) or "
+                    + "empty, optionally followed by '+' and a data bundle's hash");
+        }
+        return sources;
     }
 
     /** A bundle hash: 64 lowercase hex digits, or empty for the class path. */

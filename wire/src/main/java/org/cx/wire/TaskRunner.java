@@ -55,7 +55,12 @@ public final class TaskRunner {
 
     /** {@link #run(BodyCodec, Task)} on a host of the given {@link TaskContext#hostSpeed() speed}. */
     public static Outcome run(BodyCodec codec, Task task, double hostSpeed) {
-        BufferingContext context = new BufferingContext(codec, task, hostSpeed);
+        return run(codec, null, task, hostSpeed);
+    }
+
+    /** {@link #run(BodyCodec, Task, double)} for a computation with shared data {@code data} (null: none). */
+    public static Outcome run(BodyCodec codec, CodeBundle data, Task task, double hostSpeed) {
+        BufferingContext context = new BufferingContext(codec, data, task, hostSpeed);
         long start = System.nanoTime();
         try {
             task.execute(context);
@@ -83,8 +88,21 @@ public final class TaskRunner {
         return decodeAndRun(codec, ready, 1.0);
     }
 
+    /**
+     * Decodes and runs {@code ready} with the codec and shared data of its computation in {@code codecs}, on a host
+     * of the given {@link TaskContext#hostSpeed() speed}.
+     */
+    public static Outcome decodeAndRun(BodyCodecs codecs, ReadyTask ready, double hostSpeed) {
+        long computation = ready.task().id().computation();
+        return decodeAndRun(codecs.forComputation(computation), codecs.dataOf(computation), ready, hostSpeed);
+    }
+
     /** {@link #decodeAndRun(BodyCodec, ReadyTask)} on a host of the given {@link TaskContext#hostSpeed() speed}. */
     public static Outcome decodeAndRun(BodyCodec codec, ReadyTask ready, double hostSpeed) {
+        return decodeAndRun(codec, null, ready, hostSpeed);
+    }
+
+    private static Outcome decodeAndRun(BodyCodec codec, CodeBundle data, ReadyTask ready, double hostSpeed) {
         Task task;
         try {
             task = decode(codec, ready);
@@ -92,7 +110,7 @@ public final class TaskRunner {
             return new Outcome.Failed(ready.task().id(), "cannot decode task " + ready.task().id() + ": "
                     + e.getMessage());
         }
-        return run(codec, task, hostSpeed);
+        return run(codec, data, task, hostSpeed);
     }
 
     /** The exception and the top of its stack, enough for the consumer to find the bug. */
@@ -106,14 +124,16 @@ public final class TaskRunner {
     /** Buffers effects; encodes tasks and values as they are stored, so later mutation by the task has no effect. */
     private static final class BufferingContext implements TaskContext {
         private final BodyCodec codec;
+        private final CodeBundle data;
         private final Task running;
         private final List<TaskEnvelope> spawned = new ArrayList<>(4);
         private final List<ValueEnvelope> values = new ArrayList<>(2);
         private Set<Continuation> sentTo;
         private final double hostSpeed;
 
-        BufferingContext(BodyCodec codec, Task running, double hostSpeed) {
+        BufferingContext(BodyCodec codec, CodeBundle data, Task running, double hostSpeed) {
             this.codec = codec;
+            this.data = data;
             this.running = running;
             this.hostSpeed = hostSpeed;
         }
@@ -126,6 +146,16 @@ public final class TaskRunner {
         @Override
         public TaskId id() {
             return running.id();
+        }
+
+        @Override
+        public java.nio.ByteBuffer sharedData(String name) {
+            byte[] entry = data == null ? null : data.entry(name);
+            if (entry == null) {
+                throw new IllegalArgumentException("no shared data named '" + name + "' in this computation; it has "
+                        + (data == null ? "none" : data.entryNames()));
+            }
+            return java.nio.ByteBuffer.wrap(entry).asReadOnlyBuffer();
         }
 
         @Override
