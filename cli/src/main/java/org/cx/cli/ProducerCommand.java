@@ -1,12 +1,15 @@
 package org.cx.cli;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.cx.producer.BundleDiskCache;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
 import org.cx.producer.TaskBox;
 import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
 import org.cx.security.Tls;
 import org.cx.wire.WireClient;
 import picocli.CommandLine.Command;
@@ -71,6 +74,16 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                     + "(not enforced in-process). Default: ${DEFAULT-VALUE}.")
     Duration taskCpuLimit;
 
+    @Option(names = "--bundle-cache", paramLabel = "DIR",
+            description = "Where code and shared data bundles are kept on disk for later computations and restarts "
+                    + "(shared by the producers of a host). Default: ~/.cx/bundle-cache.")
+    Path bundleCache;
+
+    @Option(names = "--bundle-cache-size", defaultValue = "2048", paramLabel = "MIB",
+            description = "Bytes of bundles kept on disk at most, in MiB; least recently used first out; "
+                    + "0: keep none on disk. Default: ${DEFAULT-VALUE}.")
+    long bundleCacheMiB;
+
     /** Reads {@code sandbox}, {@code process}, {@code in-process} or {@code auto}. */
     static final class IsolationConverter implements picocli.CommandLine.ITypeConverter<TaskBox.Isolation> {
         @Override
@@ -95,8 +108,14 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         server = Lookups.serverOrLookup(server, lookup, true, tls);
         InetSocketAddress address = WireClient.parseAddress(server);
         String jmx = jmxOptions.start("127.0.0.1", tls);
+        if (bundleCacheMiB < 0) {
+            throw new IllegalArgumentException("--bundle-cache-size must be 0 or more MiB, got " + bundleCacheMiB);
+        }
         ProducerConfig config = ProducerConfig.of(address, workers, tls).withName(name).withPrefetch(!noPrefetch)
-                .withJmx(jmx).withSpeed(speed).withBox(new TaskBox(isolation, taskHeapMiB, taskCpuLimit));
+                .withJmx(jmx).withSpeed(speed).withBox(new TaskBox(isolation, taskHeapMiB, taskCpuLimit))
+                .withCache(bundleCacheMiB == 0 ? BundleDiskCache.Settings.NONE : new BundleDiskCache.Settings(
+                        bundleCache != null ? bundleCache : CxHome.dir().resolve("bundle-cache"),
+                        bundleCacheMiB << 20));
         try (Producer p = Producer.start(config)) {
             out().println("producer '" + name + "' attached to " + server + " with " + workers + " worker"
                     + (workers == 1 ? "" : "s") + "; task code runs " + where(p.isolation()));

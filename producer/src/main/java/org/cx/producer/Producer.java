@@ -52,6 +52,10 @@ public final class Producer implements AutoCloseable {
     private final CompletableFuture<Void> disconnected = new CompletableFuture<>();
     private final WorkerPool workers;
     private final BundleFetcher bundles;
+    /** Bundles kept on disk across computations and restarts, if configured. */
+    private final BundleDiskCache disk;
+    /** Bundles found on disk instead of fetched. */
+    private final AtomicLong bundlesFromDisk = new AtomicLong();
     private volatile boolean closing;
     private volatile Channel channel;
     /** Where to go if the server fails: its mirror group, as it last told us. */
@@ -87,6 +91,7 @@ public final class Producer implements AutoCloseable {
         this.workers = new WorkerPool(config, cache, kept, codecs, c -> owners.getOrDefault(c, ""),
                 validated::contains, idleLog, timeline, fromWorkers, this::scheduleDrain, tasksFailed);
         this.bundles = new BundleFetcher(codecs, config.name());
+        this.disk = new BundleDiskCache(config.cache());
     }
 
     /** Connects with its own event loop thread. */
@@ -171,9 +176,14 @@ public final class Producer implements AutoCloseable {
         return total <= 0 ? 0 : Math.min(1, workers.idleNanos() / total);
     }
 
-    /** Code bundles this producer fetched from its server. */
+    /** Code and shared data bundles this producer fetched from its server. */
     public long bundlesFetched() {
-        return bundles.fetches();
+        return bundles.fetches() - bundlesFromDisk.get();
+    }
+
+    /** Code and shared data bundles this producer found in its disk cache instead of fetching them. */
+    public long bundlesFromDisk() {
+        return bundlesFromDisk.get();
     }
 
     /** Tasks waiting for their code bundle to arrive. */
@@ -371,8 +381,42 @@ public final class Producer implements AutoCloseable {
             validated.add(c.computation());
         }
         for (Message.FetchBundle fetch : bundles.code(c.computation(), c.bundle())) {
-            channel.write(fetch);
+            if (disk.has(fetch.bundle())) {
+                loadFromDisk(fetch);
+            } else {
+                channel.write(fetch);
+            }
         }
+    }
+
+    /** Reads a bundle from the disk cache off the event loop, checks it, and fetches it after all if that fails. */
+    private void loadFromDisk(Message.FetchBundle fetch) {
+        Channel ch = channel;
+        java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+            CodeBundle bundle = disk.load(fetch.bundle());
+            try {
+                if (bundle != null) {
+                    bundle.signer(config.tls()); // as for one from the network
+                }
+            } catch (CodeBundle.InvalidBundleException e) {
+                LOG.warn("producer {}: bundle {} on disk: {}", config.name(), CodeBundle.shortHash(fetch.bundle()),
+                        e.getMessage());
+                bundle = null;
+            }
+            CodeBundle found = bundle;
+            ch.eventLoop().execute(() -> {
+                if (channel != ch) {
+                    return; // failed over meanwhile: the new server says again what is needed
+                }
+                if (found == null) {
+                    channel.writeAndFlush(fetch);
+                    return;
+                }
+                bundlesFromDisk.incrementAndGet();
+                cache(bundles.arrived(found));
+                drain();
+            });
+        });
     }
 
     private void onChunk(Message.BundleChunk chunk) {
@@ -406,6 +450,9 @@ public final class Producer implements AutoCloseable {
                 }
                 if (verified != null) {
                     cache(bundles.arrived(verified));
+                    if (disk.enabled()) {
+                        java.util.concurrent.ForkJoinPool.commonPool().execute(() -> disk.store(verified));
+                    }
                 } else {
                     noCode(hash, why);
                 }

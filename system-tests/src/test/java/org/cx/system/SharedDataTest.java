@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -15,10 +17,14 @@ import org.cx.api.TaskContext;
 import org.cx.api.TaskId;
 import org.cx.consumer.Consumer;
 import org.cx.harness.LocalCluster;
+import org.cx.producer.BundleDiskCache;
 import org.cx.producer.Producer;
+import org.cx.producer.ProducerConfig;
 import org.cx.producer.TaskBox;
 import org.cx.server.ServerConfig;
+import org.cx.testing.Await;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Read-only data attached to a computation: every task reads it, and it travels once, whatever the computations. */
 class SharedDataTest {
@@ -97,6 +103,36 @@ class SharedDataTest {
                     TimeUnit.SECONDS));
             assertTrue(e.getCause().getMessage().contains("no shared data named 'missing.bin' in this computation; "
                     + "it has [db/table.bin, notes.txt]"), e.getCause().getMessage());
+        }
+    }
+
+    @Test
+    void aProducerKeepsBundlesOnDiskAndARestartedOneFetchesNone(@TempDir Path cacheDir) throws Exception {
+        byte[] table = new byte[2 << 20];
+        new Random(11).nextBytes(table);
+        SharedData data = SharedData.of("t", table);
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("disk"), 1, 0, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            ProducerConfig config = ProducerConfig.of(cluster.server().address(), 2).withName("cached")
+                    .withBox(TaskBox.inProcess()).withCache(new BundleDiskCache.Settings(cacheDir, 64 << 20));
+            try (Producer first = Producer.start(config)) {
+                assertEquals(5 * checksum(table), consumer.<Long>submit(new ReadAll(5, "t"), data, r -> { })
+                        .result().get(60, TimeUnit.SECONDS));
+                assertEquals(1, first.bundlesFetched());
+            }
+            Await.until("the bundle on disk", Clusters.TIMEOUT, () -> {
+                try (var files = Files.list(cacheDir)) {
+                    return files.anyMatch(f -> f.toString().endsWith(".jar"));
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            });
+            try (Producer restarted = Producer.start(config.withName("restarted"))) {
+                assertEquals(7 * checksum(table), consumer.<Long>submit(new ReadAll(7, "t"), data, r -> { })
+                        .result().get(60, TimeUnit.SECONDS));
+                assertEquals(0, restarted.bundlesFetched(), "nothing fetched after the restart");
+                assertEquals(1, restarted.bundlesFromDisk());
+            }
         }
     }
 
