@@ -57,7 +57,9 @@ public final class BodyCodec {
      */
     public byte[] encode(Object value, String what) {
         Kryo kryo = kryos.obtain();
-        Output output = outputs.obtain();
+        long size = arrayBytes(value);
+        Output output = size > 1 << 16 && size < Integer.MAX_VALUE - 64 ? new Output((int) size + 64, -1)
+                : outputs.obtain(); // a large array: sized at once, not grown by copies
         try {
             output.reset();
             kryo.writeClassAndObject(output, value);
@@ -70,6 +72,20 @@ public final class BodyCodec {
                 outputs.free(output);
             }
         }
+    }
+
+    /** The bytes of {@code value}'s elements if it is a primitive array, else 0. */
+    private static long arrayBytes(Object value) {
+        return switch (value) {
+            case byte[] a -> a.length;
+            case long[] a -> 8L * a.length;
+            case double[] a -> 8L * a.length;
+            case int[] a -> 4L * a.length;
+            case float[] a -> 4L * a.length;
+            case short[] a -> 2L * a.length;
+            case char[] a -> 2L * a.length;
+            case null, default -> 0;
+        };
     }
 
     /**

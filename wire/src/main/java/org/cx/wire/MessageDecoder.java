@@ -3,8 +3,10 @@ package org.cx.wire;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageDecoder;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -23,10 +25,19 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
     };
 
+    /** The bytes Kryo writes for the class of a {@link Message.Fragment}, before its fields. */
+    private static final byte[] FRAGMENT_PREFIX = fragmentPrefix();
+
     private final int maxMessageBytes;
     /** The message being joined from fragments, or null. */
     private byte[] joining;
     private int joined;
+
+    private static byte[] fragmentPrefix() {
+        Output out = new Output(16);
+        ProtocolCodec.newKryo().writeClassAndObject(out, new Message.Fragment(0, new byte[0]));
+        return java.util.Arrays.copyOf(out.getBuffer(), out.position() - 2); // less the total (0) and length (0)
+    }
 
     /** @param maxMessageBytes the largest message this end joins from fragments */
     public MessageDecoder(int maxMessageBytes) {
@@ -36,10 +47,15 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
-        Message message = decode(frame);
+        Message message;
+        if (isFragment(frame)) {
+            message = joinFrom(frame); // straight from the frame into the message: no copy of the fragment itself
+        } else {
+            message = decode(frame);
+        }
         if (message instanceof Message.Fragment f) {
-            message = join(f);
-        } else if (joining != null) {
+            message = join(f.total(), Unpooled.wrappedBuffer(f.data()));
+        } else if (message != null && joining != null) {
             throw new MalformedMessageException(message.getClass().getSimpleName() + " between the fragments of a "
                     + "message of " + joining.length + " bytes");
         }
@@ -48,22 +64,67 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
     }
 
-    /** Adds {@code f} to the message being joined; returns the message once it is whole, else null. */
-    private Message join(Message.Fragment f) {
+    /** Whether {@code frame} holds a {@link Message.Fragment} (it starts with that class's id). */
+    private static boolean isFragment(ByteBuf frame) {
+        if (frame.readableBytes() < FRAGMENT_PREFIX.length) {
+            return false;
+        }
+        for (int i = 0; i < FRAGMENT_PREFIX.length; i++) {
+            if (frame.getByte(frame.readerIndex() + i) != FRAGMENT_PREFIX[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Reads a fragment's fields from {@code frame} and joins its data; the message once whole, else null. */
+    private Message joinFrom(ByteBuf frame) {
+        frame.skipBytes(FRAGMENT_PREFIX.length);
+        int total = readVarInt(frame);
+        int length = readVarInt(frame);
+        if (length != frame.readableBytes()) {
+            throw new MalformedMessageException("a fragment claims " + length + " bytes and holds "
+                    + frame.readableBytes());
+        }
+        return join(total, frame);
+    }
+
+    /** Kryo's unsigned variable-length int, at most 5 bytes. */
+    private static int readVarInt(ByteBuf in) {
+        int value = 0;
+        for (int shift = 0; shift < 35; shift += 7) {
+            if (!in.isReadable()) {
+                throw new MalformedMessageException("a fragment's header is cut short");
+            }
+            byte b = in.readByte();
+            value |= (b & 0x7f) << shift;
+            if (b >= 0) {
+                return value;
+            }
+        }
+        throw new MalformedMessageException("a fragment's header holds a malformed number");
+    }
+
+    /**
+     * Adds the readable bytes of {@code data}, part of a message of {@code total} bytes, to the message being
+     * joined; returns the message once it is whole, else null.
+     */
+    private Message join(int total, ByteBuf data) {
+        int length = data.readableBytes();
         if (joining == null) {
-            if (f.total() > maxMessageBytes || f.total() <= f.data().length) {
-                throw new MalformedMessageException("a message of " + f.total() + " bytes in fragments; the limit is "
+            if (total > maxMessageBytes || total <= length) {
+                throw new MalformedMessageException("a message of " + total + " bytes in fragments; the limit is "
                         + maxMessageBytes + " (-Dcx.maxMessageBytes)");
             }
-            joining = new byte[f.total()];
+            joining = new byte[total];
             joined = 0;
         }
-        if (f.total() != joining.length || f.data().length > joining.length - joined) {
-            throw new MalformedMessageException("a fragment of " + f.data().length + " bytes does not fit the message "
+        if (total != joining.length || length > joining.length - joined) {
+            throw new MalformedMessageException("a fragment of " + length + " bytes does not fit the message "
                     + "of " + joining.length + " bytes being joined (" + joined + " so far)");
         }
-        System.arraycopy(f.data(), 0, joining, joined, f.data().length);
-        joined += f.data().length;
+        data.readBytes(joining, joined, length);
+        joined += length;
         if (joined < joining.length) {
             return null;
         }

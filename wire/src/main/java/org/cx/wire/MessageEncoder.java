@@ -16,6 +16,9 @@ import io.netty.util.concurrent.FastThreadLocal;
 public final class MessageEncoder extends MessageToByteEncoder<Message> {
     /** Room in a frame for a fragment's own fields around its slice of the message. */
     static final int FRAGMENT_OVERHEAD = 32;
+    private static final byte[] EMPTY = new byte[0];
+    /** Data per fragment: small enough for the transport's pooled buffers, large enough to cost nothing. */
+    static final int FRAGMENT_BYTES = 1 << 20;
 
     private static final FastThreadLocal<Kryo> KRYO = new FastThreadLocal<>() {
         @Override
@@ -46,7 +49,14 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
 
     @Override
     protected void encode(ChannelHandlerContext ctx, Message message, ByteBuf out) {
-        Output output = OUTPUT.get();
+        long hint = sizeHint(message);
+        Output output;
+        if (hint > 1 << 20 && hint < Integer.MAX_VALUE - 4096) {
+            output = new Output((int) hint + 4096, -1); // sized at once: no copies while it grows
+            OUTPUT.set(output);
+        } else {
+            output = OUTPUT.get();
+        }
         output.reset();
         try {
             KRYO.get().writeClassAndObject(output, message);
@@ -59,6 +69,7 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
                 out.writeInt(length);
                 out.writeBytes(output.getBuffer(), 0, length);
             } else {
+                OUTPUT.remove(); // the fragments hold slices of its buffer until they are written
                 writeFragments(ctx, output.getBuffer(), length);
             }
         } finally {
@@ -68,22 +79,51 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         }
     }
 
+    /** About the bytes {@code message} takes encoded, for messages that may be large; 0 if unknown. */
+    static long sizeHint(Message message) {
+        long bytes = 0;
+        switch (message) {
+            case Message.Completed c -> {
+                for (Completion completion : c.completions()) {
+                    bytes += completion.frameBytes();
+                }
+            }
+            case Message.Assign a -> {
+                for (ReadyTask t : a.tasks()) {
+                    bytes += t.task().body().length + 128;
+                    for (byte[] input : t.inputs()) {
+                        bytes += input.length + 8;
+                    }
+                }
+            }
+            case Message.Result r -> bytes = r.value().length + 128;
+            case Message.Submit s -> bytes = s.root().body().length + 256;
+            default -> {
+            }
+        }
+        return bytes;
+    }
+
     /**
-     * Writes the first {@code length} bytes of {@code message} as fragments of at most a frame each, each frame its
-     * own heap buffer: ahead of the (empty) buffer this encoder then writes for the message, so in order, and never
-     * the whole message in direct memory at once.
+     * Writes the first {@code length} bytes of {@code message} as fragments of at most a frame each, ahead of the
+     * (empty) buffer this encoder then writes for the message, so in order. Each frame is a small header of its own
+     * and a slice of {@code message}, not a copy: the caller must not reuse {@code message}.
      */
     private void writeFragments(ChannelHandlerContext ctx, byte[] message, int length) {
-        int slice = maxFrameBytes - FRAGMENT_OVERHEAD;
+        int slice = Math.min(FRAGMENT_BYTES, maxFrameBytes - FRAGMENT_OVERHEAD);
+        // A fragment is its class id, the total and its data as a byte array: a varint length, then the bytes.
+        Output header = new Output(FRAGMENT_OVERHEAD, -1);
         for (int from = 0; from < length; from += slice) {
-            byte[] part = java.util.Arrays.copyOfRange(message, from, Math.min(length, from + slice));
-            Output frame = new Output(part.length + FRAGMENT_OVERHEAD + 4, -1);
-            frame.setPosition(4);
-            KRYO.get().writeClassAndObject(frame, new Message.Fragment(length, part));
-            int frameLength = frame.position() - 4;
-            ByteBuf buffer = Unpooled.wrappedBuffer(frame.getBuffer(), 0, frameLength + 4);
-            buffer.setInt(0, frameLength);
-            ctx.write(buffer, ctx.voidPromise());
+            int n = Math.min(slice, length - from);
+            header.reset();
+            header.setPosition(4);
+            KRYO.get().writeClassAndObject(header, new Message.Fragment(length, EMPTY));
+            header.setPosition(header.position() - 1); // the empty array's length, 0, one byte
+            header.writeVarInt(n, true);
+            int headerLength = header.position();
+            ByteBuf head = Unpooled.copiedBuffer(header.getBuffer(), 0, headerLength);
+            head.setInt(0, headerLength - 4 + n);
+            ctx.write(Unpooled.wrappedBuffer(head, Unpooled.wrappedBuffer(message, from, n)), ctx.voidPromise());
         }
     }
 }

@@ -1,0 +1,89 @@
+package org.cx.examples.sort;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.LongBuffer;
+import java.util.Arrays;
+import org.cx.api.Continuation;
+import org.cx.api.SharedData;
+import org.cx.api.Task;
+import org.cx.api.TaskContext;
+import org.cx.api.TaskId;
+
+/**
+ * Merge sort as a CX computation. The unsorted longs are the computation's shared data ({@link #input}), so they
+ * travel to each producer once instead of down the tree of tasks; a task for the range {@code [from, to)} splits
+ * it in halves down to {@code leafSize} elements; a leaf sorts its range, read from the shared data, and sends the
+ * sorted array; a {@link Merge} merges its two sorted inputs and sends the result up, so values move only upward,
+ * each level once.
+ */
+public final class MergeSort extends Task {
+    /** The shared data entry holding the longs to sort, little-endian. */
+    public static final String INPUT = "longs";
+
+    private final int from;
+    private final int to;
+    private final int leafSize;
+
+    /** Sorts the first {@code n} longs of the input, {@code leafSize} at most per leaf. */
+    public MergeSort(int n, int leafSize) {
+        this(0, n, leafSize);
+    }
+
+    private MergeSort(int from, int to, int leafSize) {
+        if (leafSize < 1 || from > to) {
+            throw new IllegalArgumentException("leafSize must be >= 1 and the range not reversed");
+        }
+        this.from = from;
+        this.to = to;
+        this.leafSize = leafSize;
+    }
+
+    /** The shared data a {@link MergeSort} of {@code values} reads. */
+    public static SharedData input(long[] values) {
+        ByteBuffer bytes = ByteBuffer.allocate(values.length * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.asLongBuffer().put(values);
+        return SharedData.of(INPUT, bytes.array());
+    }
+
+    @Override
+    public void execute(TaskContext context) {
+        if (to - from <= leafSize) {
+            LongBuffer input = context.sharedData(INPUT).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer();
+            long[] part = new long[to - from];
+            input.get(from, part);
+            Arrays.sort(part);
+            context.sendResult(part);
+            return;
+        }
+        int mid = from + (to - from) / 2;
+        TaskId merge = context.storeTask(new Merge(), context.continuation());
+        context.storeTask(new MergeSort(from, mid, leafSize), Continuation.to(merge, 0));
+        context.storeTask(new MergeSort(mid, to, leafSize), Continuation.to(merge, 1));
+    }
+
+    /** Merges two sorted arrays. */
+    public static final class Merge extends Task {
+        public Merge() {
+            super(2);
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(merge(input(0), input(1)));
+        }
+
+        static long[] merge(long[] a, long[] b) {
+            long[] out = new long[a.length + b.length];
+            int i = 0;
+            int j = 0;
+            int k = 0;
+            while (i < a.length && j < b.length) {
+                out[k++] = a[i] <= b[j] ? a[i++] : b[j++];
+            }
+            System.arraycopy(a, i, out, k, a.length - i);
+            System.arraycopy(b, j, out, k + a.length - i, b.length - j);
+            return out;
+        }
+    }
+}

@@ -1,0 +1,293 @@
+package org.cx.harness;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.cx.api.Continuation;
+import org.cx.api.SharedData;
+import org.cx.api.Task;
+import org.cx.api.TaskContext;
+import org.cx.api.TaskId;
+import org.cx.consumer.Consumer;
+import org.cx.examples.sort.MergeSort;
+import org.cx.producer.Producer;
+import org.cx.producer.TaskBox;
+import org.cx.server.ServerConfig;
+
+/**
+ * {@code cx bench data}: what moving data costs. Three measurements, each against a baseline in the same run:
+ * one large value from one task to the next against a plain TCP copy of the same bytes on loopback; many tasks
+ * reading the same shared data, with the bytes it took on the wire; and a merge sort of random longs against
+ * {@link Arrays#parallelSort} on the same cores.
+ */
+public final class DataBench {
+
+    private DataBench() {
+    }
+
+    /** Sends {@code bytes} bytes to a {@link Sink}. */
+    public static final class Source extends Task {
+        private final int bytes;
+
+        public Source(int bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(new byte[bytes]);
+        }
+    }
+
+    /** Receives one value and sends its length. */
+    public static final class Sink extends Task {
+        public Sink() {
+            super(1);
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            byte[] value = input(0);
+            context.sendResult((long) value.length);
+        }
+    }
+
+    /** A {@link Source} of {@code bytes} bytes and its {@link Sink}. */
+    public static final class Hop extends Task {
+        private final int bytes;
+
+        public Hop(int bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            TaskId sink = context.storeTask(new Sink(), context.continuation());
+            context.storeTask(new Source(bytes), Continuation.to(sink, 0));
+        }
+    }
+
+    /** Stores {@code n} readers of the shared data and sums what they read. */
+    public static final class ReadShared extends Task {
+        private final int n;
+
+        public ReadShared(int n) {
+            this.n = n;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            if (n == 1) {
+                java.nio.ByteBuffer data = context.sharedData("data");
+                long sum = 0;
+                for (int i = 0; i < data.limit(); i += 4096) {
+                    sum += data.get(i); // touch a byte of every page, as a reader of the whole would
+                }
+                context.sendResult(sum);
+                return;
+            }
+            TaskId sum = context.storeTask(new Add(), context.continuation());
+            context.storeTask(new ReadShared(n / 2), Continuation.to(sum, 0));
+            context.storeTask(new ReadShared(n - n / 2), Continuation.to(sum, 1));
+        }
+    }
+
+    /** Adds two longs. */
+    public static final class Add extends Task {
+        public Add() {
+            super(2);
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            long a = input(0);
+            long b = input(1);
+            context.sendResult(a + b);
+        }
+    }
+
+    /** One value of {@code bytes} bytes from one task to the next, and the TCP copy of as many bytes. */
+    public record HopSample(long bytes, double cxMs, double tcpMs) {
+        /** CX's throughput as a fraction of TCP's. */
+        public double ratio() {
+            return tcpMs / cxMs;
+        }
+    }
+
+    /**
+     * Runs {@link Hop} with {@code mib} MiB and with 1 KiB (the fixed costs, subtracted) on one server and a
+     * producer of two workers (the value goes from the producer to the server, where it is stored, and the producer
+     * runs the sink, which it kept a copy of), then copies as many bytes over a loopback TCP connection into one
+     * array.
+     */
+    public static HopSample valueHop(int mib, TaskBox box, boolean tls, PrintStream log) throws Exception {
+        int bytes = mib << 20;
+        ServerConfig config = ServerConfig.defaults().withName("data");
+        // One producer of two workers: with two, the idle one would run an eager copy of the source (it is "late"
+        // while it makes its value), and two copies of the value would share the link.
+        try (LocalCluster cluster = LocalCluster.start(tls ? config : config.withTls(null), 1, 1, 2, true, false,
+                box);
+             Consumer consumer = cluster.consumer()) {
+            run(consumer, new Hop(bytes)); // warm up the path
+            List<Double> smalls = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                smalls.add(timed(() -> run(consumer, new Hop(1 << 10))));
+            }
+            double small = median(smalls);
+            double large = timed(() -> run(consumer, new Hop(bytes)));
+            double tcp = tcpCopy(bytes);
+            log.printf("  %d MiB value: computation %.0f ms, with 1 KiB %.1f ms; TCP copy %.0f ms%n", mib, large,
+                    small, tcp);
+            return new HopSample(bytes, Math.max(large - small, 1e-3), tcp);
+        }
+    }
+
+    /** Shared data read by many tasks: the bytes it took to reach them. */
+    public record SharedSample(long dataBytes, int tasks, int producers, double ms, long consumerBytes,
+                               long producerFetches) {
+        /** Bytes of the data sent to producers: one copy per fetch. */
+        public long bytesToProducers() {
+            return producerFetches * dataBytes;
+        }
+    }
+
+    /** {@code tasks} tasks each read the same {@code mib} MiB of shared data, on {@code producers} producers. */
+    public static SharedSample shared(int mib, int tasks, int producers, PrintStream log) throws Exception {
+        byte[] data = new byte[mib << 20];
+        new Random(42).nextBytes(data);
+        SharedData shared = SharedData.of("data", data);
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("shared"), 1, producers, 1,
+                true);
+             Consumer consumer = cluster.consumer()) {
+            long start = System.nanoTime();
+            consumer.<Long>submit(new ReadShared(tasks), shared, r -> { }).result().get(600, TimeUnit.SECONDS);
+            double ms = (System.nanoTime() - start) / 1e6;
+            long fetches = cluster.producers().stream().mapToLong(Producer::bundlesFetched).sum();
+            log.printf("  %d tasks read %d MiB of shared data in %.0f ms; the consumer sent %,d bytes; the %d "
+                    + "producers fetched it %d times%n", tasks, mib, ms, consumer.bundleBytesSent(), producers,
+                    fetches);
+            return new SharedSample(data.length, tasks, producers, ms, consumer.bundleBytesSent(), fetches);
+        }
+    }
+
+    /** The merge sort against {@link Arrays#parallelSort}, with the peak heap of this process during each. */
+    public record SortSample(int n, double cxMs, double parallelSortMs, long cxPeakHeap, long parallelSortPeakHeap) {
+        public double ratio() {
+            return cxMs / parallelSortMs;
+        }
+    }
+
+    /**
+     * Sorts {@code n} random longs with {@link MergeSort} ({@code leafSize} per leaf) on one server and
+     * {@code producers} one-worker producers in this process, and with {@link Arrays#parallelSort}; checks that
+     * both agree.
+     */
+    public static SortSample sort(int n, int leafSize, int producers, PrintStream log) throws Exception {
+        long[] values = new Random(42).longs(n).toArray();
+        long[] expected = values.clone();
+        Arrays.parallelSort(values.clone()); // warm up
+        resetPeaks();
+        long t0 = System.nanoTime();
+        Arrays.parallelSort(expected);
+        double parallelMs = (System.nanoTime() - t0) / 1e6;
+        long parallelPeak = peakHeap();
+        SharedData input = MergeSort.input(values);
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("sort"), 1, producers, 1,
+                true);
+             Consumer consumer = cluster.consumer()) {
+            consumer.<long[]>submit(new MergeSort(Math.min(n, 4 * leafSize), leafSize), input, r -> { })
+                    .result().get(600, TimeUnit.SECONDS); // warm up, and the data reaches the producers
+            System.gc();
+            resetPeaks();
+            long t1 = System.nanoTime();
+            long[] sorted = consumer.<long[]>submit(new MergeSort(n, leafSize), input, r -> { })
+                    .result().get(600, TimeUnit.SECONDS);
+            double cxMs = (System.nanoTime() - t1) / 1e6;
+            long cxPeak = peakHeap();
+            if (!Arrays.equals(expected, sorted)) {
+                throw new IllegalStateException("the merge sort's answer differs from Arrays.parallelSort's");
+            }
+            log.printf("  %,d longs: merge sort %.0f ms (peak heap %d MiB), Arrays.parallelSort %.0f ms (peak heap "
+                    + "%d MiB)%n", n, cxMs, cxPeak >> 20, parallelMs, parallelPeak >> 20);
+            return new SortSample(n, cxMs, parallelMs, cxPeak, parallelPeak);
+        }
+    }
+
+    private static void run(Consumer consumer, Task root) throws Exception {
+        consumer.submit(root).result().get(600, TimeUnit.SECONDS);
+    }
+
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static double timed(Step step) throws Exception {
+        long start = System.nanoTime();
+        step.run();
+        return (System.nanoTime() - start) / 1e6;
+    }
+
+    /** Milliseconds to copy {@code bytes} bytes over a fresh loopback TCP connection into one array. */
+    static double tcpCopy(int bytes) throws IOException, InterruptedException, java.util.concurrent.ExecutionException {
+        byte[] source = new byte[bytes];
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Long> received = CompletableFuture.supplyAsync(() -> {
+                try (Socket s = server.accept(); InputStream in = s.getInputStream()) {
+                    byte[] target = new byte[bytes];
+                    int n = in.readNBytes(target, 0, bytes);
+                    return System.nanoTime() + (n == bytes ? 0 : Long.MIN_VALUE);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+                 OutputStream out = client.getOutputStream()) {
+                long start = System.nanoTime();
+                out.write(source);
+                out.flush();
+                long end = received.get();
+                if (end < 0) {
+                    throw new IOException("the TCP copy was cut short");
+                }
+                return (end - start) / 1e6;
+            }
+        }
+    }
+
+    private static List<MemoryPoolMXBean> heapPools() {
+        List<MemoryPoolMXBean> pools = new ArrayList<>();
+        for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (p.getType() == MemoryType.HEAP) {
+                pools.add(p);
+            }
+        }
+        return pools;
+    }
+
+    private static void resetPeaks() {
+        heapPools().forEach(MemoryPoolMXBean::resetPeakUsage);
+    }
+
+    /** The sum of the heap pools' peaks since the last reset (an upper bound on the peak heap in use). */
+    private static long peakHeap() {
+        return heapPools().stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+    }
+
+    /** The median of {@code values}. */
+    public static double median(List<Double> values) {
+        return RecoveryBench.median(values);
+    }
+}
