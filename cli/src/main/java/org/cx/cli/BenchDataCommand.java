@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
             "  shared: --tasks tasks reading the same --shared-mb MiB of shared data on --producers producers,",
             "          with the bytes it took on the wire;",
             "  sort:   the merge sort example on --sort-n random longs against Arrays.parallelSort in this JVM,",
-            "          with the peak heap of each.",
+            "          with the peak resident memory of the process during each.",
             "Runs each --runs times and prints the medians. Needs a large heap: CX_JAVA_OPTS=-Xmx8g."})
 final class BenchDataCommand extends Printing implements Callable<Integer> {
     @Option(names = "--only", paramLabel = "PART", split = ",",
@@ -107,8 +107,9 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
                 ratios.add(last.ratio());
             }
             out().printf("sort: %,d longs, merge sort on 1 server and 2 producers at %.2f x the time of "
-                    + "Arrays.parallelSort (median of %d runs); peak heap %d MiB against %d MiB%n", sortN,
-                    DataBench.median(ratios), runs, last.cxPeakHeap() >> 20, last.parallelSortPeakHeap() >> 20);
+                    + "Arrays.parallelSort (median of %d runs); peak resident memory of the process %d MiB against "
+                    + "%d MiB%n", sortN, DataBench.median(ratios), runs, last.cxPeakBytes() >> 20,
+                    last.parallelSortPeakBytes() >> 20);
         }
         return 0;
     }

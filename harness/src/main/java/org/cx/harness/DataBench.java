@@ -4,9 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -183,8 +180,11 @@ public final class DataBench {
         }
     }
 
-    /** The merge sort against {@link Arrays#parallelSort}, with the peak heap of this process during each. */
-    public record SortSample(int n, double cxMs, double parallelSortMs, long cxPeakHeap, long parallelSortPeakHeap) {
+    /**
+     * The merge sort against {@link Arrays#parallelSort}, with the peak resident memory of this process (the whole
+     * network runs in it) during each; -1 where the system cannot say.
+     */
+    public record SortSample(int n, double cxMs, double parallelSortMs, long cxPeakBytes, long parallelSortPeakBytes) {
         public double ratio() {
             return cxMs / parallelSortMs;
         }
@@ -199,11 +199,12 @@ public final class DataBench {
         long[] values = new Random(42).longs(n).toArray();
         long[] expected = values.clone();
         Arrays.parallelSort(values.clone()); // warm up
-        resetPeaks();
+        System.gc();
+        resetPeakResident();
         long t0 = System.nanoTime();
         Arrays.parallelSort(expected);
         double parallelMs = (System.nanoTime() - t0) / 1e6;
-        long parallelPeak = peakHeap();
+        long parallelPeak = peakResident();
         SharedData input = MergeSort.input(values);
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("sort"), 1, producers, 1,
                 true);
@@ -211,17 +212,17 @@ public final class DataBench {
             consumer.<long[]>submit(new MergeSort(Math.min(n, 4 * leafSize), leafSize), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS); // warm up, and the data reaches the producers
             System.gc();
-            resetPeaks();
+            resetPeakResident();
             long t1 = System.nanoTime();
             long[] sorted = consumer.<long[]>submit(new MergeSort(n, leafSize), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS);
             double cxMs = (System.nanoTime() - t1) / 1e6;
-            long cxPeak = peakHeap();
+            long cxPeak = peakResident();
             if (!Arrays.equals(expected, sorted)) {
                 throw new IllegalStateException("the merge sort's answer differs from Arrays.parallelSort's");
             }
-            log.printf("  %,d longs: merge sort %.0f ms (peak heap %d MiB), Arrays.parallelSort %.0f ms (peak heap "
-                    + "%d MiB)%n", n, cxMs, cxPeak >> 20, parallelMs, parallelPeak >> 20);
+            log.printf("  %,d longs: merge sort %.0f ms (peak resident %d MiB), Arrays.parallelSort %.0f ms (peak "
+                    + "resident %d MiB)%n", n, cxMs, cxPeak >> 20, parallelMs, parallelPeak >> 20);
             return new SortSample(n, cxMs, parallelMs, cxPeak, parallelPeak);
         }
     }
@@ -267,23 +268,27 @@ public final class DataBench {
         }
     }
 
-    private static List<MemoryPoolMXBean> heapPools() {
-        List<MemoryPoolMXBean> pools = new ArrayList<>();
-        for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (p.getType() == MemoryType.HEAP) {
-                pools.add(p);
-            }
+    /** Starts a new peak of resident memory for this process (Linux: {@code /proc/self/clear_refs}). */
+    private static void resetPeakResident() {
+        try {
+            java.nio.file.Files.writeString(java.nio.file.Path.of("/proc/self/clear_refs"), "5");
+        } catch (IOException | UnsupportedOperationException e) {
+            // not Linux: the peak is since the process started
         }
-        return pools;
     }
 
-    private static void resetPeaks() {
-        heapPools().forEach(MemoryPoolMXBean::resetPeakUsage);
-    }
-
-    /** The sum of the heap pools' peaks since the last reset (an upper bound on the peak heap in use). */
-    private static long peakHeap() {
-        return heapPools().stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+    /** The peak resident memory of this process since the last reset (Linux: VmHWM), or -1. */
+    private static long peakResident() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) << 10;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+        return -1;
     }
 
     /** The median of {@code values}. */

@@ -42,7 +42,7 @@ class BundleFetcherTest {
 
     @Test
     void classPathCodeIsBoundAtOnceAndItsTasksRun() {
-        assertNull(fetcher.code(1, CodeBundle.CLASS_PATH));
+        assertEquals(List.of(), fetcher.code(1, CodeBundle.CLASS_PATH));
         assertFalse(fetcher.park(task(1)));
         assertEquals(0, fetcher.fetches());
     }
@@ -51,8 +51,9 @@ class BundleFetcherTest {
     void aBundleIsFetchedOnceForEveryComputationWaitingAndItsTasksRunWhenItArrives() throws IOException {
         byte[] bytes = jar();
         CodeBundle bundle = CodeBundle.of(bytes);
-        assertNotNull(fetcher.code(1, bundle.hash()), "the first computation asks for it");
-        assertNull(fetcher.code(2, bundle.hash()), "the second waits for the same fetch");
+        assertEquals(List.of(new Message.FetchBundle(bundle.hash())), fetcher.code(1, bundle.hash()),
+                "the first computation asks for it");
+        assertEquals(List.of(), fetcher.code(2, bundle.hash()), "the second waits for the same fetch");
         assertEquals(1, fetcher.fetches());
         assertTrue(fetcher.park(task(1)));
         assertTrue(fetcher.park(task(2)));
@@ -68,12 +69,27 @@ class BundleFetcherTest {
         List<ReadyTask> ready = fetcher.arrived(CodeBundle.verified(bundle.hash(), all.bytes(), all.signed()));
         assertEquals(2, ready.size());
         assertEquals(0, fetcher.parkedCount());
-        assertNull(fetcher.code(4, bundle.hash()), "held now: bound at once");
+        assertEquals(List.of(), fetcher.code(4, bundle.hash()), "held now: bound at once");
+    }
+
+    @Test
+    void aComputationWithSharedDataRunsOnceItsCodeAndItsDataAreBothHere() throws IOException {
+        CodeBundle code = CodeBundle.of(jar());
+        java.util.TreeMap<String, byte[]> entries = new java.util.TreeMap<>();
+        entries.put("table", new byte[] {4, 5, 6});
+        CodeBundle data = CodeBundle.ofEntries(entries);
+        assertEquals(List.of(new Message.FetchBundle(code.hash()), new Message.FetchBundle(data.hash())),
+                fetcher.code(1, org.cx.wire.Sources.of(code.hash(), data.hash())));
+        assertTrue(fetcher.park(task(1)));
+        assertEquals(List.of(), fetcher.arrived(data), "the code is not here yet");
+        assertEquals(1, fetcher.arrived(code).size(), "both are here: its task runs");
+        assertEquals(List.of(), fetcher.code(2, org.cx.wire.Sources.of(code.hash(), data.hash())),
+                "another computation from the same code and data: bound at once");
     }
 
     @Test
     void aBundleThatCannotBeHadFailsEveryTaskWaitingForItSayingWhy() {
-        assertNotNull(fetcher.code(1, "ab".repeat(32)));
+        assertEquals(1, fetcher.code(1, "ab".repeat(32)).size());
         fetcher.park(task(1));
         List<Message.TaskFailed> failed = fetcher.unavailable("ab".repeat(32), "no server has it");
         assertEquals(1, failed.size());
