@@ -59,6 +59,25 @@ class TaskFailureTest {
         }
     }
 
+    /**
+     * Values that each fit a message but together exceed one, completed at about the same time on servers that
+     * mirror each other: every mirror batch that carries them fits a message.
+     */
+    @Test
+    void manyLargeValuesOnAMirroredNetworkComplete() throws Exception {
+        System.setProperty("cx.maxMessageBytes", Integer.toString(24 << 20));
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("batches")
+                .withAuditEffects(true), 2, 4, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            Computation<Long> c = consumer.submit(new TestTasks.ManyLarge(8, 8 << 20));
+            assertEquals(8L * (8 << 20), c.result().get(120, TimeUnit.SECONDS));
+            assertEquals(Fib.value(12), consumer.<Long>submit(new Fib(12)).result().get(60, TimeUnit.SECONDS),
+                    "the network carries on");
+        } finally {
+            System.clearProperty("cx.maxMessageBytes");
+        }
+    }
+
     /** Over the message limit (here 24 MiB), a task's effects or a task with its inputs fail, saying what to do. */
     @Test
     void effectsOrInputsOverTheMessageLimitFailTheComputationSayingWhatToDo() throws Exception {

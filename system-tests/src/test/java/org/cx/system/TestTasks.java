@@ -49,6 +49,39 @@ final class TestTasks {
         }
     }
 
+    /** {@code n} tasks each send an array of {@code bytes} bytes to a task of its own that sends its length. */
+    static final class ManyLarge extends Task {
+        private final int n;
+        private final int bytes;
+
+        ManyLarge(int n, int bytes) {
+            this.n = n;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            TaskId sum = context.storeTask(new Sum(n), context.continuation());
+            for (int i = 0; i < n; i++) {
+                TaskId length = context.storeTask(new LengthOf(), Continuation.to(sum, i));
+                context.storeTask(new BigResult(bytes), Continuation.to(length, 0));
+            }
+        }
+    }
+
+    /** Sends the length of its one input, an array of bytes, as a long. */
+    static final class LengthOf extends Task {
+        LengthOf() {
+            super(1);
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            byte[] a = input(0);
+            context.sendResult((long) a.length);
+        }
+    }
+
     static final class Lengths extends Task {
         Lengths() {
             super(2);

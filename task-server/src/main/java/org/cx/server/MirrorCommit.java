@@ -38,6 +38,8 @@ final class MirrorCommit implements StateLog {
 
     private long journalSeq;
     private List<MirrorOp> pending = new ArrayList<>();
+    /** About the bytes of {@link #pending} encoded. */
+    private long pendingBytes;
     /** Servers that must acknowledge a batch before it counts: the mirror group, plus former members until released. */
     private final Map<Integer, Long> acked = new HashMap<>();
     private final Set<Integer> toRelease = new HashSet<>();
@@ -59,6 +61,31 @@ final class MirrorCommit implements StateLog {
     @Override
     public void record(MirrorOp op) {
         pending.add(op);
+        pendingBytes += bytes(op);
+    }
+
+    /** About the bytes the changes recorded since the last cut take in a batch. */
+    long pendingBytes() {
+        return pendingBytes;
+    }
+
+    /** About the bytes {@code op} takes encoded: its application data, and room for the rest. */
+    static long bytes(MirrorOp op) {
+        long data = switch (op) {
+            case MirrorOp.Put p -> {
+                long n = p.task().body().length;
+                for (byte[] input : p.inputs() == null ? new byte[0][] : p.inputs()) {
+                    n += input == null ? 0 : input.length;
+                }
+                yield n;
+            }
+            case MirrorOp.Input i -> i.value().length;
+            case MirrorOp.Finished f -> f.result() == null ? 0 : f.result().length;
+            case MirrorOp.Send s ->
+                    org.cx.wire.MessageEncoder.sizeHint(new Message.Routed(s.from(), s.to(), s.seq(), s.payload()));
+            default -> 0;
+        };
+        return data + 128;
     }
 
     /** The servers every batch goes to: the mirror group and the former members not released yet. */
@@ -111,6 +138,7 @@ final class MirrorCommit implements StateLog {
             batch = new Message.Mirror(self, journalSeq, false, awaited, pending.toArray(MirrorOp[]::new));
         }
         pending = new ArrayList<>();
+        pendingBytes = 0;
         return batch;
     }
 
@@ -120,6 +148,7 @@ final class MirrorCommit implements StateLog {
      */
     Message.Mirror snapshot(int self, List<MirrorOp> state) {
         pending = new ArrayList<>();
+        pendingBytes = 0;
         journalSeq++;
         snapshotSeq = journalSeq;
         awaitedSeq = journalSeq;

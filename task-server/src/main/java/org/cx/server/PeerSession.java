@@ -73,9 +73,16 @@ abstract class PeerSession {
             return;
         }
         node.scheduler().tick(node.cycle().now());
+        boolean large = node.largeForABatch(msg);
+        if (large) {
+            node.cycle().endOfBurst(); // its changes go to the mirrors in a batch of their own
+        }
         if (!handle(msg)) {
             refuse(msg.getClass().getSimpleName() + " is not a message a " + role().name().toLowerCase()
                     + " may send");
+        }
+        if (large || node.mirrorBatchFull()) {
+            node.cycle().endOfBurst();
         }
     }
 

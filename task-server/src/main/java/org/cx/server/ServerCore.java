@@ -269,6 +269,16 @@ public final class ServerCore {
         return cycle;
     }
 
+    /** Whether {@code msg} carries enough data to have its changes mirrored in a batch of their own. */
+    boolean largeForABatch(Message msg) {
+        return network.largeForABatch(msg);
+    }
+
+    /** Whether the changes waiting for the next mirror batch are enough for one. */
+    boolean mirrorBatchFull() {
+        return network.batchFull();
+    }
+
     CodeService code() {
         return code;
     }

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.TaskId;
 import org.cx.wire.Message;
+import org.cx.wire.MessageEncoder;
 import org.cx.wire.MirrorOp;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
@@ -42,6 +43,11 @@ final class ServerNetwork implements StateLog {
     private static final long RESEND_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A joiner not in the network after this long asks again (or says why it waits). */
     private static final long JOIN_RETRY_NANOS = TimeUnit.SECONDS.toNanos(3);
+    /**
+     * A message carrying more application data than this has its changes mirrored in a batch of their own, and a
+     * batch is cut once it holds this much: no batch outgrows the message limit.
+     */
+    static final long LARGE_FOR_A_BATCH = org.cx.wire.WireConfig.maxMessageBytes() / 4;
 
     /** What the network needs from the server it runs in. */
     interface Host {
@@ -968,6 +974,16 @@ final class ServerNetwork implements StateLog {
         diffusion.afterBurst();
     }
 
+    /** Whether {@code msg} carries enough application data to have its changes mirrored in a batch of their own. */
+    boolean largeForABatch(Message msg) {
+        return MessageEncoder.sizeHint(msg) > LARGE_FOR_A_BATCH;
+    }
+
+    /** Whether the changes recorded since the last batch are enough for a batch. */
+    boolean batchFull() {
+        return commit.pendingBytes() > LARGE_FOR_A_BATCH;
+    }
+
     /** A message from another server or an observer, on either kind of connection. Event loop. */
     void onMessage(Message msg, PeerConnection from) {
         if (evicted) {
@@ -988,7 +1004,16 @@ final class ServerNetwork implements StateLog {
                 copies.remove(r.from()); // the copy is gone: it must not be acknowledged late
             }
             case Message.StateLost l -> scheduler.failAllRunning(l.reason());
-            case Message.Routed r -> onRouted(r);
+            case Message.Routed r -> {
+                boolean large = largeForABatch(r);
+                if (large) {
+                    cycle.endOfBurst(); // its changes go to the mirrors in a batch of their own
+                }
+                onRouted(r);
+                if (large || batchFull()) {
+                    cycle.endOfBurst();
+                }
+            }
             case Message.RoutedAck a -> onRoutedAck(a);
             case Message.Load l -> diffusion.onLoad(l);
             case Message.Heartbeat hb -> onHeartbeat(hb, from);

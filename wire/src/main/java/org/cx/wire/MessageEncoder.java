@@ -79,8 +79,8 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         }
     }
 
-    /** About the bytes {@code message} takes encoded, for messages that may be large; 0 if unknown. */
-    static long sizeHint(Message message) {
+    /** About the bytes {@code message} takes encoded, for the messages that carry application data; else 0. */
+    public static long sizeHint(Message message) {
         long bytes = 0;
         switch (message) {
             case Message.Completed c -> {
@@ -88,17 +88,26 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
                     bytes += completion.frameBytes();
                 }
             }
-            case Message.Assign a -> {
-                for (ReadyTask t : a.tasks()) {
-                    bytes += t.task().body().length + 128;
-                    for (byte[] input : t.inputs()) {
-                        bytes += input.length + 8;
-                    }
-                }
-            }
+            case Message.Assign a -> bytes = readyBytes(a.tasks());
+            case Message.Routed r -> bytes = switch (r.payload()) {
+                case RoutedPayload.Value v -> v.value().value().length + 256;
+                case RoutedPayload.Transfer t -> readyBytes(t.tasks());
+                default -> 0;
+            };
             case Message.Result r -> bytes = r.value().length + 128;
             case Message.Submit s -> bytes = s.root().body().length + 256;
             default -> {
+            }
+        }
+        return bytes;
+    }
+
+    private static long readyBytes(ReadyTask[] tasks) {
+        long bytes = 0;
+        for (ReadyTask t : tasks) {
+            bytes += t.task().body().length + 128;
+            for (byte[] input : t.inputs()) {
+                bytes += input.length + 8;
             }
         }
         return bytes;
