@@ -9,12 +9,14 @@ import org.cx.api.Computation;
 import org.cx.api.ComputationFailedException;
 import org.cx.cli.Cx;
 import org.cx.consumer.Consumer;
+import org.cx.consumer.NetworkProbe;
 import org.cx.examples.fib.Fib;
 import org.cx.harness.LocalCluster;
 import org.cx.server.ServerConfig;
 import org.cx.server.TaskServerNode;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
+import org.cx.wire.Message;
 import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -73,6 +75,41 @@ class TaskFailureTest {
             assertEquals(8L * (8 << 20), c.result().get(120, TimeUnit.SECONDS));
             assertEquals(Fib.value(12), consumer.<Long>submit(new Fib(12)).result().get(60, TimeUnit.SECONDS),
                     "the network carries on");
+        } finally {
+            System.clearProperty("cx.maxMessageBytes");
+        }
+    }
+
+    /**
+     * A server holding more values than one message can carry is joined by a second, which mirrors it: the
+     * snapshot of its state goes in parts, and the network becomes tolerant of a failure.
+     */
+    @Test
+    void aSnapshotLargerThanAMessageReachesANewMirrorInParts() throws Exception {
+        System.setProperty("cx.maxMessageBytes", Integer.toString(24 << 20));
+        ServerConfig config = ServerConfig.defaults().withName("parts");
+        try (LocalCluster cluster = LocalCluster.start(config, 1, 2, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            Computation<Long> c = consumer.submit(new TestTasks.HeldArrays(2, 16 << 20));
+            Await.until("two 16 MiB values stored and waiting", Clusters.TIMEOUT, () -> {
+                org.cx.api.Diagnosis d = c.diagnose().join();
+                return d.waitingTasks().stream() // the sum, and two holders of a value waiting for input 1
+                        .filter(w -> w.missing().length == 1 && w.missing()[0] == 1).count() == 2;
+            });
+            String root = cluster.server().config().host() + ":" + cluster.server().port();
+            try (TaskServerNode joiner = TaskServerNode.start(config.withPort(0).withName("parts-1")
+                    .withNetwork(config.network().withJoin(root)))) {
+                Await.until("the joined network tolerant of a failure", Clusters.TIMEOUT, () -> {
+                    try {
+                        Message.NetworkStatus s = NetworkProbe.status(root);
+                        return s.servers().length == 2 && s.tolerant();
+                    } catch (java.io.IOException e) {
+                        return false;
+                    }
+                });
+                assertEquals("RUNNING", c.diagnose().join().phase());
+                assertEquals("parts-1", joiner.status().name());
+            }
         } finally {
             System.clearProperty("cx.maxMessageBytes");
         }

@@ -69,6 +69,42 @@ final class TestTasks {
         }
     }
 
+    /**
+     * {@code n} tasks each hold an array of {@code bytes} bytes and wait for a second input that never comes: their
+     * values stay stored on the server.
+     */
+    static final class HeldArrays extends Task {
+        private final int n;
+        private final int bytes;
+
+        HeldArrays(int n, int bytes) {
+            this.n = n;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            TaskId sum = context.storeTask(new Sum(n), context.continuation());
+            for (int i = 0; i < n; i++) {
+                TaskId held = context.storeTask(new LengthWhenGated(), Continuation.to(sum, i));
+                context.storeTask(new BigResult(bytes), Continuation.to(held, 0));
+            }
+        }
+    }
+
+    /** Would send the length of input 0, an array of bytes, once input 1 came. */
+    static final class LengthWhenGated extends Task {
+        LengthWhenGated() {
+            super(2);
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            byte[] a = input(0);
+            context.sendResult((long) a.length);
+        }
+    }
+
     /** Sends the length of its one input, an array of bytes, as a long. */
     static final class LengthOf extends Task {
         LengthOf() {

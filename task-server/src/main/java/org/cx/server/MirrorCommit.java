@@ -40,6 +40,16 @@ final class MirrorCommit implements StateLog {
     private List<MirrorOp> pending = new ArrayList<>();
     /** About the bytes of {@link #pending} encoded. */
     private long pendingBytes;
+    /** About the bytes of one part of a snapshot too large for one message. */
+    private final long partBytes;
+
+    MirrorCommit() {
+        this(org.cx.wire.WireConfig.maxMessageBytes() / 4);
+    }
+
+    MirrorCommit(long partBytes) {
+        this.partBytes = partBytes;
+    }
     /** Servers that must acknowledge a batch before it counts: the mirror group, plus former members until released. */
     private final Map<Integer, Long> acked = new HashMap<>();
     private final Set<Integer> toRelease = new HashSet<>();
@@ -143,16 +153,31 @@ final class MirrorCommit implements StateLog {
     }
 
     /**
-     * The whole replicated state {@code state} as the next batch, a snapshot, which replaces the mirrors' copies. The
-     * changes recorded since the last cut are part of that state and are not sent again.
+     * The whole replicated state {@code state} as the next batch, a snapshot, which replaces the mirrors' copies:
+     * in parts of about {@code partBytes} each if it is larger, numbered alike, the mirrors applying them together.
+     * The changes recorded since the last cut are part of that state and are not sent again.
      */
-    Message.Mirror snapshot(int self, List<MirrorOp> state) {
+    List<Message.Mirror> snapshot(int self, List<MirrorOp> state) {
         pending = new ArrayList<>();
         pendingBytes = 0;
         journalSeq++;
         snapshotSeq = journalSeq;
         awaitedSeq = journalSeq;
-        return new Message.Mirror(self, journalSeq, true, true, state.toArray(MirrorOp[]::new));
+        List<Message.Mirror> parts = new ArrayList<>();
+        int from = 0;
+        long bytes = 0;
+        for (int i = 0; i < state.size(); i++) {
+            bytes += bytes(state.get(i));
+            if (bytes > partBytes && i > from) {
+                parts.add(new Message.Mirror(self, journalSeq, true, true,
+                        state.subList(from, i).toArray(MirrorOp[]::new), true));
+                from = i;
+                bytes = bytes(state.get(i));
+            }
+        }
+        parts.add(new Message.Mirror(self, journalSeq, true, true,
+                state.subList(from, state.size()).toArray(MirrorOp[]::new), false));
+        return parts;
     }
 
     /** Whether output is held on a change that no batch sent as awaited covers yet. */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.cx.wire.Message;
+import org.cx.wire.MirrorOp;
 
 /**
  * The copies one server holds of the servers it mirrors, and the acknowledgements it owes them. No I/O: the link to
@@ -26,8 +27,12 @@ import org.cx.wire.Message;
  */
 final class MirrorCopies<L> {
 
-    /** What became of an offered batch: how it fit, and whether to acknowledge it now. */
-    record Offer(Replica.Fit fit, boolean ackNow, long lastSeq) {
+    /** What became of an offered batch: how it fit, whether to acknowledge it now, and the changes applied. */
+    record Offer(Replica.Fit fit, boolean ackNow, long lastSeq, MirrorOp[] applied) {
+    }
+
+    /** The parts of a snapshot received so far, before its last. */
+    private record Parts(long seq, List<MirrorOp> ops) {
     }
 
     /** A batch applied and not acknowledged yet: the last one from its sender, and the link it came on. */
@@ -36,11 +41,29 @@ final class MirrorCopies<L> {
 
     private final Map<Integer, Replica> copies = new HashMap<>();
     private final Map<Integer, Deferred<L>> deferred = new HashMap<>();
+    /** Snapshots arriving in parts, by sender. */
+    private final Map<Integer, Parts> parts = new HashMap<>();
 
-    /** Batch {@code m} arrived on {@code link}: applied to its sender's copy if it fits. */
+    /**
+     * Batch {@code m} arrived on {@code link}: applied to its sender's copy if it fits; a part of a snapshot is kept
+     * until the last part, and then the whole snapshot is applied at once.
+     */
     Offer offer(Message.Mirror m, L link) {
         Replica copy = copies.computeIfAbsent(m.from(), k -> new Replica());
-        Replica.Fit fit = copy.offer(m.seq(), m.snapshot(), m.ops());
+        MirrorOp[] ops = m.ops();
+        Parts before = parts.remove(m.from());
+        if (m.snapshot()) {
+            if (before != null && before.seq() == m.seq()) {
+                List<MirrorOp> all = new ArrayList<>(before.ops());
+                all.addAll(List.of(ops));
+                ops = all.toArray(MirrorOp[]::new);
+            }
+            if (m.more()) {
+                parts.put(m.from(), new Parts(m.seq(), new ArrayList<>(List.of(ops))));
+                return new Offer(Replica.Fit.PART, false, copy.lastSeq(), new MirrorOp[0]);
+            }
+        }
+        Replica.Fit fit = copy.offer(m.seq(), m.snapshot(), ops);
         boolean now = false;
         if (fit == Replica.Fit.APPLIED) {
             if (m.awaited() || m.snapshot()) {
@@ -50,7 +73,7 @@ final class MirrorCopies<L> {
                 deferred.put(m.from(), new Deferred<>(m.from(), m.seq(), link));
             }
         }
-        return new Offer(fit, now, copy.lastSeq());
+        return new Offer(fit, now, copy.lastSeq(), fit == Replica.Fit.APPLIED ? ops : new MirrorOp[0]);
     }
 
     /** Owes an acknowledgement of batch {@code seq} from {@code from} until the next {@link #takeDeferred}. */
@@ -68,6 +91,7 @@ final class MirrorCopies<L> {
     /** Server {@code from} no longer needs this copy (it was released, or it is taken over): forget it. */
     Replica remove(int from) {
         deferred.remove(from);
+        parts.remove(from);
         return copies.remove(from);
     }
 

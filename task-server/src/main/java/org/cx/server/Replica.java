@@ -50,7 +50,9 @@ final class Replica {
         /** Ignored: before this copy's snapshot, or applied already. */
         STALE,
         /** Refused: a batch before it is missing, so the copy is incomplete until the next snapshot. */
-        GAP
+        GAP,
+        /** Kept aside: a part of a snapshot, applied with the others when the last arrives. */
+        PART
     }
 
     /** Applies batch {@code seq} if it is the next one; a snapshot replaces everything. */

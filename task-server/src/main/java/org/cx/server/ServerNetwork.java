@@ -330,9 +330,9 @@ final class ServerNetwork implements StateLog {
         List<MirrorOp> ops = new ArrayList<>();
         scheduler.snapshot(ops);
         channels.snapshot(ops);
-        Message.Mirror snapshot = commit.snapshot(self, ops);
+        List<Message.Mirror> parts = commit.snapshot(self, ops);
         for (int member : commit.members()) {
-            send(member, snapshot);
+            parts.forEach(part -> send(member, part));
         }
         LOG.debug("server {} sent a snapshot of {} changes to {}", self, ops.size(), commit.members());
     }
@@ -352,7 +352,7 @@ final class ServerNetwork implements StateLog {
         if (offer.fit() != Replica.Fit.APPLIED) {
             return;
         }
-        for (MirrorOp op : m.ops()) {
+        for (MirrorOp op : offer.applied()) {
             if (op instanceof MirrorOp.Code code) {
                 host.mirroredBundle(code.id(), code.bundle());
             }

@@ -102,7 +102,7 @@ class MirrorCommitTest {
         commit.regroup(List.of(2), List.of(3), id -> true);
         assertEquals(Set.of(2, 3), commit.members(), "the former member keeps getting batches meanwhile");
         assertTrue(commit.releasePending());
-        Message.Mirror snapshot = commit.snapshot(SELF, List.of(CHANGE));
+        Message.Mirror snapshot = commit.snapshot(SELF, List.of(CHANGE)).getFirst();
         assertTrue(snapshot.snapshot() && snapshot.awaited());
         commit.afterCommit(output("after snapshot"));
         assertFalse(commit.groupHasSnapshot(List.of(3)));
@@ -151,8 +151,24 @@ class MirrorCommitTest {
     void aSnapshotReplacesTheChangesRecordedBeforeIt() {
         MirrorCommit commit = mirroredBy(2);
         commit.record(CHANGE);
-        Message.Mirror snapshot = commit.snapshot(SELF, List.of(CHANGE, CHANGE));
-        assertEquals(1, snapshot.seq());
+        List<Message.Mirror> snapshot = commit.snapshot(SELF, List.of(CHANGE, CHANGE));
+        assertEquals(1, snapshot.size(), "small: one part");
+        assertEquals(1, snapshot.getFirst().seq());
         assertNull(commit.cut(SELF), "the recorded change went with the snapshot");
+    }
+
+    @Test
+    void aSnapshotTooLargeForOneMessageGoesInPartsOfOneNumberTheLastSayingSo() {
+        MirrorCommit commit = new MirrorCommit(1000);
+        commit.regroup(List.of(), List.of(2), id -> true);
+        MirrorOp big = new MirrorOp.Input(org.cx.api.TaskId.root(1), 0, new byte[600]);
+        List<Message.Mirror> parts = commit.snapshot(SELF, List.of(big, big, big, CHANGE));
+        assertEquals(3, parts.size(), "about 1000 bytes a part: " + parts.stream().map(p -> p.ops().length).toList());
+        assertTrue(parts.stream().allMatch(p -> p.seq() == 1 && p.snapshot() && p.awaited()));
+        assertEquals(List.of(true, true, false), parts.stream().map(Message.Mirror::more).toList());
+        assertEquals(4, parts.stream().mapToInt(p -> p.ops().length).sum(), "every change, once, in order");
+        commit.afterCommit(output("after the snapshot"));
+        commit.acknowledged(2, 1);
+        assertTrue(commit.groupHasSnapshot(List.of(2)));
     }
 }

@@ -49,6 +49,28 @@ class MirrorCopiesTest {
     }
 
     @Test
+    void aSnapshotInPartsIsAppliedWholeWhenItsLastPartArrivesAndAnInterruptedOneNever() {
+        MirrorCopies<String> copies = new MirrorCopies<>();
+        MirrorOp[] first = {new MirrorOp.Started(9, 0, "alice", 1)};
+        MirrorOp[] last = {new MirrorOp.Code(9, "ab".repeat(32))};
+        MirrorCopies.Offer part = copies.offer(new Message.Mirror(2, 1, true, true, first, true), "l");
+        assertEquals(Replica.Fit.PART, part.fit());
+        assertFalse(part.ackNow());
+        assertFalse(copies.holdsComplete(2), "a part is no copy");
+        MirrorCopies.Offer whole = copies.offer(new Message.Mirror(2, 1, true, true, last, false), "l");
+        assertEquals(Replica.Fit.APPLIED, whole.fit());
+        assertTrue(whole.ackNow());
+        assertEquals(2, whole.applied().length, "both parts, in order");
+        assertEquals(1, copies.completeSeq(2));
+
+        // A link broke after the first part of the next snapshot: its next snapshot starts over.
+        copies.offer(new Message.Mirror(2, 5, true, true, first, true), "l");
+        MirrorCopies.Offer next = copies.offer(new Message.Mirror(2, 6, true, true, last, false), "l");
+        assertEquals(1, next.applied().length, "the part of snapshot 5 is not part of snapshot 6");
+        assertEquals(6, copies.completeSeq(2));
+    }
+
+    @Test
     void aRemovedCopyOwesNothing() {
         MirrorCopies<String> copies = new MirrorCopies<>();
         copies.offer(batch(2, 1, true, true), "l");

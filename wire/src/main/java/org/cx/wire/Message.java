@@ -254,9 +254,16 @@ public sealed interface Message {
      * A batch of changes to server {@code from}'s task state, number {@code seq}, for its mirror group to apply in
      * order. A snapshot replaces the copy wholesale. {@code awaited}: the sender holds output (a routed message, a
      * consumer's answer) until the batch is acknowledged, so acknowledge it at once; otherwise the acknowledgement
-     * may wait for the mirror's next periodic one, which covers every batch received before it.
+     * may wait for the mirror's next periodic one, which covers every batch received before it. A snapshot too
+     * large for one message comes in parts of the same number, all but the last with {@code more}: the mirror
+     * applies them together when the last arrives.
      */
-    record Mirror(int from, long seq, boolean snapshot, boolean awaited, MirrorOp[] ops) implements Message {
+    record Mirror(int from, long seq, boolean snapshot, boolean awaited, MirrorOp[] ops, boolean more)
+            implements Message {
+        /** A batch, or a snapshot in one part. */
+        public Mirror(int from, long seq, boolean snapshot, boolean awaited, MirrorOp[] ops) {
+            this(from, seq, snapshot, awaited, ops, false);
+        }
     }
 
     /** The mirror copy of {@code from} now includes batch {@code seq}. */
