@@ -151,10 +151,16 @@ final class SessionOutbox implements Outbox {
     void flush() {
         // Copies to keep before their inputs; neither touches the producer's cache of tasks to run.
         for (var e : keeps.entrySet()) {
-            send(e.getKey(), new Message.Keep(e.getValue().toArray(TaskEnvelope[]::new)));
+            for (TaskEnvelope[] part : inFrames(e.getValue(), t -> 128L + t.body().length, assignBytes,
+                    TaskEnvelope[]::new)) {
+                send(e.getKey(), new Message.Keep(part));
+            }
         }
         for (var e : inputs.entrySet()) {
-            send(e.getKey(), new Message.Inputs(e.getValue().toArray(ValueEnvelope[]::new)));
+            for (ValueEnvelope[] part : inFrames(e.getValue(), v -> 128L + v.value().length, assignBytes,
+                    ValueEnvelope[]::new)) {
+                send(e.getKey(), new Message.Inputs(part));
+            }
         }
         for (var e : unkeeps.entrySet()) {
             send(e.getKey(), new Message.Unkeep(e.getValue().toArray(TaskId[]::new)));
@@ -193,20 +199,26 @@ final class SessionOutbox implements Outbox {
      * goes alone), in order: one Assign per group, each within a frame.
      */
     static List<ReadyTask[]> inFrames(List<ReadyTask> tasks, long limit) {
-        List<ReadyTask[]> parts = new ArrayList<>(1);
+        return inFrames(tasks, SessionOutbox::bytes, limit, ReadyTask[]::new);
+    }
+
+    /** {@code items} in groups of at most {@code limit} bytes each by {@code size} (a larger item alone), in order. */
+    static <T> List<T[]> inFrames(List<T> items, java.util.function.ToLongFunction<T> size, long limit,
+                                  java.util.function.IntFunction<T[]> array) {
+        List<T[]> parts = new ArrayList<>(1);
         int from = 0;
         long bytes = 0;
-        for (int i = 0; i < tasks.size(); i++) {
-            long size = bytes(tasks.get(i));
-            if (i > from && bytes + size > limit) {
-                parts.add(tasks.subList(from, i).toArray(ReadyTask[]::new));
+        for (int i = 0; i < items.size(); i++) {
+            long n = size.applyAsLong(items.get(i));
+            if (i > from && bytes + n > limit) {
+                parts.add(items.subList(from, i).toArray(array));
                 from = i;
                 bytes = 0;
             }
-            bytes += size;
+            bytes += n;
         }
-        if (from < tasks.size()) {
-            parts.add(tasks.subList(from, tasks.size()).toArray(ReadyTask[]::new));
+        if (from < items.size()) {
+            parts.add(items.subList(from, items.size()).toArray(array));
         }
         return parts;
     }
