@@ -81,6 +81,14 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
 
     /** About the bytes {@code message} takes encoded, for the messages that carry application data; else 0. */
     public static long sizeHint(Message message) {
+        try {
+            return dataBytes(message);
+        } catch (NullPointerException e) {
+            return 0; // a message read from the wire may hold nulls where a sender puts none: no hint then
+        }
+    }
+
+    private static long dataBytes(Message message) {
         long bytes = 0;
         switch (message) {
             case Message.Completed c -> {
