@@ -43,7 +43,7 @@ final class TestTasks {
 
         @Override
         public void execute(TaskContext context) {
-            TaskId lengths = context.storeTask(new Lengths(), context.continuation());
+            TaskId lengths = context.storeTask(new Lengths(2), context.continuation());
             context.storeTask(new BigResult(bytes), Continuation.to(lengths, 0));
             context.storeTask(new BigResult(bytes), Continuation.to(lengths, 1));
         }
@@ -63,7 +63,7 @@ final class TestTasks {
         public void execute(TaskContext context) {
             TaskId sum = context.storeTask(new Sum(n), context.continuation());
             for (int i = 0; i < n; i++) {
-                TaskId length = context.storeTask(new LengthOf(), Continuation.to(sum, i));
+                TaskId length = context.storeTask(new Lengths(1), Continuation.to(sum, i));
                 context.storeTask(new BigResult(bytes), Continuation.to(length, 0));
             }
         }
@@ -86,48 +86,26 @@ final class TestTasks {
         public void execute(TaskContext context) {
             TaskId sum = context.storeTask(new Sum(n), context.continuation());
             for (int i = 0; i < n; i++) {
-                TaskId held = context.storeTask(new LengthWhenGated(), Continuation.to(sum, i));
+                TaskId held = context.storeTask(new Lengths(2), Continuation.to(sum, i));
                 context.storeTask(new BigResult(bytes), Continuation.to(held, 0));
             }
         }
     }
 
-    /** Would send the length of input 0, an array of bytes, once input 1 came. */
-    static final class LengthWhenGated extends Task {
-        LengthWhenGated() {
-            super(2);
-        }
-
-        @Override
-        public void execute(TaskContext context) {
-            byte[] a = input(0);
-            context.sendResult((long) a.length);
-        }
-    }
-
-    /** Sends the length of its one input, an array of bytes, as a long. */
-    static final class LengthOf extends Task {
-        LengthOf() {
-            super(1);
-        }
-
-        @Override
-        public void execute(TaskContext context) {
-            byte[] a = input(0);
-            context.sendResult((long) a.length);
-        }
-    }
-
+    /** Sends the total length of its inputs, arrays of bytes. */
     static final class Lengths extends Task {
-        Lengths() {
-            super(2);
+        Lengths(int arity) {
+            super(arity);
         }
 
         @Override
         public void execute(TaskContext context) {
-            byte[] a = input(0);
-            byte[] b = input(1);
-            context.sendResult((long) a.length + b.length);
+            long total = 0;
+            for (int i = 0; i < arity(); i++) {
+                byte[] a = input(i);
+                total += a.length;
+            }
+            context.sendResult(total);
         }
     }
 
