@@ -47,6 +47,31 @@ class ProducerFailureTest {
         }
     }
 
+    /** A producer killed while it makes and sends large values: the others make them again, and the sum is right. */
+    @Test
+    void producerKilledWhileSendingLargeValues() throws Exception {
+        int values = 6;
+        int bytes = 48 << 20;
+        try (LocalCluster cluster = Clusters.audited(0, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            TaskServerNode server = cluster.server();
+            try (ChildProcess victim = ChildProcess.start("victim", Cx.class.getName(), "producer",
+                    "--server", "127.0.0.1:" + server.port(), "--workers", "2", "--name", "victim",
+                    "--task-heap", "1024")) {
+                victim.awaitLine("attached to", Duration.ofSeconds(30));
+                Await.until("the victim to join", Clusters.TIMEOUT, () -> server.status().producers() == 1);
+                Computation<Long> c = consumer.submit(new TestTasks.ManyLarge(values, bytes));
+                Await.until("the victim to be making values", Clusters.TIMEOUT,
+                        () -> c.diagnose().join().running() >= 2);
+                cluster.addProducer(2, true);
+                victim.kill(); // SIGKILL: its values are being made, encoded or sent
+                assertEquals((long) values * bytes, c.result().get(120, TimeUnit.SECONDS));
+            }
+            assertEquals(1, server.audit().maxApplied(), "no task's effects applied twice");
+            assertTrue(server.status().tasksReleased() > 0, "the victim held tasks that were handed out again");
+        }
+    }
+
     @Test
     void producerConnectionCutMidRun() throws Exception {
         try (LocalCluster cluster = Clusters.audited(3, 2, true);
