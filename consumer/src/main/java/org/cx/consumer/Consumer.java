@@ -89,7 +89,7 @@ public final class Consumer implements TaskServer {
     private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses, Executor callbacks, Tls tls)
             throws IOException {
         this.tls = tls;
-        this.codecs = new BodyCodecs(applicationClasses);
+        this.codecs = new BodyCodecs(applicationClasses, 0); // the network keeps bundles; a consumer need not
         this.name = name;
         this.ownCallbacks = callbacks == null ? Executors.newSingleThreadExecutor(runnable -> {
             Thread t = new Thread(runnable, "cx-consumer-callbacks");

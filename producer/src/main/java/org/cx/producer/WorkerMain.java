@@ -41,7 +41,8 @@ public final class WorkerMain {
     private final MessageStreams streams;
     private final double speed;
     private final int maxMessageBytes;
-    private final BodyCodecs codecs = new BodyCodecs(WorkerMain.class.getClassLoader());
+    /** A worker's heap is small: it keeps few bundles beyond those in use (the producer keeps them all). */
+    private final BodyCodecs codecs = new BodyCodecs(WorkerMain.class.getClassLoader(), 64L << 20);
     /** What waits for each bundle whose chunks are arriving: computations to bind to it, as code or as data. */
     private final Map<String, List<java.util.function.Consumer<CodeBundle>>> awaiting = new HashMap<>();
     private final Map<String, BundleAssembly> assemblies = new HashMap<>();
