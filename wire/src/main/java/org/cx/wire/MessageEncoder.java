@@ -51,7 +51,7 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
     protected void encode(ChannelHandlerContext ctx, Message message, ByteBuf out) {
         long hint = sizeHint(message);
         Output output;
-        if (hint > 1 << 20 && hint < Integer.MAX_VALUE - 4096) {
+        if (hint > 1 << 20 && hint <= maxMessageBytes && hint < Integer.MAX_VALUE - 4096) {
             output = new Output((int) hint + 4096, -1); // sized at once: no copies while it grows
             OUTPUT.set(output);
         } else {
