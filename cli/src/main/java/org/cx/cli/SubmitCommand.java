@@ -74,6 +74,12 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
         Thread me = Thread.currentThread();
         ClassLoader previous = me.getContextClassLoader();
         try (Consumer consumer = Consumer.connect(server, tls)) {
+            consumer.onAccepted(id -> {
+                err().printf("cx submit: computation %s started%n", Long.toHexString(id));
+                err().flush();
+            });
+            Thread cancelOnExit = new Thread(() -> cancelRunning(consumer), "cx-submit-cancel");
+            Runtime.getRuntime().addShutdownHook(cancelOnExit);
             me.setContextClassLoader(app.getClass().getClassLoader());
             try {
                 status = app.run(consumer, args);
@@ -82,6 +88,7 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
                 if (progress != null) {
                     progress.close();
                 }
+                Runtime.getRuntime().removeShutdownHook(cancelOnExit);
             }
             err().printf("cx submit: finished with status %d in %.2f s; %,d tasks completed (%,d executions) in the "
                             + "computations that succeeded; uploaded %,d bytes of code%n", status,
@@ -89,6 +96,20 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
                     consumer.bundleBytesSent());
         }
         return status;
+    }
+
+    /** Stopped (Ctrl-C, SIGTERM) while computations run: cancel them, so that they do not run on without anyone. */
+    private void cancelRunning(Consumer consumer) {
+        for (long id : consumer.runningComputations()) {
+            try {
+                consumer.cancel(id).get(2, java.util.concurrent.TimeUnit.SECONDS);
+                err().printf("cx submit: cancelled computation %s%n", Long.toHexString(id));
+            } catch (Exception e) {
+                err().printf("cx submit: could not cancel computation %s: %s%n", Long.toHexString(id),
+                        e.getCause() != null ? e.getCause().getMessage() : e.toString());
+            }
+        }
+        err().flush();
     }
 
     private CodeBundle readBundle() throws IOException {

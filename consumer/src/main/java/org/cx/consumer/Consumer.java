@@ -70,6 +70,10 @@ public final class Consumer implements TaskServer {
     private final Map<Long, Pending<?>> submitting = new ConcurrentHashMap<>();
     private final Map<Long, Pending<?>> running = new ConcurrentHashMap<>();
     private final AtomicLong bundleUploads = new AtomicLong();
+    /** Told the id of every computation the server accepts from this consumer (event loop). */
+    private volatile java.util.function.LongConsumer onAccepted = id -> { };
+    /** Cancellations asked for and not answered yet, by computation. */
+    private final Map<Long, java.util.Queue<CompletableFuture<Void>>> cancels = new ConcurrentHashMap<>();
     /** Diagnoses asked for and not answered yet, by computation. */
     private final Map<Long, java.util.Queue<CompletableFuture<Diagnosis>>> diagnoses =
             new ConcurrentHashMap<>();
@@ -175,7 +179,7 @@ public final class Consumer implements TaskServer {
                     + quorum);
         }
         long requestId = requestIds.incrementAndGet();
-        Pending<R> pending = new Pending<>(listener, callbacks, this::diagnose);
+        Pending<R> pending = new Pending<>(listener, callbacks, this);
         // Classes loaded from a code bundle travel as that bundle; anything else runs from the class path.
         pending.loader = root.getClass().getClassLoader() instanceof BundleClassLoader bundle ? bundle : null;
         // The root's id is not known until the server names the computation; encode it under a placeholder.
@@ -223,9 +227,30 @@ public final class Consumer implements TaskServer {
         return answer;
     }
 
+    /** Calls {@code listener} with the id of each computation the server accepts from now on, as it does. */
+    public void onAccepted(java.util.function.LongConsumer listener) {
+        this.onAccepted = listener;
+    }
+
+    /** The computations submitted or collected through this consumer whose outcome has not arrived. */
+    public java.util.Set<Long> runningComputations() {
+        return java.util.Set.copyOf(running.keySet());
+    }
+
+    /**
+     * Cancels computation {@code computationId} (see {@link Computation#cancel()}); it may have been submitted by
+     * another connection of the same user.
+     */
+    public CompletableFuture<Void> cancel(long computationId) {
+        CompletableFuture<Void> answer = new CompletableFuture<>();
+        cancels.computeIfAbsent(computationId, k -> new java.util.concurrent.ConcurrentLinkedQueue<>()).add(answer);
+        channel.writeAndFlush(new Message.Cancel(computationId));
+        return answer;
+    }
+
     @Override
     public <R> Pending<R> collect(long computationId, ResultListener<? super R> listener) {
-        Pending<R> pending = new Pending<>(listener, callbacks, this::diagnose);
+        Pending<R> pending = new Pending<>(listener, callbacks, this);
         pending.id.complete(computationId);
         running.put(computationId, pending);
         channel.writeAndFlush(new Message.Collect(computationId));
@@ -294,18 +319,23 @@ public final class Consumer implements TaskServer {
         private volatile CodeBundle data;
 
         private final Executor callbacks;
-        private final java.util.function.LongFunction<CompletableFuture<Diagnosis>> diagnoser;
+        /** The consumer that submitted it, to ask its server about it. */
+        private final Consumer consumer;
 
-        Pending(ResultListener<? super R> listener, Executor callbacks,
-                java.util.function.LongFunction<CompletableFuture<Diagnosis>> diagnoser) {
+        Pending(ResultListener<? super R> listener, Executor callbacks, Consumer consumer) {
             this.listener = listener;
             this.callbacks = callbacks;
-            this.diagnoser = diagnoser;
+            this.consumer = consumer;
         }
 
         @Override
         public CompletableFuture<Diagnosis> diagnose() {
-            return id.thenCompose(diagnoser::apply);
+            return id.thenCompose(consumer::diagnose);
+        }
+
+        @Override
+        public CompletableFuture<Void> cancel() {
+            return id.thenCompose(consumer::cancel);
         }
 
         /** Blocks until the server has accepted the submission (normally one round trip). */
@@ -392,6 +422,7 @@ public final class Consumer implements TaskServer {
                         }
                         running.put(a.computation(), p);
                         p.id.complete(a.computation());
+                        onAccepted.accept(a.computation());
                     }
                 }
                 case Message.NeedBundle n -> upload(ctx, n);
@@ -435,6 +466,19 @@ public final class Consumer implements TaskServer {
                     }
                 }
                 case Message.Diagnosis d -> answer(d);
+                case Message.CancelAnswer a -> {
+                    var waiting = cancels.remove(a.computation());
+                    if (waiting != null) {
+                        waiting.forEach(f -> {
+                            if (a.refusal().isEmpty()) {
+                                f.complete(null);
+                            } else {
+                                f.completeExceptionally(new ComputationFailedException(a.computation(), null,
+                                        a.refusal()));
+                            }
+                        });
+                    }
+                }
                 case Message.Mirrors m -> mirrors = List.of(m.addresses());
                 case Message.Refused r -> LOG.warn("server refused this consumer: {}", r.reason());
                 default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());

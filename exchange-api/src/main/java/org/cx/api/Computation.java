@@ -21,4 +21,14 @@ public interface Computation<R> {
     default CompletableFuture<Diagnosis> diagnose() {
         return CompletableFuture.failedFuture(new UnsupportedOperationException("this computation cannot be asked"));
     }
+
+    /**
+     * Stops this computation: its tasks are dropped on every server and producer, the effects of those running are
+     * refused, and {@link #result()} fails with a {@link ComputationFailedException} saying it was cancelled. The
+     * returned future completes once the server has cancelled it, or fails saying why it could not (it is over
+     * already, or unknown there).
+     */
+    default CompletableFuture<Void> cancel() {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("this computation cannot be cancelled"));
+    }
 }

@@ -3,6 +3,7 @@ package org.cx.system;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.image.BufferedImage;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import javax.imageio.ImageIO;
 import org.cx.cli.Cx;
+import org.cx.consumer.NetworkProbe;
 import org.cx.examples.fib.Fib;
 import org.cx.harness.AppJars;
 import org.cx.testing.Await;
@@ -372,6 +374,41 @@ class CliTest {
                 assertTrue(r.err().contains("2,998 tasks completed"), r.err());
                 assertTrue(r.err().contains("uploaded " + String.format("%,d", Files.size(app)) + " bytes"), r.err());
             }
+        }
+    }
+
+    /** A stopped `cx submit` once left its computation running to the end, with no one to stop it. */
+    @Test
+    void submitPrintsTheComputationIdAndCancelsItWhenStopped(@TempDir Path dir) throws Exception {
+        Map<String, byte[]> entries = new TreeMap<>(Jars.compile(RANGE_SUM_APP, dir.resolve("build")));
+        entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: app.Main\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        Path app = Files.write(dir.resolve("range-sum.jar"), AppJars.jar(entries));
+        try (ChildProcess server = ChildProcess.start("server", Cx.class.getName(), "server", "--port", "0")) {
+            String line = server.awaitLine("listening on", Duration.ofSeconds(30));
+            String address = line.substring(line.lastIndexOf(' ') + 1);
+            try (ChildProcess producer = ChildProcess.start("producer", Cx.class.getName(), "producer", "--server",
+                    address, "--workers", "2");
+                 ChildProcess submit = ChildProcess.start("submit", Cx.class.getName(), "submit", app.toString(),
+                         "--server", address, "--no-progress", "100000000")) { // hours of tasks
+                producer.awaitLine("attached to", Duration.ofSeconds(30));
+                String started = submit.awaitLine("cx submit: computation ", Duration.ofSeconds(30));
+                assertTrue(started.matches(".*cx submit: computation [0-9a-f]+ started"), started);
+                Await.until("tasks on the server", Duration.ofSeconds(30), () -> readyOn(address) > 0);
+                submit.terminate();
+                submit.awaitLine("cx submit: cancelled computation", Duration.ofSeconds(30));
+                submit.awaitExit(Duration.ofSeconds(30));
+                Await.until("the server without its tasks", Duration.ofSeconds(30), () -> readyOn(address) == 0);
+            }
+        }
+    }
+
+    /** Ready tasks on the server at {@code address}, or -1 if it cannot say. */
+    private static int readyOn(String address) {
+        try {
+            return NetworkProbe.status(address).servers()[0].ready();
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 

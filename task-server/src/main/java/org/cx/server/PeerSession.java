@@ -239,6 +239,10 @@ abstract class PeerSession {
                 }
                 case Message.Collected c -> node.scheduler().collected(this, c.computation());
                 case Message.Diagnose d -> connection().write(node.scheduler().diagnose(this, d.computation()));
+                case Message.Cancel k -> {
+                    String refusal = node.scheduler().cancel(this, k.computation(), node.cycle().now());
+                    connection().write(new Message.CancelAnswer(k.computation(), refusal == null ? "" : refusal));
+                }
                 default -> {
                     return false;
                 }

@@ -68,6 +68,13 @@ public final class Scheduler {
     private static final int CHARGE_AT_ONCE_BYTES = 64 << 10;
     /** What a ready task may take with its inputs: the largest message, less room for its other fields. */
     private final long maxReadyTaskBytes = org.cx.wire.WireConfig.maxMessageBytes() - 4096L;
+    /**
+     * Computations that ended and were forgotten here, most recent last, so that tasks of theirs still on their way
+     * (a transfer sent before the end) do not bring them back to life.
+     */
+    private final java.util.LinkedHashSet<Long> forgotten = new java.util.LinkedHashSet<>();
+    /** How many forgotten computations are remembered. */
+    static final int FORGOTTEN_REMEMBERED = 100_000;
     /** Ready tasks too large to send anywhere; their computations fail at the next dispatch. */
     private final List<TaskEntry> oversized = new ArrayList<>();
     /** Validated tasks with a result that waits for another owner's ({@link TaskEntry#opinions}), oldest first. */
@@ -205,6 +212,24 @@ public final class Scheduler {
     }
 
     /**
+     * The owner of {@code computation} cancels it: it fails with that reason, which ends it on every server and
+     * producer (their unstarted tasks dropped, running ones' effects refused). Returns why it cannot be, or null.
+     */
+    public String cancel(ConsumerHandle consumer, long computation, long nowNanos) {
+        ComputationState c = computations.get(computation);
+        if (c == null || !c.owner.equals(consumer.owner())) {
+            return "no computation " + Long.toHexString(computation) + " of this user on this server";
+        }
+        if (c.phase != ComputationState.Phase.RUNNING) {
+            return "computation " + Long.toHexString(computation) + " is over already (" + c.phase + ")";
+        }
+        counters.computationsCancelled++;
+        fail(c, "", "cancelled" + (c.owner.isEmpty() ? "" : " by " + c.owner), nowNanos);
+        dispatch();
+        return null;
+    }
+
+    /**
      * Where {@code computation} stands on this server, for its owner: its tasks ready, running and waiting, and the
      * inputs the first {@link org.cx.api.Diagnosis#LISTED} waiting ones lack (oldest first). An unknown computation,
      * or another user's, has an empty phase.
@@ -252,9 +277,18 @@ public final class Scheduler {
         ComputationState c = computations.get(computation);
         if (c != null && c.phase != ComputationState.Phase.RUNNING && c.owner.equals(consumer.owner())) {
             computations.remove(computation);
+            forget(computation);
             if (log.active()) {
                 log.record(new MirrorOp.Forget(computation));
             }
+        }
+    }
+
+    /** Remembers that {@code id} is over and gone from here (the oldest such memory goes beyond the bound). */
+    private void forget(long id) {
+        forgotten.add(id);
+        if (forgotten.size() > FORGOTTEN_REMEMBERED) {
+            forgotten.remove(forgotten.iterator().next());
         }
     }
 
@@ -306,6 +340,7 @@ public final class Scheduler {
             ComputationState c = it.next();
             if (c.phase != ComputationState.Phase.RUNNING && nowNanos - c.finishedNanos > resultRetentionNanos) {
                 it.remove();
+                forget(c.id);
                 expired++;
                 if (log.active()) {
                     log.record(new MirrorOp.Forget(c.id));
@@ -1062,6 +1097,9 @@ public final class Scheduler {
     /** This server's record of computation {@code id}, created for tasks that came from elsewhere; null if over. */
     private ComputationState branch(long id, int origin, String bundle) {
         ComputationState c = computations.get(id);
+        if (c == null && forgotten.contains(id)) {
+            return null; // over: its late tasks are dropped
+        }
         if (c == null) {
             c = new ComputationState(id, now, null);
             c.origin = resolve.applyAsInt(origin);
@@ -1228,9 +1266,12 @@ public final class Scheduler {
     /** Computation {@code id} ended at its origin (elsewhere): drop what is left of it here. */
     public void endedElsewhere(long id) {
         ComputationState c = computations.get(id);
-        if (c != null && c.origin != self) {
+        if (c == null) {
+            forget(id); // tasks of it may still be on their way here
+        } else if (c.origin != self) {
             end(c);
             computations.remove(id);
+            forget(id);
             if (log.active()) {
                 log.record(new MirrorOp.Forget(id));
             }

@@ -5,6 +5,8 @@ public final class SchedulerCounters {
     long computationsSubmitted;
     long computationsCompleted;
     long computationsFailed;
+    /** Of those failed, how many their owners cancelled. */
+    long computationsCancelled;
     long resultsExpired;
     long tasksStored;
     long tasksAssigned;
@@ -34,6 +36,7 @@ public final class SchedulerCounters {
     public long computationsSubmitted() { return computationsSubmitted; }
     public long computationsCompleted() { return computationsCompleted; }
     public long computationsFailed() { return computationsFailed; }
+    public long computationsCancelled() { return computationsCancelled; }
     public long resultsExpired() { return resultsExpired; }
     public long tasksStored() { return tasksStored; }
     public long tasksAssigned() { return tasksAssigned; }

@@ -104,6 +104,11 @@ public final class ChildProcess implements AutoCloseable {
         process.waitFor();
     }
 
+    /** SIGTERM: the process is asked to stop, and runs its shutdown hooks. */
+    public void terminate() throws IOException, InterruptedException {
+        signal("TERM");
+    }
+
     /** SIGSTOP: the process freezes, its sockets stay open (a hung machine, as the network sees it). */
     public void freeze() throws IOException, InterruptedException {
         signal("STOP");

@@ -106,6 +106,17 @@ public sealed interface Message {
     record Failed(long computation, String taskId, String reason) implements Message {
     }
 
+    /** Consumer: stop {@code computation}, dropping its tasks everywhere. Answered by {@link CancelAnswer}. */
+    record Cancel(long computation) implements Message {
+    }
+
+    /**
+     * Server: {@code computation} was cancelled (its consumer also gets {@link Failed}), or, with a non-empty
+     * {@code refusal}, why not (unknown here, another user's, already over).
+     */
+    record CancelAnswer(long computation, String refusal) implements Message {
+    }
+
     /** Consumer: where does {@code computation} stand? Answered by {@link Diagnosis}. */
     record Diagnose(long computation) implements Message {
     }

@@ -230,6 +230,8 @@ public final class ProtocolCodec {
         kryo.register(Message.WaitingTask[].class, new BoundedArraySerializer(Message.WaitingTask.class), id++);
         kryo.register(Message.Diagnose.class, id++);
         kryo.register(Message.Diagnosis.class, id++);
+        kryo.register(Message.Cancel.class, id++);
+        kryo.register(Message.CancelAnswer.class, id++);
         register(kryo, Message.Fragment.class, id++, (out, f) -> {
             out.writeVarInt(f.total(), true);
             writeBytes(out, f.data());
