@@ -403,6 +403,39 @@ class CliTest {
         }
     }
 
+    @Test
+    void jobCommandsSeeAndStopAComputationFromAnotherProcess(@TempDir Path dir) throws Exception {
+        Map<String, byte[]> entries = new TreeMap<>(Jars.compile(RANGE_SUM_APP, dir.resolve("build")));
+        entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: app.Main\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        Path app = Files.write(dir.resolve("range-sum.jar"), AppJars.jar(entries));
+        try (ChildProcess server = ChildProcess.start("server", Cx.class.getName(), "server", "--port", "0")) {
+            String line = server.awaitLine("listening on", Duration.ofSeconds(30));
+            String address = line.substring(line.lastIndexOf(' ') + 1);
+            try (ChildProcess producer = ChildProcess.start("producer", Cx.class.getName(), "producer", "--server",
+                    address, "--workers", "2");
+                 ChildProcess submit = ChildProcess.start("submit", Cx.class.getName(), "submit", app.toString(),
+                         "--server", address, "--no-progress", "100000000")) {
+                producer.awaitLine("attached to", Duration.ofSeconds(30));
+                String started = submit.awaitLine("cx submit: computation ", Duration.ofSeconds(30));
+                String id = started.replaceAll(".*computation ([0-9a-f]+) started.*", "$1");
+                Run status = cx("job", "status", id, "--server", address);
+                assertEquals(0, status.exit(), status.err());
+                assertTrue(status.out().contains("computation " + id + " is RUNNING"), status.out());
+                Run cancel = cx("job", "cancel", id, "--server", address);
+                assertEquals(0, cancel.exit(), cancel.err());
+                assertTrue(cancel.out().contains("cancelled computation " + id), cancel.out());
+                submit.awaitExit(Duration.ofSeconds(30)); // its computation failed: the application ends
+                Await.until("the server without its tasks", Duration.ofSeconds(30), () -> readyOn(address) == 0);
+                Run unknown = cx("job", "cancel", "abc", "--server", address);
+                assertEquals(1, unknown.exit());
+                assertTrue(unknown.err().contains("no computation abc of this user"), unknown.err());
+                Run bad = cx("job", "status", "xyz", "--server", address);
+                assertTrue(bad.err().contains("'xyz' is not a computation id"), bad.err());
+            }
+        }
+    }
+
     /** Ready tasks on the server at {@code address}, or -1 if it cannot say. */
     private static int readyOn(String address) {
         try {
