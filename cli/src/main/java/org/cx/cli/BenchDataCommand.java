@@ -11,8 +11,9 @@ import picocli.CommandLine.Option;
 /** {@code cx bench data}: what moving data costs, against baselines measured in the same run. */
 @Command(name = "data", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measures what moving data costs, each against a baseline in the same run:",
-            "  value:  a --value-mb MiB value from one task to the next (1 server, 1 producer of 2 workers) against a plain",
-            "          TCP copy of the same bytes on loopback; the fixed cost of a 1 KiB value is subtracted;",
+            "  value:  a --value-mb MiB value from one task to the next (1 server, 1 producer of 2 workers)",
+            "          against a plain TCP copy of the same bytes on loopback; the fixed cost of a 1 KiB value is",
+            "          subtracted;",
             "  shared: --tasks tasks reading the same --shared-mb MiB of shared data on --producers producers,",
             "          with the bytes it took on the wire;",
             "  sort:   the merge sort example on --sort-n random longs against Arrays.parallelSort in this JVM,",

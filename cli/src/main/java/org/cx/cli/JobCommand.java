@@ -22,7 +22,8 @@ final class JobCommand extends Group {
 
     /** What every job command needs: where to ask, as whom, and which computation. */
     abstract static class OnJob extends Printing implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "ID", description = "The computation's id, in hex as cx submit prints it.")
+        @Parameters(index = "0", paramLabel = "ID",
+                description = "The computation's id, in hex as cx submit prints it.")
         String id;
 
         @Option(names = "--server", paramLabel = "HOST:PORT", description = "The server it was submitted to.")

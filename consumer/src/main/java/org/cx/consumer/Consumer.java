@@ -189,7 +189,8 @@ public final class Consumer implements TaskServer {
         BodyCodec codec = codec(-requestId);
         TaskBinding.bind(root, TaskId.root(0), Continuation.CONSUMER, null);
         TaskEnvelope envelope = new TaskEnvelope(TaskId.root(0), Continuation.CONSUMER, root.arity(), root.priority(),
-                root.executeOnServer(), root.firstInputWins(), codec.encode(root, "root task " + root.getClass().getName()));
+                root.executeOnServer(), root.firstInputWins(),
+                codec.encode(root, "root task " + root.getClass().getName()));
         pending.data = data;
         pending.submit = new Message.Submit(requestId, envelope, Sources.of(
                 pending.loader == null ? CodeBundle.CLASS_PATH : pending.loader.bundle().hash(),

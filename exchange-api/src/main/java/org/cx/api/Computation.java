@@ -29,6 +29,7 @@ public interface Computation<R> {
      * already, or unknown there).
      */
     default CompletableFuture<Void> cancel() {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException("this computation cannot be cancelled"));
+        return CompletableFuture.failedFuture(
+                new UnsupportedOperationException("this computation cannot be cancelled"));
     }
 }

@@ -7,8 +7,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The {@link BodyCodec} each computation uses: the class path's, or that of the computation's code bundle. Bundles
  * are kept by hash, each with one class loader and codec however many computations use it. When the last of those
  * computations is removed, the class loader goes but the bundle's bytes stay, least recently used first out, up to
- * a bound ({@link #KEEP_UNUSED_BYTES} by default): the next computation from the same bundle is not sent it again. Thread-safe; lookups
- * by computation are lock-free.
+ * a bound ({@link #KEEP_UNUSED_BYTES} by default): the next computation from the same bundle is not sent it again.
+ * A computation may also read a shared data bundle, held the same way. Thread-safe; lookups by computation are
+ * lock-free.
  */
 public final class BodyCodecs {
     /** Bytes of bundles that no computation uses which a process keeps for the next computation that will. */
