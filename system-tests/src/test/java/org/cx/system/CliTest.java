@@ -293,8 +293,7 @@ class CliTest {
     @Test
     void separateProcessesComputeTogether() throws Exception {
         try (ChildProcess server = ChildProcess.start("server", Cx.class.getName(), "server", "--port", "0")) {
-            String line = server.awaitLine("listening on", Duration.ofSeconds(30));
-            String address = line.substring(line.lastIndexOf(' ') + 1);
+            String address = addressOf(server);
             try (ChildProcess producer = ChildProcess.start("producer", Cx.class.getName(), "producer",
                     "--server", address, "--workers", "2")) {
                 producer.awaitLine("attached to", Duration.ofSeconds(30));
@@ -357,13 +356,9 @@ class CliTest {
     /** The application's classes are in the jar only: the server and the producer get them from the bundle. */
     @Test
     void submitRunsAnApplicationJarThatNoProducerHasInstalled(@TempDir Path dir) throws Exception {
-        Map<String, byte[]> entries = new TreeMap<>(Jars.compile(RANGE_SUM_APP, dir.resolve("build")));
-        entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: app.Main\n"
-                .getBytes(StandardCharsets.US_ASCII));
-        Path app = Files.write(dir.resolve("range-sum.jar"), AppJars.jar(entries));
+        Path app = rangeSumJar(dir);
         try (ChildProcess server = ChildProcess.start("server", Cx.class.getName(), "server", "--port", "0")) {
-            String line = server.awaitLine("listening on", Duration.ofSeconds(30));
-            String address = line.substring(line.lastIndexOf(' ') + 1);
+            String address = addressOf(server);
             try (ChildProcess producer = ChildProcess.start("producer", Cx.class.getName(), "producer", "--server",
                     address, "--workers", "2")) {
                 producer.awaitLine("attached to", Duration.ofSeconds(30));
@@ -380,13 +375,9 @@ class CliTest {
     /** A stopped `cx submit` once left its computation running to the end, with no one to stop it. */
     @Test
     void submitPrintsTheComputationIdAndCancelsItWhenStopped(@TempDir Path dir) throws Exception {
-        Map<String, byte[]> entries = new TreeMap<>(Jars.compile(RANGE_SUM_APP, dir.resolve("build")));
-        entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: app.Main\n"
-                .getBytes(StandardCharsets.US_ASCII));
-        Path app = Files.write(dir.resolve("range-sum.jar"), AppJars.jar(entries));
+        Path app = rangeSumJar(dir);
         try (ChildProcess server = ChildProcess.start("server", Cx.class.getName(), "server", "--port", "0")) {
-            String line = server.awaitLine("listening on", Duration.ofSeconds(30));
-            String address = line.substring(line.lastIndexOf(' ') + 1);
+            String address = addressOf(server);
             try (ChildProcess producer = ChildProcess.start("producer", Cx.class.getName(), "producer", "--server",
                     address, "--workers", "2");
                  ChildProcess submit = ChildProcess.start("submit", Cx.class.getName(), "submit", app.toString(),
@@ -405,13 +396,9 @@ class CliTest {
 
     @Test
     void jobCommandsSeeAndStopAComputationFromAnotherProcess(@TempDir Path dir) throws Exception {
-        Map<String, byte[]> entries = new TreeMap<>(Jars.compile(RANGE_SUM_APP, dir.resolve("build")));
-        entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: app.Main\n"
-                .getBytes(StandardCharsets.US_ASCII));
-        Path app = Files.write(dir.resolve("range-sum.jar"), AppJars.jar(entries));
+        Path app = rangeSumJar(dir);
         try (ChildProcess server = ChildProcess.start("server", Cx.class.getName(), "server", "--port", "0")) {
-            String line = server.awaitLine("listening on", Duration.ofSeconds(30));
-            String address = line.substring(line.lastIndexOf(' ') + 1);
+            String address = addressOf(server);
             try (ChildProcess producer = ChildProcess.start("producer", Cx.class.getName(), "producer", "--server",
                     address, "--workers", "2");
                  ChildProcess submit = ChildProcess.start("submit", Cx.class.getName(), "submit", app.toString(),
@@ -434,6 +421,20 @@ class CliTest {
                 assertTrue(bad.err().contains("'xyz' is not a computation id"), bad.err());
             }
         }
+    }
+
+    /** The range-sum application as a jar in {@code dir}, its entry point named in the manifest. */
+    private static Path rangeSumJar(Path dir) throws IOException {
+        Map<String, byte[]> entries = new TreeMap<>(Jars.compile(RANGE_SUM_APP, dir.resolve("build")));
+        entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: app.Main\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        return Files.write(dir.resolve("range-sum.jar"), AppJars.jar(entries));
+    }
+
+    /** The address a child {@code cx server} says it listens on. */
+    private static String addressOf(ChildProcess server) {
+        String line = server.awaitLine("listening on", Duration.ofSeconds(30));
+        return line.substring(line.lastIndexOf(' ') + 1);
     }
 
     /** Ready tasks on the server at {@code address}, or -1 if it cannot say. */

@@ -130,4 +130,29 @@ final class ComputationState {
         return new ComputationSummary(tasksDone - toldTasks, executions - toldExecutions, execNanos - toldNanos,
                 finishedNanos - submittedNanos);
     }
+
+    /**
+     * Where it stands on this server: its tasks ready, running and waiting, and the inputs the first
+     * {@link org.cx.api.Diagnosis#LISTED} waiting ones lack (oldest first).
+     */
+    org.cx.wire.Message.Diagnosis diagnosis() {
+        int ready = 0;
+        int running = 0;
+        java.util.List<TaskEntry> waiting = new java.util.ArrayList<>();
+        for (TaskEntry e : tasks.values()) {
+            if (!e.isReady()) {
+                waiting.add(e);
+            } else if (e.holderCount() > 0 || e.envelope.onServer() || e.heapIndex < 0) {
+                running++; // held by producers, run here, or on its way to a worker
+            } else {
+                ready++;
+            }
+        }
+        waiting.sort(java.util.Comparator.comparingLong(e -> e.seq));
+        org.cx.wire.Message.WaitingTask[] listed = waiting.stream().limit(org.cx.api.Diagnosis.LISTED)
+                .map(e -> new org.cx.wire.Message.WaitingTask(e.envelope.id(), e.arity(), e.missingInputs()))
+                .toArray(org.cx.wire.Message.WaitingTask[]::new);
+        boolean stalled = phase == Phase.RUNNING && !waiting.isEmpty() && ready == 0 && running == 0;
+        return new org.cx.wire.Message.Diagnosis(id, phase.name(), ready, running, waiting.size(), listed, stalled);
+    }
 }

@@ -91,8 +91,7 @@ final class MirrorCommit implements StateLog {
             }
             case MirrorOp.Input i -> i.value().length;
             case MirrorOp.Finished f -> f.result() == null ? 0 : f.result().length;
-            case MirrorOp.Send s ->
-                    org.cx.wire.MessageEncoder.sizeHint(new Message.Routed(s.from(), s.to(), s.seq(), s.payload()));
+            case MirrorOp.Send s -> org.cx.wire.MessageEncoder.sizeHint(s.payload());
             default -> 0;
         };
         return data + 128;

@@ -239,38 +239,15 @@ public final class Scheduler {
         if (c == null || !c.owner.equals(consumer.owner())) {
             return new Message.Diagnosis(computation, "", 0, 0, 0, new Message.WaitingTask[0], false);
         }
-        return diagnose(c);
+        return c.diagnosis();
     }
 
     /** {@link #diagnose(ConsumerHandle, long)} for an operator, whoever's it is; null if it is unknown. */
     public Message.Diagnosis diagnose(long computation) {
         ComputationState c = computations.get(computation);
-        return c == null ? null : diagnose(c);
+        return c == null ? null : c.diagnosis();
     }
 
-    private Message.Diagnosis diagnose(ComputationState c) {
-        long computation = c.id;
-        int readyCount = 0;
-        int running = 0;
-        List<TaskEntry> waiting = new ArrayList<>();
-        for (TaskEntry e : c.tasks.values()) {
-            if (!e.isReady()) {
-                waiting.add(e);
-            } else if (e.holderCount() > 0 || e.envelope.onServer() || e.heapIndex < 0) {
-                running++; // held by producers, run here, or on its way to a worker
-            } else {
-                readyCount++;
-            }
-        }
-        waiting.sort(java.util.Comparator.comparingLong(e -> e.seq));
-        Message.WaitingTask[] listed = waiting.stream().limit(org.cx.api.Diagnosis.LISTED)
-                .map(e -> new Message.WaitingTask(e.envelope.id(), e.arity(), e.missingInputs()))
-                .toArray(Message.WaitingTask[]::new);
-        boolean stalled = c.phase == ComputationState.Phase.RUNNING && !waiting.isEmpty() && readyCount == 0
-                && running == 0;
-        return new Message.Diagnosis(computation, c.phase.name(), readyCount, running, waiting.size(), listed,
-                stalled);
-    }
 
     /** The consumer has the result; forget the computation. */
     public void collected(ConsumerHandle consumer, long computation) {

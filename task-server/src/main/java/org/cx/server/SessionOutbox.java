@@ -199,7 +199,7 @@ final class SessionOutbox implements Outbox {
      * goes alone), in order: one Assign per group, each within a frame.
      */
     static List<ReadyTask[]> inFrames(List<ReadyTask> tasks, long limit) {
-        return inFrames(tasks, SessionOutbox::bytes, limit, ReadyTask[]::new);
+        return inFrames(tasks, ReadyTask::bytes, limit, ReadyTask[]::new);
     }
 
     /** {@code items} in groups of at most {@code limit} bytes each by {@code size} (a larger item alone), in order. */
@@ -221,14 +221,6 @@ final class SessionOutbox implements Outbox {
             parts.add(items.subList(from, items.size()).toArray(array));
         }
         return parts;
-    }
-
-    private static long bytes(ReadyTask t) {
-        long n = 128 + t.task().body().length;
-        for (byte[] input : t.inputs()) {
-            n += 8 + (input == null ? 0 : input.length);
-        }
-        return n;
     }
 
     /** Before a producer's first task of a computation, which bundle its code is in and whose it is. */

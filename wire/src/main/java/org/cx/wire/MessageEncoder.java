@@ -97,11 +97,7 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
                 }
             }
             case Message.Assign a -> bytes = readyBytes(a.tasks());
-            case Message.Routed r -> bytes = switch (r.payload()) {
-                case RoutedPayload.Value v -> v.value().value().length + 256;
-                case RoutedPayload.Transfer t -> readyBytes(t.tasks());
-                default -> 0;
-            };
+            case Message.Routed r -> bytes = sizeHint(r.payload());
             case Message.Result r -> bytes = r.value().length + 128;
             case Message.Submit s -> bytes = s.root().body().length + 256;
             default -> {
@@ -110,13 +106,19 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         return bytes;
     }
 
+    /** About the bytes {@code payload} takes encoded, for those that carry application data; else 0. */
+    public static long sizeHint(RoutedPayload payload) {
+        return switch (payload) {
+            case RoutedPayload.Value v -> v.value().value().length + 256;
+            case RoutedPayload.Transfer t -> readyBytes(t.tasks());
+            default -> 0;
+        };
+    }
+
     private static long readyBytes(ReadyTask[] tasks) {
         long bytes = 0;
         for (ReadyTask t : tasks) {
-            bytes += t.task().body().length + 128;
-            for (byte[] input : t.inputs()) {
-                bytes += input.length + 8;
-            }
+            bytes += t.bytes();
         }
         return bytes;
     }
