@@ -78,7 +78,7 @@ public class CodecBenchmark {
         assign = new Message.Assign(tasks);
         completed = new Message.Completed(completions);
         mirror = new Message.Mirror(3, 1_234, false, false, ops);
-        routed = new Message.Routed(3, 5, 77, new RoutedPayload.Transfer(7, 1, "", tasks, homes,
+        routed = new Message.Routed(3, 5, 77, new RoutedPayload.Transfer(7, 1, "", "", 0, tasks, homes,
                 new RoutedPayload.Tally(12, 13, 40_000_000)));
         assignBytes = encode(assign);
         completedBytes = encode(completed);

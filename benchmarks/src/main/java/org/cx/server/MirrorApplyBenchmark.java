@@ -38,7 +38,7 @@ public class MirrorApplyBenchmark {
     @Setup
     public void prepare() {
         replica = new Replica();
-        replica.offer(++seq, true, new MirrorOp[] {new MirrorOp.Started(1, 0, "", 1)});
+        replica.offer(++seq, true, new MirrorOp[] {new MirrorOp.Started(1, 0, "", 1, 0, 0)});
         TaskId root = TaskId.root(1);
         add = new MirrorOp[COMPLETIONS * 4];
         undo = new MirrorOp[COMPLETIONS * 3];

@@ -2,6 +2,7 @@ package org.cx.cli;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.cx.discovery.RiverDiscovery;
 import org.cx.security.Tls;
@@ -77,6 +78,12 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                     + "it fails with the reason. Default: ${DEFAULT-VALUE}.")
     Duration computationTimeLimit;
 
+    @Option(names = "--user-weight", paramLabel = "USER=WEIGHT", mapFallbackValue = "1",
+            description = "A user's share of the producers relative to other users' while both have work (repeat "
+                    + "for several users; a user not named has weight 1). E.g. --user-weight alice=3 gives alice "
+                    + "three times bob's producers.")
+    Map<String, Integer> userWeights = new java.util.LinkedHashMap<>();
+
     @Option(names = "--allow-server-tasks",
             description = "Run tasks that ask for it (executeOnServer) inside this server. Off by default: the "
                     + "server then runs no application code, and such a task fails its computation saying why.")
@@ -131,7 +138,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)
                 .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress))
                 .withQuotas(new UserQuotas(maxComputations, maxTasks, (long) maxDataMiB << 20, abandonedAfter,
-                        taskTimeLimit, computationTimeLimit))
+                        taskTimeLimit, computationTimeLimit, userWeights))
                 .withServerTasks(serverTasks);
         try (TaskServerNode node = TaskServerNode.start(config);
              RiverDiscovery discovery = lookup == null ? null

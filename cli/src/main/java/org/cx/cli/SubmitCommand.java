@@ -8,7 +8,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.cx.api.Application;
+import org.cx.api.SubmitOptions;
 import org.cx.consumer.Consumer;
 import org.cx.consumer.NetworkProbe;
 import org.cx.security.CredentialRole;
@@ -56,6 +58,16 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
     @Mixin
     SecurityOptions security;
 
+    @Option(names = "--priority", defaultValue = "0", paramLabel = "N",
+            description = "Rank of the application's computations among your other computations: the highest "
+                    + "go first, equal ones share the producers (change it later with 'cx job priority'). Users "
+                    + "share the producers by weight whatever their priorities. Default: ${DEFAULT-VALUE}.")
+    int priority;
+
+    @Option(names = "--timeout", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "Fail each computation that runs longer than this (e.g. 90s, 10m, 2h). Default: none.")
+    Duration timeout;
+
     @Option(names = "--no-progress", description = "Do not show progress while the application runs.")
     boolean noProgress;
 
@@ -74,6 +86,7 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
         Thread me = Thread.currentThread();
         ClassLoader previous = me.getContextClassLoader();
         try (Consumer consumer = Consumer.connect(server, tls)) {
+            consumer.defaultOptions(SubmitOptions.defaults().withPriority(priority).withTimeout(timeout));
             consumer.onAccepted(id -> {
                 err().printf("cx submit: computation %s started%n", Long.toHexString(id));
                 err().flush();

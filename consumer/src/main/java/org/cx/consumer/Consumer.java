@@ -26,6 +26,7 @@ import org.cx.api.Continuation;
 import org.cx.api.Diagnosis;
 import org.cx.api.ResultListener;
 import org.cx.api.SharedData;
+import org.cx.api.SubmitOptions;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
 import org.cx.api.TaskServer;
@@ -72,11 +73,13 @@ public final class Consumer implements TaskServer {
     private final AtomicLong bundleUploads = new AtomicLong();
     /** Told the id of every computation the server accepts from this consumer (event loop). */
     private volatile java.util.function.LongConsumer onAccepted = id -> { };
-    /** Cancellations asked for and not answered yet, by computation. */
-    private final Map<Long, java.util.Queue<CompletableFuture<Void>>> cancels = new ConcurrentHashMap<>();
-    /** Diagnoses asked for and not answered yet, by computation. */
-    private final Map<Long, java.util.Queue<CompletableFuture<Diagnosis>>> diagnoses =
-            new ConcurrentHashMap<>();
+    /** Options of submissions that name none ({@link #defaultOptions}). */
+    private volatile SubmitOptions defaults = SubmitOptions.defaults();
+    /** Questions to the server not answered yet, by computation (lists: by 0). */
+    private final Questions<Void> cancels = new Questions<>();
+    private final Questions<Void> prioritizations = new Questions<>();
+    private final Questions<Diagnosis> diagnoses = new Questions<>();
+    private final Questions<List<Diagnosis>> lists = new Questions<>();
     /** Orders submissions and uploads: an upload after a submission answers that submission's NeedBundle. */
     private final AtomicLong sends = new AtomicLong();
     /** Hash → when it was last uploaded, in {@link #sends} order. Event loop only. */
@@ -157,27 +160,34 @@ public final class Consumer implements TaskServer {
     /** {@inheritDoc} The returned handle also gives the run's {@link Pending#summary()} once it is done. */
     @Override
     public <R> Pending<R> submit(Task root, ResultListener<? super R> listener) {
-        return submit(root, 1, listener);
+        return submit(root, defaults, listener);
+    }
+
+    /**
+     * The options of submissions that name none (priority, timeout): e.g. those of an application run by
+     * {@code cx submit --priority}. Its quorum and data are not used.
+     */
+    public void defaultOptions(SubmitOptions options) {
+        this.defaults = options.withQuorum(1).withData(null);
     }
 
     /** {@inheritDoc} Owners are the producers' credential names. */
     @Override
     public <R> Pending<R> submit(Task root, int quorum, ResultListener<? super R> listener) {
-        return submit(root, quorum, null, listener);
+        return submit(root, defaults.withQuorum(quorum), listener);
     }
 
     /** {@inheritDoc} */
     @Override
     public <R> Pending<R> submit(Task root, SharedData data, ResultListener<? super R> listener) {
-        return submit(root, 1, CodeBundle.ofEntries(new java.util.TreeMap<>(data.entries())), listener);
+        return submit(root, defaults.withData(data), listener);
     }
 
-    /** A submission with a quorum and shared data (null: none). */
-    private <R> Pending<R> submit(Task root, int quorum, CodeBundle data, ResultListener<? super R> listener) {
-        if (quorum < 1 || quorum > Message.Submit.MAX_QUORUM) {
-            throw new IllegalArgumentException("a quorum must be in 1.." + Message.Submit.MAX_QUORUM + ", got "
-                    + quorum);
-        }
+    /** {@inheritDoc} The returned handle also gives the run's {@link Pending#summary()} once it is done. */
+    @Override
+    public <R> Pending<R> submit(Task root, SubmitOptions options, ResultListener<? super R> listener) {
+        CodeBundle data = options.data() == null ? null
+                : CodeBundle.ofEntries(new java.util.TreeMap<>(options.data().entries()));
         long requestId = requestIds.incrementAndGet();
         Pending<R> pending = new Pending<>(listener, callbacks, this);
         // Classes loaded from a code bundle travel as that bundle; anything else runs from the class path.
@@ -194,7 +204,8 @@ public final class Consumer implements TaskServer {
         pending.data = data;
         pending.submit = new Message.Submit(requestId, envelope, Sources.of(
                 pending.loader == null ? CodeBundle.CLASS_PATH : pending.loader.bundle().hash(),
-                data == null ? "" : data.hash()), quorum);
+                data == null ? "" : data.hash()), options.quorum(), options.priority(),
+                options.timeout() == null ? 0 : Math.max(1, options.timeout().toMillis()));
         submitting.put(requestId, pending);
         pending.sentAt = sends.incrementAndGet();
         channel.writeAndFlush(pending.submit).addListener(f -> {
@@ -222,10 +233,31 @@ public final class Consumer implements TaskServer {
      * exceptionally if the server does not know it, or it is another user's.
      */
     public CompletableFuture<Diagnosis> diagnose(long computationId) {
-        CompletableFuture<Diagnosis> answer = new CompletableFuture<>();
-        diagnoses.computeIfAbsent(computationId, k -> new java.util.concurrent.ConcurrentLinkedQueue<>()).add(answer);
-        channel.writeAndFlush(new Message.Diagnose(computationId));
-        return answer;
+        return diagnoses.ask(computationId, new Message.Diagnose(computationId));
+    }
+
+    /**
+     * This user's computations that the server delivers (submitted to it, or taken over from a failed server),
+     * running or with a result not collected yet, oldest first.
+     */
+    public CompletableFuture<List<Diagnosis>> computations() {
+        return lists.ask(0L, new Message.ListComputations());
+    }
+
+    /**
+     * Gives computation {@code computationId} a new priority among this user's computations (see
+     * {@link Computation#changePriority}); it may have been submitted by another connection of the same user.
+     */
+    public CompletableFuture<Void> changePriority(long computationId, int priority) {
+        return prioritizations.ask(computationId, new Message.Prioritize(computationId, priority));
+    }
+
+    /**
+     * Waits for the outcome of computation {@code computationId} without collecting it: the server keeps its
+     * result for a later {@link #collect} (until its retention ends).
+     */
+    public <R> Pending<R> watch(long computationId) {
+        return follow(computationId, result -> { }, true);
     }
 
     /** Calls {@code listener} with the id of each computation the server accepts from now on, as it does. */
@@ -243,18 +275,21 @@ public final class Consumer implements TaskServer {
      * another connection of the same user.
      */
     public CompletableFuture<Void> cancel(long computationId) {
-        CompletableFuture<Void> answer = new CompletableFuture<>();
-        cancels.computeIfAbsent(computationId, k -> new java.util.concurrent.ConcurrentLinkedQueue<>()).add(answer);
-        channel.writeAndFlush(new Message.Cancel(computationId));
-        return answer;
+        return cancels.ask(computationId, new Message.Cancel(computationId));
     }
 
     @Override
     public <R> Pending<R> collect(long computationId, ResultListener<? super R> listener) {
+        return follow(computationId, listener, false);
+    }
+
+    /** Asks for computation {@code computationId}'s outcome; with {@code keep}, the server keeps it after. */
+    private <R> Pending<R> follow(long computationId, ResultListener<? super R> listener, boolean keep) {
         Pending<R> pending = new Pending<>(listener, callbacks, this);
+        pending.keep = keep;
         pending.id.complete(computationId);
         running.put(computationId, pending);
-        channel.writeAndFlush(new Message.Collect(computationId));
+        channel.writeAndFlush(new Message.Collect(computationId, keep));
         return pending;
     }
 
@@ -318,6 +353,8 @@ public final class Consumer implements TaskServer {
         private volatile BundleClassLoader loader;
         /** Its shared data, if any. */
         private volatile CodeBundle data;
+        /** Whether the server keeps its outcome once told it (a watch, not a collection). */
+        private volatile boolean keep;
 
         private final Executor callbacks;
         /** The consumer that submitted it, to ask its server about it. */
@@ -337,6 +374,11 @@ public final class Consumer implements TaskServer {
         @Override
         public CompletableFuture<Void> cancel() {
             return id.thenCompose(consumer::cancel);
+        }
+
+        @Override
+        public CompletableFuture<Void> changePriority(int priority) {
+            return id.thenCompose(computation -> consumer.changePriority(computation, priority));
         }
 
         /** Blocks until the server has accepted the submission (normally one round trip). */
@@ -396,18 +438,54 @@ public final class Consumer implements TaskServer {
 
     /** Completes the futures waiting for a diagnosis of {@code d}'s computation. */
     private void answer(Message.Diagnosis d) {
-        var waiting = diagnoses.remove(d.computation());
-        if (waiting == null) {
-            return;
-        }
         if (d.phase().isEmpty()) {
-            var unknown = new ComputationFailedException(d.computation(), null, "no computation "
-                    + Long.toHexString(d.computation()) + " of this user on the server " + channel.remoteAddress());
-            waiting.forEach(f -> f.completeExceptionally(unknown));
-            return;
+            diagnoses.fail(d.computation(), new ComputationFailedException(d.computation(), null, "no computation "
+                    + Long.toHexString(d.computation()) + " of this user on the server " + channel.remoteAddress()));
+        } else {
+            diagnoses.answer(d.computation(), d.toApi());
         }
-        Diagnosis diagnosis = d.toApi();
-        waiting.forEach(f -> f.complete(diagnosis));
+    }
+
+    /** Completes the futures waiting for {@code computation}'s answer: with null, or failed with {@code refusal}. */
+    private static void answer(Questions<Void> questions, long computation, String refusal) {
+        if (refusal.isEmpty()) {
+            questions.answer(computation, null);
+        } else {
+            questions.fail(computation, new ComputationFailedException(computation, null, refusal));
+        }
+    }
+
+    /** Futures waiting for the server's answers of one kind, by computation; an answer completes all asked so far. */
+    private final class Questions<T> {
+        private final Map<Long, java.util.Queue<CompletableFuture<T>>> waiting = new ConcurrentHashMap<>();
+
+        CompletableFuture<T> ask(long computation, Message question) {
+            CompletableFuture<T> answer = new CompletableFuture<>();
+            waiting.computeIfAbsent(computation, k -> new java.util.concurrent.ConcurrentLinkedQueue<>()).add(answer);
+            channel.writeAndFlush(question);
+            return answer;
+        }
+
+        void answer(long computation, T value) {
+            var answered = waiting.remove(computation);
+            if (answered != null) {
+                answered.forEach(f -> f.complete(value));
+            }
+        }
+
+        void fail(long computation, Throwable why) {
+            var answered = waiting.remove(computation);
+            if (answered != null) {
+                answered.forEach(f -> f.completeExceptionally(why));
+            }
+        }
+
+        /** The connection is gone: no answer will come. */
+        void failAll(Throwable why) {
+            for (Long computation : List.copyOf(waiting.keySet())) {
+                fail(computation, why);
+            }
+        }
     }
 
     private final class Connection extends SimpleChannelInboundHandler<Message> {
@@ -449,7 +527,9 @@ public final class Consumer implements TaskServer {
                         return;
                     }
                     codecs.remove(r.computation());
-                    ctx.writeAndFlush(new Message.Collected(r.computation()));
+                    if (!p.keep) {
+                        ctx.writeAndFlush(new Message.Collected(r.computation()));
+                    }
                     tasksDone.addAndGet(r.tasks());
                     executionsDone.addAndGet(r.executions());
                     p.succeed(value, new Summary(r.tasks(), r.executions(), r.t1Nanos(), r.wallNanos()));
@@ -461,25 +541,18 @@ public final class Consumer implements TaskServer {
                     Pending<?> p = running.remove(f.computation());
                     if (p != null) {
                         codecs.remove(f.computation());
-                        ctx.writeAndFlush(new Message.Collected(f.computation()));
+                        if (!p.keep) {
+                            ctx.writeAndFlush(new Message.Collected(f.computation()));
+                        }
                         p.fail(new ComputationFailedException(f.computation(), f.taskId().isEmpty() ? null : f.taskId(),
                                 f.taskId().isEmpty() ? f.reason() : "task " + f.taskId() + " failed: " + f.reason()));
                     }
                 }
                 case Message.Diagnosis d -> answer(d);
-                case Message.CancelAnswer a -> {
-                    var waiting = cancels.remove(a.computation());
-                    if (waiting != null) {
-                        waiting.forEach(f -> {
-                            if (a.refusal().isEmpty()) {
-                                f.complete(null);
-                            } else {
-                                f.completeExceptionally(new ComputationFailedException(a.computation(), null,
-                                        a.refusal()));
-                            }
-                        });
-                    }
-                }
+                case Message.CancelAnswer a -> answer(cancels, a.computation(), a.refusal());
+                case Message.Prioritized a -> answer(prioritizations, a.computation(), a.refusal());
+                case Message.ComputationList l -> lists.answer(0L,
+                        java.util.Arrays.stream(l.computations()).map(Message.Diagnosis::toApi).toList());
                 case Message.Mirrors m -> mirrors = List.of(m.addresses());
                 case Message.Refused r -> LOG.warn("server refused this consumer: {}", r.reason());
                 default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());
@@ -518,6 +591,11 @@ public final class Consumer implements TaskServer {
                     "connection to the task server lost before it accepted the computation; submit it again");
             submitting.values().forEach(p -> p.fail(unsure));
             submitting.clear();
+            ComputationFailedException noAnswer = new ComputationFailedException(0, null,
+                    "connection to the task server lost before it answered; ask again");
+            for (Questions<?> questions : List.of(cancels, prioritizations, diagnoses, lists)) {
+                questions.failAll(noAnswer);
+            }
             // The connection may have broken while its server lives on: ask there first, then its mirrors.
             List<String> candidates = new ArrayList<>();
             if (ctx.channel().remoteAddress() instanceof InetSocketAddress lost) {
@@ -543,9 +621,7 @@ public final class Consumer implements TaskServer {
     private void failOver(List<String> candidates) {
         try {
             channel = WireClient.connectAny(group, candidates, tls, hello(), this::attached, 30_000);
-            for (long id : running.keySet()) {
-                channel.write(new Message.Collect(id));
-            }
+            running.forEach((id, p) -> channel.write(new Message.Collect(id, p.keep)));
             channel.flush();
         } catch (IOException e) {
             LOG.warn("consumer found no server to fail over to: {}", e.getMessage());
@@ -555,10 +631,12 @@ public final class Consumer implements TaskServer {
 
     /** During a fail-over, asks again a little later for a computation the new server does not know yet. */
     private boolean recollect(long computation) {
-        if (System.nanoTime() > failoverDeadline || !running.containsKey(computation)) {
+        Pending<?> p = running.get(computation);
+        if (System.nanoTime() > failoverDeadline || p == null) {
             return false;
         }
-        group.schedule(() -> channel.writeAndFlush(new Message.Collect(computation)), 100, TimeUnit.MILLISECONDS);
+        group.schedule(() -> channel.writeAndFlush(new Message.Collect(computation, p.keep)), 100,
+                TimeUnit.MILLISECONDS);
         return true;
     }
 

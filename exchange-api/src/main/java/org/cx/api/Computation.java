@@ -32,4 +32,14 @@ public interface Computation<R> {
         return CompletableFuture.failedFuture(
                 new UnsupportedOperationException("this computation cannot be cancelled"));
     }
+
+    /**
+     * Gives this computation a new priority among its user's computations ({@link SubmitOptions#priority()}). The
+     * returned future completes once its server has applied it (the other servers holding its tasks follow as the
+     * message reaches them), or fails saying why it could not (it is over already, or unknown there).
+     */
+    default CompletableFuture<Void> changePriority(int priority) {
+        return CompletableFuture.failedFuture(
+                new UnsupportedOperationException("this computation's priority cannot be changed"));
+    }
 }

@@ -1,5 +1,6 @@
 package org.cx.api;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 
@@ -16,9 +17,14 @@ import java.util.List;
  * @param waiting      tasks waiting for inputs
  * @param waitingTasks some of the waiting tasks (the first {@link #LISTED}), with the inputs each lacks
  * @param stalled      whether it has waiting tasks here and none ready or running
+ * @param priority     its priority among its user's computations ({@link SubmitOptions#priority()})
+ * @param completed    its tasks completed, as counted at that server so far (all of them once it is DONE)
+ * @param elapsed      how long it has run (until it ended, if it has), as that server counts it
+ * @param failure      why it failed, if it did; empty otherwise
  */
 public record Diagnosis(long computation, String phase, int ready, int running, int waiting,
-                        List<Waiting> waitingTasks, boolean stalled) {
+                        List<Waiting> waitingTasks, boolean stalled, int priority, long completed, Duration elapsed,
+                        String failure) {
     /** How many waiting tasks a diagnosis lists at most. */
     public static final int LISTED = 20;
 
@@ -54,8 +60,12 @@ public record Diagnosis(long computation, String phase, int ready, int running, 
     public String describe() {
         StringBuilder text = new StringBuilder();
         text.append("computation ").append(Long.toHexString(computation)).append(" is ").append(phase)
-                .append(": ").append(ready).append(" tasks ready, ").append(running).append(" running, ")
-                .append(waiting).append(" waiting for inputs");
+                .append(" after ").append(elapsed.toMillis() / 1000.0).append(" s, priority ").append(priority)
+                .append(": ").append(completed).append(" tasks completed, ").append(ready).append(" ready, ")
+                .append(running).append(" running, ").append(waiting).append(" waiting for inputs");
+        if (!failure.isEmpty()) {
+            text.append("\nfailed: ").append(failure);
+        }
         if (stalled) {
             text.append("\nstalled: no task of it here is ready or running, so nothing here will send the inputs "
                     + "these wait for (did a task send a value to the wrong continuation, or not send one?)");

@@ -6,7 +6,15 @@ package org.cx.api;
 public interface TaskServer extends AutoCloseable {
 
     /** Stores {@code root} as a new computation; its final value reaches {@code listener}. */
-    <R> Computation<R> submit(Task root, ResultListener<? super R> listener);
+    default <R> Computation<R> submit(Task root, ResultListener<? super R> listener) {
+        return submit(root, SubmitOptions.defaults(), listener);
+    }
+
+    /**
+     * Stores {@code root} as a new computation that runs as {@code options} say (priority, timeout, validation,
+     * shared data); its final value reaches {@code listener}.
+     */
+    <R> Computation<R> submit(Task root, SubmitOptions options, ResultListener<? super R> listener);
 
     /** Stores {@code root} as a new computation; use {@link Computation#result()} for its value. */
     default <R> Computation<R> submit(Task root) {
@@ -21,14 +29,16 @@ public interface TaskServer extends AutoCloseable {
      *
      * @param quorum 1 (no validation) to 5
      */
-    <R> Computation<R> submit(Task root, int quorum, ResultListener<? super R> listener);
+    default <R> Computation<R> submit(Task root, int quorum, ResultListener<? super R> listener) {
+        return submit(root, SubmitOptions.defaults().withQuorum(quorum), listener);
+    }
 
     /**
      * Stores {@code root} as a new computation whose tasks may read {@code data} ({@link TaskContext#sharedData}).
      * The data is sent to the network only if it does not hold it already.
      */
     default <R> Computation<R> submit(Task root, SharedData data, ResultListener<? super R> listener) {
-        throw new UnsupportedOperationException("this task server takes no shared data");
+        return submit(root, SubmitOptions.defaults().withData(data), listener);
     }
 
     /**

@@ -409,11 +409,21 @@ class CliTest {
                 Run status = cx("job", "status", id, "--server", address);
                 assertEquals(0, status.exit(), status.err());
                 assertTrue(status.out().contains("computation " + id + " is RUNNING"), status.out());
+                Run priority = cx("job", "priority", id, "7", "--server", address);
+                assertEquals(0, priority.exit(), priority.err());
+                Run list = cx("job", "list", "--server", address);
+                assertEquals(0, list.exit(), list.err());
+                assertTrue(list.out().matches("(?s).*\\n" + id + " +RUNNING +7 .*"), list.out());
+                Run waiting = cx("job", "wait", id, "--timeout", "100ms", "--server", address);
+                assertEquals(2, waiting.exit(), waiting.err());
+                assertTrue(waiting.err().contains("is still running after"), waiting.err());
                 Run cancel = cx("job", "cancel", id, "--server", address);
                 assertEquals(0, cancel.exit(), cancel.err());
                 assertTrue(cancel.out().contains("cancelled computation " + id), cancel.out());
                 submit.awaitExit(Duration.ofSeconds(30)); // its computation failed: the application ends
                 Await.until("the server without its tasks", Duration.ofSeconds(30), () -> readyOn(address) == 0);
+                Run ended = cx("job", "wait", id, "--server", address);
+                assertEquals(1, ended.exit(), "cancelled, and collected by cx submit: " + ended.err());
                 Run unknown = cx("job", "cancel", "abc", "--server", address);
                 assertEquals(1, unknown.exit());
                 assertTrue(unknown.err().contains("no computation abc of this user"), unknown.err());

@@ -45,7 +45,7 @@ class FencedServerTest {
 
             TaskEnvelope task = new TaskEnvelope(TaskId.root(42).child(0), Continuation.CONSUMER, 0, 0, false,
                     new byte[] {1});
-            RoutedPayload.Transfer transfer = new RoutedPayload.Transfer(42, failed, "",
+            RoutedPayload.Transfer transfer = new RoutedPayload.Transfer(42, failed, "", "", 0,
                     new ReadyTask[] {new ReadyTask(task, new byte[0][])}, new int[] {failed}, RoutedPayload.Tally.NONE);
             BlockingQueue<Message> received = new LinkedBlockingQueue<>();
             EventLoopGroup group = EventLoops.create("woken", 1);

@@ -18,6 +18,10 @@ final class ComputationState {
     String owner = "";
     /** Producers of different owners that must return equal effects before a task's apply (1: no validation). */
     int quorum = 1;
+    /** Its rank among its user's computations ({@link ReadyQueues}). */
+    int priority;
+    /** How long it may run from its submission before it fails; 0: no limit. */
+    long timeoutNanos;
     /** Its tasks last counted against its owner's quota ({@link UserQuotas#tasks()}). */
     long countedTasks;
     /** Bytes of application data its tasks hold on this server ({@link TaskEntry#bytes}), kept up to date. */
@@ -31,7 +35,10 @@ final class ComputationState {
     /** The hash of the code bundle its tasks run from; {@code CodeBundle.CLASS_PATH} for none. */
     String bundle = "";
     final Map<TaskId, TaskEntry> tasks = new HashMap<>();
+    /** The consumer its result goes to, and which says when it has it; null while none is attached. */
     ConsumerHandle consumer;
+    /** Consumers waiting for its outcome without collecting it ({@code cx job wait}). */
+    final Set<ConsumerHandle> watchers = new HashSet<>(2);
     Phase phase = Phase.RUNNING;
     /** Result or failure kept for the consumer until collected or expired. */
     byte[] result;
@@ -132,10 +139,10 @@ final class ComputationState {
     }
 
     /**
-     * Where it stands on this server: its tasks ready, running and waiting, and the inputs the first
-     * {@link org.cx.api.Diagnosis#LISTED} waiting ones lack (oldest first).
+     * Where it stands on this server at {@code nowNanos}: its tasks ready, running and waiting, and the inputs the
+     * first {@code listed} waiting ones lack (oldest first).
      */
-    org.cx.wire.Message.Diagnosis diagnosis() {
+    org.cx.wire.Message.Diagnosis diagnosis(long nowNanos, int listed) {
         int ready = 0;
         int running = 0;
         java.util.List<TaskEntry> waiting = new java.util.ArrayList<>();
@@ -149,10 +156,12 @@ final class ComputationState {
             }
         }
         waiting.sort(java.util.Comparator.comparingLong(e -> e.seq));
-        org.cx.wire.Message.WaitingTask[] listed = waiting.stream().limit(org.cx.api.Diagnosis.LISTED)
+        org.cx.wire.Message.WaitingTask[] lacking = waiting.stream().limit(listed)
                 .map(e -> new org.cx.wire.Message.WaitingTask(e.envelope.id(), e.arity(), e.missingInputs()))
                 .toArray(org.cx.wire.Message.WaitingTask[]::new);
         boolean stalled = phase == Phase.RUNNING && !waiting.isEmpty() && ready == 0 && running == 0;
-        return new org.cx.wire.Message.Diagnosis(id, phase.name(), ready, running, waiting.size(), listed, stalled);
+        long elapsed = (phase == Phase.RUNNING ? nowNanos : finishedNanos) - submittedNanos;
+        return new org.cx.wire.Message.Diagnosis(id, phase.name(), ready, running, waiting.size(), lacking, stalled,
+                priority, tasksDone - toldTasks, Math.max(0, elapsed / 1_000_000), failure == null ? "" : failure);
     }
 }

@@ -31,6 +31,10 @@ public interface Outbox {
      */
     void computationEnded(long computation, boolean atOrigin);
 
+    /** At its origin, computation {@code computation} was given {@code priority}: tell the other servers. */
+    default void reprioritized(long computation, int priority) {
+    }
+
     void result(ConsumerHandle consumer, long computation, byte[] value, ComputationSummary summary);
 
     void failed(ConsumerHandle consumer, long computation, String taskId, String reason);

@@ -231,7 +231,7 @@ abstract class PeerSession {
                 case Message.Submit s -> submit(s);
                 case Message.BundleChunk c -> node.code().upload(c, owner);
                 case Message.Collect c -> {
-                    if (!node.scheduler().collect(this, c.computation())) {
+                    if (!node.scheduler().collect(this, c.computation(), c.watch())) {
                         connection().write(new Message.Failed(c.computation(), "",
                                 "no computation " + Long.toHexString(c.computation())
                                         + " on this server: unknown, already collected, or its result expired"));
@@ -243,6 +243,11 @@ abstract class PeerSession {
                     String refusal = node.scheduler().cancel(this, k.computation(), node.cycle().now());
                     connection().write(new Message.CancelAnswer(k.computation(), refusal == null ? "" : refusal));
                 }
+                case Message.Prioritize p -> {
+                    String refusal = node.scheduler().prioritize(this, p.computation(), p.priority());
+                    connection().write(new Message.Prioritized(p.computation(), refusal == null ? "" : refusal));
+                }
+                case Message.ListComputations l -> connection().write(node.scheduler().list(this));
                 default -> {
                     return false;
                 }
@@ -265,7 +270,8 @@ abstract class PeerSession {
                 connection().write(new Message.SubmitRefused(s.requestId(), overQuota));
                 return;
             }
-            long id = node.scheduler().submit(this, s.root(), s.bundle(), s.quorum(), node.cycle().now());
+            long id = node.scheduler().submit(this, s.root(), s.bundle(), s.quorum(), s.priority(),
+                    Math.min(s.timeoutMillis(), Long.MAX_VALUE / 1_000_000) * 1_000_000, node.cycle().now());
             org.cx.wire.Sources.bundles(s.bundle()).forEach(code::used);
             node.accepted(this, s.requestId(), id);
             LOG.debug("consumer {} submitted computation {}", peerId(), Long.toHexString(id));

@@ -18,7 +18,15 @@ import org.cx.wire.RoutedPayload;
  */
 final class Replica {
     /** A computation submitted at the mirrored server. */
-    record Computation(long id, long submittedNanos, String owner, int quorum, MirrorOp.Finished finished) {
+    record Computation(long id, long submittedNanos, String owner, int quorum, int priority, long timeoutNanos,
+                       MirrorOp.Finished finished) {
+        Computation with(MirrorOp.Finished f) {
+            return new Computation(id, submittedNanos, owner, quorum, priority, timeoutNanos, f);
+        }
+
+        Computation with(int newPriority) {
+            return new Computation(id, submittedNanos, owner, quorum, newPriority, timeoutNanos, finished);
+        }
     }
 
     private final Map<Long, Computation> computations = new HashMap<>();
@@ -108,11 +116,12 @@ final class Replica {
             }
             case MirrorOp.Remove r -> tasks.remove(r.id());
             case MirrorOp.Started st -> computations.put(st.id(), new Computation(st.id(), st.submittedNanos(), st.owner(),
-                    st.quorum(), null));
+                    st.quorum(), st.priority(), st.timeoutNanos(), null));
+            case MirrorOp.Reprioritized r -> computations.computeIfPresent(r.id(), (id, c) -> c.with(r.priority()));
             case MirrorOp.Finished f -> {
                 Computation c = computations.get(f.id());
                 if (c != null) {
-                    computations.put(f.id(), new Computation(c.id(), c.submittedNanos(), c.owner(), c.quorum(), f));
+                    computations.put(f.id(), c.with(f));
                 }
                 tasks.keySet().removeIf(id -> id.computation() == f.id());
                 untold.remove(f.id());

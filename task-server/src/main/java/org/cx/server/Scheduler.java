@@ -54,7 +54,7 @@ public final class Scheduler {
     private final UserLedger users = new UserLedger();
     private final Map<Long, ComputationState> computations = new HashMap<>();
     private final Map<Long, ProducerState> producers = new HashMap<>();
-    private final ReadyHeap ready = new ReadyHeap();
+    private final ReadyQueues ready = new ReadyQueues(computations::get);
     private final ProducerDemand demand = new ProducerDemand();
     /** Idle workers at neighbouring servers with no task to give them: fresh tasks here are kept for diffusion. */
     private int remoteIdle;
@@ -106,9 +106,10 @@ public final class Scheduler {
         this.audit = audit;
     }
 
-    /** What one user may hold here. */
+    /** What one user may hold here, and each user's share. */
     void quotas(UserQuotas userQuotas) {
         users.quotas(userQuotas);
+        ready.weights(userQuotas::weight);
     }
 
     /**
@@ -174,6 +175,15 @@ public final class Scheduler {
      * returned equal ones (1: at once).
      */
     public long submit(ConsumerHandle consumer, TaskEnvelope root, String bundle, int quorum, long nowNanos) {
+        return submit(consumer, root, bundle, quorum, 0, 0, nowNanos);
+    }
+
+    /**
+     * Starts a computation ranked {@code priority} among its user's computations, which fails once it has run for
+     * {@code timeoutNanos} (0: never); see {@link #submit(ConsumerHandle, TaskEnvelope, String, int, long)}.
+     */
+    public long submit(ConsumerHandle consumer, TaskEnvelope root, String bundle, int quorum, int priority,
+                       long timeoutNanos, long nowNanos) {
         long id;
         do {
             id = ids.nextLong() & Long.MAX_VALUE;
@@ -182,9 +192,11 @@ public final class Scheduler {
         c.origin = self;
         c.owner = consumer.owner();
         c.quorum = quorum;
+        c.priority = priority;
+        c.timeoutNanos = timeoutNanos;
         computations.put(id, c);
         if (log.active()) {
-            log.record(new MirrorOp.Started(id, nowNanos, c.owner, c.quorum));
+            log.record(new MirrorOp.Started(id, nowNanos, c.owner, c.quorum, c.priority, c.timeoutNanos));
         }
         setBundle(c, bundle);
         TaskEnvelope named = new TaskEnvelope(TaskId.root(id), Continuation.CONSUMER, root.arity(), root.priority(),
@@ -201,12 +213,25 @@ public final class Scheduler {
      * user's, which the asker cannot tell apart.
      */
     public boolean collect(ConsumerHandle consumer, long computation) {
+        return collect(consumer, computation, false);
+    }
+
+    /**
+     * A consumer asks for the result of {@code computation}: with {@code watch}, a copy of it, leaving its delivery
+     * to whoever collects it; without, it takes the delivery over. Returns false if it is unknown (or expired) or
+     * another user's, which the asker cannot tell apart.
+     */
+    public boolean collect(ConsumerHandle consumer, long computation, boolean watch) {
         ComputationState c = computations.get(computation);
         if (c == null || c.origin != self || !c.owner.equals(consumer.owner())) {
             return false;
         }
-        c.consumer = consumer;
-        c.abandonedSince = -1;
+        if (watch) {
+            c.watchers.add(consumer);
+        } else {
+            c.consumer = consumer;
+            c.abandonedSince = -1;
+        }
         deliver(c);
         return true;
     }
@@ -217,16 +242,73 @@ public final class Scheduler {
      */
     public String cancel(ConsumerHandle consumer, long computation, long nowNanos) {
         ComputationState c = computations.get(computation);
+        String refusal = refusal(consumer, computation, c);
+        if (refusal != null) {
+            return refusal;
+        }
+        counters.computationsCancelled++;
+        fail(c, "", "cancelled" + (c.owner.isEmpty() ? "" : " by " + c.owner), nowNanos);
+        dispatch();
+        return null;
+    }
+
+    /** Why {@code consumer} may not act on {@code computation} ({@code c}, maybe null): none of its, or over. */
+    private static String refusal(ConsumerHandle consumer, long computation, ComputationState c) {
         if (c == null || !c.owner.equals(consumer.owner())) {
             return "no computation " + Long.toHexString(computation) + " of this user on this server";
         }
         if (c.phase != ComputationState.Phase.RUNNING) {
             return "computation " + Long.toHexString(computation) + " is over already (" + c.phase + ")";
         }
-        counters.computationsCancelled++;
-        fail(c, "", "cancelled" + (c.owner.isEmpty() ? "" : " by " + c.owner), nowNanos);
+        return null;
+    }
+
+    /**
+     * The owner of {@code computation} gives it a new priority among its computations; every other server holding
+     * its tasks is told. Returns why it cannot be, or null.
+     */
+    public String prioritize(ConsumerHandle consumer, long computation, int priority) {
+        ComputationState c = computations.get(computation);
+        String refusal = refusal(consumer, computation, c);
+        if (refusal == null && c.origin != self) {
+            refusal = "computation " + Long.toHexString(computation) + " was not submitted to this server";
+        }
+        if (refusal != null) {
+            return refusal;
+        }
+        reprioritize(c, priority);
+        if (log.active()) {
+            log.record(new MirrorOp.Reprioritized(computation, priority));
+        }
+        outbox.reprioritized(computation, priority);
         dispatch();
         return null;
+    }
+
+    /** Computation {@code computation}'s origin gave it a new priority. */
+    public void prioritizedElsewhere(long computation, int priority) {
+        ComputationState c = computations.get(computation);
+        if (c != null && c.phase == ComputationState.Phase.RUNNING) {
+            reprioritize(c, priority);
+            dispatch();
+        }
+    }
+
+    private void reprioritize(ComputationState c, int priority) {
+        c.priority = priority;
+        ready.reprioritize(c.id, priority);
+    }
+
+    /**
+     * This user's computations this server delivers, running or with a result not collected yet, oldest first:
+     * each as a diagnosis without waiting tasks listed.
+     */
+    public Message.ComputationList list(ConsumerHandle consumer) {
+        return new Message.ComputationList(computations.values().stream()
+                .filter(c -> c.origin == self && c.owner.equals(consumer.owner()))
+                .sorted(java.util.Comparator.comparingLong(c -> c.submittedNanos))
+                .map(c -> c.diagnosis(now, 0))
+                .toArray(Message.Diagnosis[]::new));
     }
 
     /**
@@ -237,15 +319,15 @@ public final class Scheduler {
     public Message.Diagnosis diagnose(ConsumerHandle consumer, long computation) {
         ComputationState c = computations.get(computation);
         if (c == null || !c.owner.equals(consumer.owner())) {
-            return new Message.Diagnosis(computation, "", 0, 0, 0, new Message.WaitingTask[0], false);
+            return Message.Diagnosis.unknown(computation);
         }
-        return c.diagnosis();
+        return c.diagnosis(now, org.cx.api.Diagnosis.LISTED);
     }
 
     /** {@link #diagnose(ConsumerHandle, long)} for an operator, whoever's it is; null if it is unknown. */
     public Message.Diagnosis diagnose(long computation) {
         ComputationState c = computations.get(computation);
-        return c == null ? null : c.diagnosis();
+        return c == null ? null : c.diagnosis(now, org.cx.api.Diagnosis.LISTED);
     }
 
 
@@ -271,6 +353,7 @@ public final class Scheduler {
 
     public void consumerGone(ConsumerHandle consumer) {
         for (ComputationState c : computations.values()) {
+            c.watchers.remove(consumer);
             if (c.consumer == consumer) {
                 c.consumer = null; // keep running; the result waits to be collected
                 c.abandonedSince = now;
@@ -287,7 +370,18 @@ public final class Scheduler {
                 abandoned.add(c);
             }
         }
+        for (ComputationState c : computations.values()) {
+            if (c.phase == ComputationState.Phase.RUNNING && c.origin == self && c.timeoutNanos > 0
+                    && nowNanos - c.submittedNanos > c.timeoutNanos) {
+                abandoned.add(c);
+            }
+        }
         for (ComputationState c : abandoned) {
+            if (c.timeoutNanos > 0 && nowNanos - c.submittedNanos > c.timeoutNanos) {
+                fail(c, "", "it ran longer than its timeout of " + Duration.ofNanos(c.timeoutNanos).toMillis() / 1000.0
+                        + " s (set at submission): its tasks are dropped", nowNanos);
+                continue;
+            }
             fail(c, "", "its consumer has been gone for " + users.quotas().abandonedAfter().toSeconds() + " s and nobody "
                     + "collected it (--abandoned-after): its tasks are dropped", nowNanos);
         }
@@ -864,14 +958,25 @@ public final class Scheduler {
         outbox.computationEnded(c.id, c.origin == self);
     }
 
+    /** Sends a finished computation's outcome to its consumer and watchers, if it has any. */
     private void deliver(ComputationState c) {
-        if (c.consumer == null) {
+        if (c.phase == ComputationState.Phase.RUNNING) {
             return;
         }
-        switch (c.phase) {
-            case DONE -> outbox.result(c.consumer, c.id, c.result, c.summary());
-            case FAILED -> outbox.failed(c.consumer, c.id, c.failedTask, c.failure);
-            case RUNNING -> { }
+        if (c.consumer != null) {
+            deliver(c, c.consumer);
+        }
+        for (ConsumerHandle watcher : c.watchers) {
+            deliver(c, watcher);
+        }
+        c.watchers.clear();
+    }
+
+    private void deliver(ComputationState c, ConsumerHandle to) {
+        if (c.phase == ComputationState.Phase.DONE) {
+            outbox.result(to, c.id, c.result, c.summary());
+        } else {
+            outbox.failed(to, c.id, c.failedTask, c.failure);
         }
     }
 
@@ -1060,6 +1165,10 @@ public final class Scheduler {
         if (c == null) {
             return;
         }
+        if (c.origin != self && c.tasks.isEmpty()) { // none here: the sender knows whose it is and how urgent
+            c.owner = transfer.owner(); // the ledger counts no tasks here for it yet (none of an owner ""'s)
+            reprioritize(c, transfer.priority());
+        }
         c.seeded.add(from);
         c.add(transfer.tally());
         tallied.add(c);
@@ -1143,7 +1252,8 @@ public final class Scheduler {
                 homes[i] = entries.get(i).home;
             }
             ComputationState c = computations.get(group.getKey());
-            transfers.add(new RoutedPayload.Transfer(c.id, c.origin, c.bundle, tasks, homes, c.untold()));
+            transfers.add(new RoutedPayload.Transfer(c.id, c.origin, c.bundle, c.owner, c.priority, tasks, homes,
+                    c.untold()));
             counters.tasksDiffusedOut += tasks.length;
         }
         for (TaskEntry e : validatedHere) {
@@ -1292,7 +1402,8 @@ public final class Scheduler {
                 ops.add(untold);
             }
             if (c.origin == self) {
-                ops.add(new MirrorOp.Started(c.id, c.submittedNanos, c.owner, c.quorum));
+                ops.add(new MirrorOp.Started(c.id, c.submittedNanos, c.owner, c.quorum, c.priority,
+                        c.timeoutNanos));
                 if (c.phase != ComputationState.Phase.RUNNING) {
                     ComputationSummary s = c.summary();
                     ops.add(new MirrorOp.Finished(c.id, c.result, c.failedTask, c.failure, s.tasks(), s.executions(),
@@ -1323,6 +1434,8 @@ public final class Scheduler {
             c.origin = self;
             c.owner = rc.owner();
             c.quorum = rc.quorum();
+            c.priority = rc.priority();
+            c.timeoutNanos = rc.timeoutNanos();
             if (c.consumer == null && c.abandonedSince < 0) {
                 c.abandonedSince = now; // its consumer comes back here, or the computation is abandoned
             }

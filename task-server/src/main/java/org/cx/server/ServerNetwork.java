@@ -1031,6 +1031,7 @@ final class ServerNetwork implements StateLog {
                 scheduler.endedElsewhere(e.computation());
                 host.computationEnded(e.computation());
             }
+            case Message.Prioritize p -> scheduler.prioritizedElsewhere(p.computation(), p.priority());
             case Message.NetworkQuery q -> from.send(networkStatus());
             case Message.FetchBundle f -> host.bundleMessage(f, from);
             case Message.BundleChunk c -> host.bundleMessage(c, from);
@@ -1041,13 +1042,18 @@ final class ServerNetwork implements StateLog {
 
     /** Computation {@code id} ended here, at its origin: every other server drops what is left of it. */
     void computationEnded(long id) {
+        tellServers(new Message.ComputationEnded(id));
+    }
+
+    /** Sends {@code m} to every other server once this command's changes are committed (best effort). */
+    void tellServers(Message m) {
         if (tree.size() < 2) {
             return;
         }
         afterCommit(() -> {
             for (int member : tree.ids()) {
                 if (member != self) {
-                    send(member, new Message.ComputationEnded(id));
+                    send(member, m);
                 }
             }
         });

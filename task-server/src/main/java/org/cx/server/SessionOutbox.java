@@ -86,6 +86,11 @@ final class SessionOutbox implements Outbox {
         tellProducers(computation);
     }
 
+    @Override
+    public void reprioritized(long computation, int priority) {
+        node.networkInternals().tellServers(new Message.Prioritize(computation, priority));
+    }
+
     void tellProducers(long computation) {
         for (PeerSession session : node.sessions().values()) {
             if (session instanceof PeerSession.ProducerSession p) {

@@ -1,6 +1,7 @@
 package org.cx.server;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * What one user may hold on a server, so that no consumer exhausts it for the others. A submission over
@@ -19,14 +20,28 @@ import java.time.Duration;
  * @param computationTime how much task time (the execution times of its tasks' applied completions, summed) one
  *                       computation may use before it fails; each server checks what it has counted, and the
  *                       computation's origin counts them all as values reach it
+ * @param weights        each user's share of the producers relative to the others' ({@link ReadyQueues}); a user
+ *                       not named has weight 1
  */
 public record UserQuotas(int computations, long tasks, long bytes, Duration abandonedAfter, Duration taskTime,
-                         Duration computationTime) {
+                         Duration computationTime, Map<String, Integer> weights) {
     /** Eager scheduling gives a late task to at most this many producers at once. */
     public static final int MAX_RUNNING_COPIES = 3;
 
 
+    /** Quotas with every user of weight 1. */
+    public UserQuotas(int computations, long tasks, long bytes, Duration abandonedAfter, Duration taskTime,
+                      Duration computationTime) {
+        this(computations, tasks, bytes, abandonedAfter, taskTime, computationTime, Map.of());
+    }
+
     public UserQuotas {
+        weights = Map.copyOf(weights);
+        weights.forEach((user, weight) -> {
+            if (weight < 1) {
+                throw new IllegalArgumentException("user " + user + "'s weight must be at least 1, got " + weight);
+            }
+        });
         if (computations < 1 || tasks < 1 || bytes < 1) {
             throw new IllegalArgumentException("quotas must be at least 1, got " + computations + " computations, "
                     + tasks + " tasks and " + bytes + " bytes");
@@ -35,6 +50,16 @@ public record UserQuotas(int computations, long tasks, long bytes, Duration aban
             throw new IllegalArgumentException("the abandonment time and the time limits must be positive, got "
                     + abandonedAfter + ", " + taskTime + " and " + computationTime);
         }
+    }
+
+    /** {@code user}'s share of the producers relative to other users' (1 unless set). */
+    public int weight(String user) {
+        return weights.getOrDefault(user, 1);
+    }
+
+    /** These quotas with users' weights {@code userWeights}. */
+    public UserQuotas withWeights(Map<String, Integer> userWeights) {
+        return new UserQuotas(computations, tasks, bytes, abandonedAfter, taskTime, computationTime, userWeights);
     }
 
     /**

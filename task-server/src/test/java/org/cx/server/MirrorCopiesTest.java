@@ -51,7 +51,7 @@ class MirrorCopiesTest {
     @Test
     void aSnapshotInPartsIsAppliedWholeWhenItsLastPartArrivesAndAnInterruptedOneNever() {
         MirrorCopies<String> copies = new MirrorCopies<>();
-        MirrorOp[] first = {new MirrorOp.Started(9, 0, "alice", 1)};
+        MirrorOp[] first = {new MirrorOp.Started(9, 0, "alice", 1, 0, 0)};
         MirrorOp[] last = {new MirrorOp.Code(9, "ab".repeat(32))};
         MirrorCopies.Offer part = copies.offer(new Message.Mirror(2, 1, true, true, first, true), "l");
         assertEquals(Replica.Fit.PART, part.fit());

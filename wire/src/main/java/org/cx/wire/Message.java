@@ -33,10 +33,12 @@ public sealed interface Message {
      * Consumer: start a computation with this root task (its id is assigned by the server), running from code bundle
      * {@code bundle} ({@link CodeBundle#CLASS_PATH} for none: the processes' own class paths). With {@code quorum}
      * above 1, each task's effects apply only once that many producers of different owners returned equal ones.
+     * {@code priority} ranks it among its user's computations; after {@code timeoutMillis} (0: none) it fails.
      */
-    record Submit(long requestId, TaskEnvelope root, String bundle, int quorum) implements Message {
+    record Submit(long requestId, TaskEnvelope root, String bundle, int quorum, int priority, long timeoutMillis)
+            implements Message {
         /** The most producers that must agree on a task. */
-        public static final int MAX_QUORUM = 5;
+        public static final int MAX_QUORUM = org.cx.api.SubmitOptions.MAX_QUORUM;
 
         public Submit {
             if (quorum < 1 || quorum > MAX_QUORUM) {
@@ -44,9 +46,14 @@ public sealed interface Message {
             }
         }
 
-        /** A submission without validation. */
+        /** A submission with default options. */
         public Submit(long requestId, TaskEnvelope root, String bundle) {
             this(requestId, root, bundle, 1);
+        }
+
+        /** A submission validated by {@code quorum} producers, with otherwise default options. */
+        public Submit(long requestId, TaskEnvelope root, String bundle, int quorum) {
+            this(requestId, root, bundle, quorum, 0, 0);
         }
     }
 
@@ -90,8 +97,15 @@ public sealed interface Message {
     record Accepted(long requestId, long computation) implements Message {
     }
 
-    /** Consumer: send me the result of {@code computation} when there is one. */
-    record Collect(long computation) implements Message {
+    /**
+     * Consumer: send me the result of {@code computation} when there is one. With {@code watch}, others are sent
+     * it too and the server keeps it for a later collection; without, I take over its delivery and it is forgotten
+     * once I say {@link Collected}.
+     */
+    record Collect(long computation, boolean watch) implements Message {
+        public Collect(long computation) {
+            this(computation, false);
+        }
     }
 
     /**
@@ -117,6 +131,28 @@ public sealed interface Message {
     record CancelAnswer(long computation, String refusal) implements Message {
     }
 
+    /**
+     * Consumer: give {@code computation} this priority among its user's computations; answered by
+     * {@link Prioritized}. Server: the origin changed it; apply it to the computation's tasks here.
+     */
+    record Prioritize(long computation, int priority) implements Message {
+    }
+
+    /** Server: {@code computation} has its new priority, or, with a non-empty {@code refusal}, why not. */
+    record Prioritized(long computation, String refusal) implements Message {
+    }
+
+    /** Consumer: which of my computations does this server deliver? Answered by {@link ComputationList}. */
+    record ListComputations() implements Message {
+    }
+
+    /**
+     * Server: the asking user's computations this server delivers (submitted here, or taken over), running or
+     * with a result not yet collected, each as a {@link Diagnosis} without its waiting tasks listed.
+     */
+    record ComputationList(Diagnosis[] computations) implements Message {
+    }
+
     /** Consumer: where does {@code computation} stand? Answered by {@link Diagnosis}. */
     record Diagnose(long computation) implements Message {
     }
@@ -126,14 +162,21 @@ public sealed interface Message {
      * computation unknown here or another user's.
      */
     record Diagnosis(long computation, String phase, int ready, int running, int waiting, WaitingTask[] tasks,
-                     boolean stalled) implements Message {
+                     boolean stalled, int priority, long completed, long elapsedMillis, String failure)
+            implements Message {
+        /** The answer for a computation unknown here, or another user's. */
+        public static Diagnosis unknown(long computation) {
+            return new Diagnosis(computation, "", 0, 0, 0, new WaitingTask[0], false, 0, 0, 0, "");
+        }
+
         /** As the API gives it. */
         public org.cx.api.Diagnosis toApi() {
             java.util.List<org.cx.api.Diagnosis.Waiting> listed = new java.util.ArrayList<>();
             for (WaitingTask w : tasks) {
                 listed.add(new org.cx.api.Diagnosis.Waiting(w.task(), w.arity(), w.missing()));
             }
-            return new org.cx.api.Diagnosis(computation, phase, ready, running, waiting, listed, stalled);
+            return new org.cx.api.Diagnosis(computation, phase, ready, running, waiting, listed, stalled, priority,
+                    completed, java.time.Duration.ofMillis(elapsedMillis), failure);
         }
     }
 

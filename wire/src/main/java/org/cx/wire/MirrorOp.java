@@ -23,9 +23,15 @@ public sealed interface MirrorOp {
 
     /**
      * Computation {@code id} was submitted here by user {@code owner} (empty on a plain network), validated by
-     * {@code quorum} producers; this server delivers its result, to that user only.
+     * {@code quorum} producers, ranked {@code priority} among its user's computations and failed after
+     * {@code timeoutNanos} (0: never); this server delivers its result, to that user only.
      */
-    record Started(long id, long submittedNanos, String owner, int quorum) implements MirrorOp {
+    record Started(long id, long submittedNanos, String owner, int quorum, int priority, long timeoutNanos)
+            implements MirrorOp {
+    }
+
+    /** Computation {@code id}'s owner gave it a new priority. */
+    record Reprioritized(long id, int priority) implements MirrorOp {
     }
 
     /**

@@ -54,13 +54,18 @@ public final class ProtocolCodec {
             writeEnvelope(out, m.root());
             out.writeString(m.bundle());
             out.writeVarInt(m.quorum(), true);
-        }, in -> new Message.Submit(in.readVarLong(true), readEnvelope(in), readSources(in), readQuorum(in)));
+            out.writeVarInt(m.priority(), false);
+            out.writeVarLong(m.timeoutMillis(), true);
+        }, in -> new Message.Submit(in.readVarLong(true), readEnvelope(in), readSources(in), readQuorum(in),
+                in.readVarInt(false), readTimeout(in)));
         register(kryo, Message.Accepted.class, id++, (out, m) -> {
             out.writeVarLong(m.requestId(), true);
             out.writeLong(m.computation());
         }, in -> new Message.Accepted(in.readVarLong(true), in.readLong()));
-        register(kryo, Message.Collect.class, id++, (out, m) -> out.writeLong(m.computation()),
-                in -> new Message.Collect(in.readLong()));
+        register(kryo, Message.Collect.class, id++, (out, m) -> {
+            out.writeLong(m.computation());
+            out.writeBoolean(m.watch());
+        }, in -> new Message.Collect(in.readLong(), in.readBoolean()));
         register(kryo, Message.Result.class, id++, (out, m) -> {
             out.writeLong(m.computation());
             writeBytes(out, m.value());
@@ -208,7 +213,7 @@ public final class ProtocolCodec {
             ReadyTask.class, Message.Member.class, Message.ServerStatus.class,
             MirrorOp.Put.class, MirrorOp.Input.class, MirrorOp.Remove.class, MirrorOp.Started.class,
             MirrorOp.Finished.class, MirrorOp.Forget.class, MirrorOp.Send.class, MirrorOp.Acked.class,
-            MirrorOp.Received.class, MirrorOp.Code.class, MirrorOp.Tally.class,
+            MirrorOp.Received.class, MirrorOp.Code.class, MirrorOp.Tally.class, MirrorOp.Reprioritized.class,
             RoutedPayload.Transfer.class, RoutedPayload.Value.class, RoutedPayload.Failure.class,
             RoutedPayload.Tally.class,
             Message.Join.class, Message.Redirect.class, Message.Topology.class, Message.Heartbeat.class,
@@ -232,6 +237,11 @@ public final class ProtocolCodec {
         kryo.register(Message.Diagnosis.class, id++);
         kryo.register(Message.Cancel.class, id++);
         kryo.register(Message.CancelAnswer.class, id++);
+        kryo.register(Message.Prioritize.class, id++);
+        kryo.register(Message.Prioritized.class, id++);
+        kryo.register(Message.ListComputations.class, id++);
+        kryo.register(Message.Diagnosis[].class, new BoundedArraySerializer(Message.Diagnosis.class), id++);
+        kryo.register(Message.ComputationList.class, id++);
         register(kryo, Message.Fragment.class, id++, (out, f) -> {
             out.writeVarInt(f.total(), true);
             writeBytes(out, f.data());
@@ -324,6 +334,14 @@ public final class ProtocolCodec {
                     + quorum);
         }
         return quorum;
+    }
+
+    private static long readTimeout(Input in) {
+        long millis = in.readVarLong(true);
+        if (millis < 0) {
+            throw new MalformedMessageException("a computation's timeout must be 0 (none) or positive, got " + millis);
+        }
+        return millis;
     }
 
     /** A computation's {@link Sources}: a code bundle's hash or none, and optionally a data bundle's. */

@@ -13,11 +13,11 @@ public sealed interface RoutedPayload {
 
     /**
      * Diffusion: ready tasks of computation {@code computation} (whose result is delivered by server
-     * {@code origin}, from code bundle {@code bundle}) move to the receiver; {@code homes[i]} holds task i's
-     * successor. {@code tally}: see {@link Tally}.
+     * {@code origin}, from code bundle {@code bundle}, submitted by user {@code owner} at priority {@code priority})
+     * move to the receiver; {@code homes[i]} holds task i's successor. {@code tally}: see {@link Tally}.
      */
-    record Transfer(long computation, int origin, String bundle, ReadyTask[] tasks, int[] homes, Tally tally)
-            implements RoutedPayload {
+    record Transfer(long computation, int origin, String bundle, String owner, int priority, ReadyTask[] tasks,
+                    int[] homes, Tally tally) implements RoutedPayload {
         public Transfer {
             tally = tally == null ? Tally.NONE : tally;
         }
