@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks: Fibonacci, recovery, code distribution, EP, the paper's experiments.",
         subcommands = {BenchFibCommand.class, BenchRecoveryCommand.class, BenchCodeCommand.class,
-            BenchEpCommand.class, BenchEstimateCommand.class, BenchPaperCommand.class, BenchDataCommand.class})
+            BenchEpCommand.class, BenchEstimateCommand.class, BenchPaperCommand.class, BenchDataCommand.class,
+            BenchMultiCommand.class})
 final class BenchCommand extends Group {
 
 }

@@ -1,5 +1,6 @@
 package org.cx.producer;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -12,14 +13,16 @@ import org.cx.api.TaskId;
 import org.cx.wire.ReadyTask;
 
 /**
- * The producer's task cache: ready tasks, still encoded, highest {@link org.cx.api.Task#priority() priority} first
- * (as read when they were stored), handed to workers. Task code is decoded only where it runs. Shared by the
+ * The producer's task cache: ready tasks, still encoded, handed to workers. Computations take turns (the server
+ * chose how many tasks of each to send here, by its users' shares and their priorities), and within one computation
+ * the highest {@link org.cx.api.Task#priority() priority} goes first (as read when it was stored): an application's
+ * priorities order its own tasks, never another's. Task code is decoded only where it runs. Shared by the
  * connection's event loop (adds, drops) and the workers (takes), under one lock.
  */
 public final class TaskCache {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition available = lock.newCondition();
-    private final PriorityQueue<ReadyTask> ready = new PriorityQueue<>(TaskCache::order);
+    private final Turns ready = new Turns();
     private final Map<TaskId, ReadyTask> byId = new HashMap<>();
     private int idleWorkers;
     private boolean closed;
@@ -36,6 +39,68 @@ public final class TaskCache {
 
     private static int order(ReadyTask a, ReadyTask b) {
         return Long.compare(b.task().priority(), a.task().priority());
+    }
+
+    /** Cached tasks by computation, highest priority first in each; computations take turns. */
+    private static final class Turns {
+        private final Map<Long, PriorityQueue<ReadyTask>> byComputation = new HashMap<>();
+        /** Computations with cached tasks, the next to take a task first. */
+        private final ArrayDeque<Long> turns = new ArrayDeque<>();
+        private int size;
+
+        void add(ReadyTask t) {
+            long computation = t.task().id().computation();
+            PriorityQueue<ReadyTask> q = byComputation.get(computation);
+            if (q == null) {
+                q = new PriorityQueue<>(TaskCache::order);
+                byComputation.put(computation, q);
+                turns.addLast(computation);
+            }
+            q.add(t);
+            size++;
+        }
+
+        void remove(ReadyTask t) {
+            long computation = t.task().id().computation();
+            PriorityQueue<ReadyTask> q = byComputation.get(computation);
+            if (q != null && q.remove(t)) {
+                size--;
+                if (q.isEmpty()) {
+                    byComputation.remove(computation);
+                    turns.remove(computation);
+                }
+            }
+        }
+
+        ReadyTask poll() {
+            Long computation = turns.pollFirst();
+            if (computation == null) {
+                return null;
+            }
+            PriorityQueue<ReadyTask> q = byComputation.get(computation);
+            ReadyTask t = q.poll();
+            size--;
+            if (q.isEmpty()) {
+                byComputation.remove(computation);
+            } else {
+                turns.addLast(computation);
+            }
+            return t;
+        }
+
+        boolean isEmpty() {
+            return size == 0;
+        }
+
+        int size() {
+            return size;
+        }
+
+        void clear() {
+            byComputation.clear();
+            turns.clear();
+            size = 0;
+        }
     }
 
     public void add(List<ReadyTask> tasks) {

@@ -22,6 +22,8 @@ final class ComputationState {
     int priority;
     /** How long it may run from its submission before it fails; 0: no limit. */
     long timeoutNanos;
+    /** Its use of this server's producers, decayed ({@link ReadyQueues}). */
+    final ReadyQueues.Usage usage = new ReadyQueues.Usage();
     /** Its tasks last counted against its owner's quota ({@link UserQuotas#tasks()}). */
     long countedTasks;
     /** Bytes of application data its tasks hold on this server ({@link TaskEntry#bytes}), kept up to date. */
@@ -72,6 +74,11 @@ final class ComputationState {
         this.id = id;
         this.submittedNanos = submittedNanos;
         this.consumer = consumer;
+    }
+
+    /** The mean execution time of its tasks counted here, or {@code otherwise} before any. */
+    long meanTaskNanos(long otherwise) {
+        return tasksDone == 0 ? otherwise : Math.max(1, execNanos / tasksDone);
     }
 
     /** A producer ran one of its tasks (perhaps a duplicate). */

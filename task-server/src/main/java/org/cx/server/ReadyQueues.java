@@ -1,47 +1,72 @@
 package org.cx.server;
 
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.function.LongFunction;
 import java.util.function.ToIntFunction;
 
 /**
- * The ready tasks of every computation on this server, and which fresh one (no producer holds it) goes next:
+ * The ready tasks of every computation on this server, and which fresh one (no producer holds it) goes next, by
+ * fair share of recent use:
  * <ol>
- *   <li>users share the producers by weight: next is the user with the fewest tasks held by producers here per unit
- *       of weight (a user of weight 2 gets twice the producers of a user of weight 1 while both have work);</li>
- *   <li>among that user's computations, the one of highest priority, and among equal priorities the one with the
- *       fewest tasks held (then the oldest);</li>
+ *   <li>users share the producers by weight: next is the user whose recent use of this server's producers, divided
+ *       by its weight, is least (a user of weight 2 gets twice the producer time of a user of weight 1 while both
+ *       have work);</li>
+ *   <li>among that user's computations, the one of highest priority, and among equal priorities the one whose
+ *       recent use is least (then the oldest);</li>
  *   <li>within the computation, the paper's order ({@link ReadyHeap}: fewest holders, then the task's priority,
  *       then age).</li>
  * </ol>
- * Shares are measured in tasks held by producers of this server (prefetched copies included) at the moment of the
- * choice: a computation submitted behind a large one gets the next producer that asks, not the one after the large
- * one's backlog. Picking is O(computations with fresh tasks); the single-computation case is O(1).
+ * Use is producer time: each task handed to a producer counts its computation's mean task time so far, and what
+ * is counted halves every {@link #HALF_LIFE_NANOS}. So a computation submitted behind a large one has used nothing
+ * and gets the producers that ask next until its use catches up; a large one left alone gets them all; and
+ * computations that run side by side for long converge to equal producer time. Decay is the same for everyone, so
+ * comparisons made now stay true later and the choice is only made again when something changes. Picking is
+ * O(computations with fresh tasks); the single-computation case is O(1).
  */
 final class ReadyQueues {
+    /** Recent use counts half after this long. */
+    static final long HALF_LIFE_NANOS = 10_000_000_000L;
+    /** What a task counts before its computation has a measured mean: 1 ms. */
+    static final long FIRST_TASK_NANOS = 1_000_000;
+    private static final double DECAY_PER_NANO = Math.log(2) / HALF_LIFE_NANOS;
+
+    /** Producer time used, decaying: its value at {@code at}. */
+    static final class Usage {
+        private double value;
+        private long at;
+
+        double at(long nowNanos) {
+            return value == 0 ? 0 : value * Math.exp(-DECAY_PER_NANO * (nowNanos - at));
+        }
+
+        void add(double nanos, long nowNanos) {
+            value = at(nowNanos) + nanos;
+            at = nowNanos;
+        }
+    }
+
     /** One computation's ready tasks. */
     private static final class Queue {
-        final long computation;
+        final ComputationState computation;
         final User user;
         final long since;
-        int priority;
         final ReadyHeap heap = new ReadyHeap();
         /** Tasks in {@link #heap} some producer holds, as last counted. */
         int held;
 
-        Queue(long computation, User user, int priority, long since) {
+        Queue(ComputationState computation, User user, long since) {
             this.computation = computation;
             this.user = user;
-            this.priority = priority;
             this.since = since;
         }
     }
 
-    /** One user's computations with ready tasks here. */
+    /** A user's recent use, and how many of its computations have ready tasks here. */
     private static final class User {
         final String name;
-        int held;
+        final Usage usage = new Usage();
         int queues;
 
         User(String name) {
@@ -50,16 +75,18 @@ final class ReadyQueues {
     }
 
     private final Map<Long, Queue> queues = new HashMap<>();
+    /** Users with ready tasks here or with recent use. */
     private final Map<String, User> users = new HashMap<>();
     private final LongFunction<ComputationState> computations;
     private ToIntFunction<String> weights = user -> 1;
+    private long now;
     private long opened;
     private int size;
     private int fresh;
     /** The queue {@link #peek} chose, until anything changes; null: choose again. */
     private Queue best;
 
-    /** @param computations the computation a task belongs to, for its user and priority */
+    /** @param computations the computation a task belongs to, for its user, priority and use */
     ReadyQueues(LongFunction<ComputationState> computations) {
         this.computations = computations;
     }
@@ -68,6 +95,11 @@ final class ReadyQueues {
     void weights(ToIntFunction<String> userWeights) {
         this.weights = userWeights;
         best = null;
+    }
+
+    /** The time now, for what is used from now on. */
+    void tick(long nowNanos) {
+        this.now = nowNanos;
     }
 
     int size() {
@@ -124,16 +156,25 @@ final class ReadyQueues {
         changed(q, q.heap.size());
     }
 
-    /** Computation {@code computation} has a new priority. */
-    void reprioritize(long computation, int priority) {
-        Queue q = queues.get(computation);
+    /** A producer was given a copy of {@code e}: its computation and user have used a task's time more. */
+    void used(TaskEntry e) {
+        Queue q = queues.get(computationOf(e));
         if (q != null) {
-            q.priority = priority;
+            double cost = q.computation.meanTaskNanos(FIRST_TASK_NANOS);
+            q.computation.usage.add(cost, now);
+            q.user.usage.add(cost, now);
             best = null;
         }
     }
 
-    /** Tasks of {@code computation} that producers hold here (its share now). */
+    /** Computation {@code computation} has a new priority (already set on its state). */
+    void reprioritized(long computation) {
+        if (queues.containsKey(computation)) {
+            best = null;
+        }
+    }
+
+    /** Tasks of {@code computation} that producers hold here. */
     int held(long computation) {
         Queue q = queues.get(computation);
         return q == null ? 0 : q.held;
@@ -143,14 +184,29 @@ final class ReadyQueues {
         return e.envelope.id().computation();
     }
 
-    private Queue open(long computation) {
-        ComputationState c = computations.apply(computation);
-        String owner = c == null ? "" : c.owner;
-        User user = users.computeIfAbsent(owner, User::new);
+    private Queue open(long id) {
+        ComputationState c = computations.apply(id);
+        if (c == null) {
+            c = new ComputationState(id, now, null); // not expected: a task's computation is known
+        }
+        if (users.size() > 64 && !users.containsKey(c.owner)) {
+            forgetIdleUsers();
+        }
+        User user = users.computeIfAbsent(c.owner, User::new);
         user.queues++;
-        Queue q = new Queue(computation, user, c == null ? 0 : c.priority, opened++);
-        queues.put(computation, q);
+        Queue q = new Queue(c, user, opened++);
+        queues.put(id, q);
         return q;
+    }
+
+    /** Drops users with nothing ready here whose use has decayed to almost nothing (under a task's time). */
+    private void forgetIdleUsers() {
+        for (Iterator<User> it = users.values().iterator(); it.hasNext(); ) {
+            User u = it.next();
+            if (u.queues == 0 && u.usage.at(now) < FIRST_TASK_NANOS) {
+                it.remove();
+            }
+        }
     }
 
     /** Recounts {@code q} after a change to its heap, which held {@code sizeBefore} entries before it. */
@@ -158,15 +214,11 @@ final class ReadyQueues {
         best = null;
         size += q.heap.size() - sizeBefore;
         int freshBefore = sizeBefore - q.held;
-        int held = q.heap.size() - q.heap.freshCount();
+        q.held = q.heap.size() - q.heap.freshCount();
         fresh += q.heap.freshCount() - freshBefore;
-        q.user.held += held - q.held;
-        q.held = held;
         if (q.heap.isEmpty()) {
-            queues.remove(q.computation);
-            if (--q.user.queues == 0) {
-                users.remove(q.user.name);
-            }
+            queues.remove(q.computation.id);
+            q.user.queues--;
         }
     }
 
@@ -183,19 +235,20 @@ final class ReadyQueues {
     /** Whether {@code a} goes before {@code b}. */
     private boolean before(Queue a, Queue b) {
         if (a.user != b.user) {
-            // a.held / a.weight < b.held / b.weight, without division
-            long left = (long) a.user.held * Math.max(1, weights.applyAsInt(b.user.name));
-            long right = (long) b.user.held * Math.max(1, weights.applyAsInt(a.user.name));
+            double left = a.user.usage.at(now) / Math.max(1, weights.applyAsInt(a.user.name));
+            double right = b.user.usage.at(now) / Math.max(1, weights.applyAsInt(b.user.name));
             if (left != right) {
                 return left < right;
             }
             return a.since < b.since;
         }
-        if (a.priority != b.priority) {
-            return a.priority > b.priority;
+        if (a.computation.priority != b.computation.priority) {
+            return a.computation.priority > b.computation.priority;
         }
-        if (a.held != b.held) {
-            return a.held < b.held;
+        double left = a.computation.usage.at(now);
+        double right = b.computation.usage.at(now);
+        if (left != right) {
+            return left < right;
         }
         return a.since < b.since;
     }

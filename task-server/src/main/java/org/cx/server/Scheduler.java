@@ -296,7 +296,7 @@ public final class Scheduler {
 
     private void reprioritize(ComputationState c, int priority) {
         c.priority = priority;
-        ready.reprioritize(c.id, priority);
+        ready.reprioritized(c.id);
     }
 
     /**
@@ -760,6 +760,7 @@ public final class Scheduler {
     /** The scheduler's notion of "now" for completion timestamps; set by the conductor before each command. */
     public void tick(long nowNanos) {
         this.now = nowNanos;
+        ready.tick(nowNanos);
     }
 
     // ---------------------------------------------------------------- internals
@@ -816,6 +817,7 @@ public final class Scheduler {
         e.prefetched = false;
         e.addHolder(p);
         ready.update(e);
+        ready.used(e);
         p.held.add(e);
         counters.tasksClaimed++;
         keepSuccessor(p, e);
@@ -1113,6 +1115,7 @@ public final class Scheduler {
         }
         e.addHolder(p);
         ready.update(e);
+        ready.used(e);
         p.held.add(e);
         demand.set(p, p.credit - 1, Math.max(0, p.idleWorkers - 1));
         p.tasksAssigned++;

@@ -41,26 +41,33 @@ class ReadyQueuesTest {
         TaskEntry e = ready.peek();
         e.addHolder(producer);
         ready.update(e);
+        ready.used(e);
         return e.envelope.id().computation();
     }
 
     @Test
-    void equalComputationsShareTheProducersEqually() {
+    void aNewcomerGoesFirstUntilItsUseCatchesUpAndUseDecays() {
         ComputationState big = computation(1, "", 0);
         ComputationState small = computation(2, "", 0);
         addTasks(big, 100);
         giveNext();
         giveNext();
-        giveNext(); // the big one has 3 producers before the small one arrives
+        giveNext(); // the big one has used 3 tasks' time before the small one arrives
         addTasks(small, 10);
-        assertEquals(2, giveNext(), "the newcomer has the fewest held tasks");
+        assertEquals(2, giveNext(), "the newcomer has used least");
         assertEquals(2, giveNext());
         assertEquals(2, giveNext());
         assertEquals(3, ready.held(1));
         assertEquals(3, ready.held(2));
-        long next = giveNext();
-        assertEquals(1, next, "at equal shares the older computation goes first");
+        assertEquals(1, giveNext(), "at equal use the older computation goes first");
         assertEquals(2, giveNext());
+        ready.tick(ReadyQueues.HALF_LIFE_NANOS * 10); // much later: both have used about nothing
+        ComputationState third = computation(3, "", 0);
+        addTasks(third, 10);
+        assertEquals(3, giveNext(), "the newcomer first");
+        assertEquals(1, giveNext(), "then a use long past hardly counts against the others");
+        assertEquals(2, giveNext());
+        assertEquals(3, giveNext(), "and all three take turns");
     }
 
     @Test
@@ -85,13 +92,14 @@ class ReadyQueuesTest {
         addTasks(low, 5);
         addTasks(high, 5);
         for (int i = 0; i < 5; i++) {
-            assertEquals(2, giveNext(), "priority 5 before priority 0, however many it holds");
+            assertEquals(2, giveNext(), "priority 5 before priority 0, however much it has used");
         }
         assertEquals(1, giveNext(), "then the lower priority, once the higher has no fresh task");
         ComputationState later = computation(3, "alice", 0);
         addTasks(later, 5);
-        assertEquals(3, giveNext(), "equal priorities: the one holding fewer goes first");
-        ready.reprioritize(3, -1);
+        assertEquals(3, giveNext(), "equal priorities: the one that has used less goes first");
+        later.priority = -1;
+        ready.reprioritized(3);
         assertEquals(1, giveNext(), "after the change computation 3 ranks below computation 1");
         assertEquals(1, giveNext());
     }

@@ -1,0 +1,234 @@
+package org.cx.harness;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.cx.api.SubmitOptions;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.examples.fib.Load;
+import org.cx.server.ServerConfig;
+import org.cx.server.TaskServerNode;
+
+/**
+ * Many consumers on one network (Ninf's multi-client experiment, and the share a small computation gets beside a
+ * large one), on one server and one-worker producers in this process, with sleep leaves so that the producers'
+ * time, not this machine's cores, is what they share.
+ */
+public final class MultiBench {
+    private MultiBench() {
+    }
+
+    /** What the bench runs; {@code windowMs}: how long each contention phase lasts. */
+    public record Settings(int producers, int bigN, int smallN, double leafMs, int idleRuns, long windowMs,
+                           int throughputN, int throughputComputations) {
+        Load load() {
+            return Load.ofMillis(Load.Kind.SLEEP, 0, leafMs, 0);
+        }
+    }
+
+    /**
+     * {@code consumers} consumers submitting small computations in a loop for a window, without and with a large
+     * computation running.
+     *
+     * @param baselineMs  each small computation's latency, submission to result, without the large one
+     * @param smallMs     the same beside the large one
+     * @param bigPerS     the large one's tasks completed per second during the window
+     * @param smallShare  the small ones' task time in the window, as a part of the producers' time
+     */
+    public record Contention(int consumers, List<Double> baselineMs, List<Double> smallMs, double bigPerS,
+                             double smallShare) {
+    }
+
+    /** The figures of one run of the bench. */
+    public record Sample(double idleSmallMs, double bigAlonePerS, List<Contention> contention,
+                         double oneConsumerTasksPerS, double manyConsumersTasksPerS, List<Double> cancelMs) {
+    }
+
+    /** Runs every part on one network; {@code consumerCounts} are the numbers of small-computation consumers. */
+    public static Sample run(Settings s, List<Integer> consumerCounts, PrintStream log) throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("multi"), 1, s.producers(), 1,
+                true);
+             Consumer main = cluster.consumer()) {
+            for (int i = 0; i < 5; i++) {
+                run(main, s.smallN(), s.load()); // warm up
+            }
+            List<Double> idle = new ArrayList<>();
+            for (int i = 0; i < s.idleRuns(); i++) {
+                idle.add(timed(() -> run(main, s.smallN(), s.load())));
+            }
+            double idleMs = median(idle);
+            log.printf("  F(%d) alone: median %.1f ms over %d runs%n", s.smallN(), idleMs, s.idleRuns());
+            List<Double> cancels = new ArrayList<>();
+            Window alone = beside(cluster, main, s, 0, cancels);
+            log.printf("  F(%d) alone: %.0f tasks/s%n", s.bigN(), alone.bigPerS());
+
+            List<Contention> contention = new ArrayList<>();
+            for (int consumers : consumerCounts) {
+                Loops baseline = loops(cluster, s, consumers, System.nanoTime() + s.windowMs() * 1_000_000);
+                Window with = beside(cluster, main, s, consumers, cancels);
+                double share = with.loops().taskNanos() / (s.windowMs() * 1e6 * s.producers());
+                Contention c = new Contention(consumers, baseline.latencies(), with.loops().latencies(),
+                        with.bigPerS(), share);
+                contention.add(c);
+                log.printf("  %d consumer(s) of F(%d): latency median %.1f ms alone, %.1f ms beside F(%d) (%.2f x; "
+                                + "%.2f x F(%d) alone), max %.1f ms; they took %.1f %% of the producers' time; F(%d) "
+                                + "%.0f tasks/s (%.2f x slower)%n", consumers, s.smallN(), median(c.baselineMs()),
+                        median(c.smallMs()), s.bigN(), median(c.smallMs()) / median(c.baselineMs()),
+                        median(c.smallMs()) / idleMs, s.smallN(), max(c.smallMs()), 100 * share, s.bigN(),
+                        c.bigPerS(), alone.bigPerS() / c.bigPerS());
+            }
+
+            long total = Fib.taskCount(s.throughputN()) * s.throughputComputations();
+            double oneMs = timed(() -> {
+                for (int i = 0; i < s.throughputComputations(); i++) {
+                    run(main, s.throughputN(), s.load());
+                }
+            });
+            int many = s.throughputComputations();
+            double manyMs = timed(() -> inParallel(cluster, many, consumer -> run(consumer, s.throughputN(), s.load())));
+            double one = total / (oneMs / 1e3);
+            double all = total / (manyMs / 1e3);
+            log.printf("  %d x F(%d): one consumer after another %.0f tasks/s; %d consumers at once %.0f tasks/s "
+                    + "(%.2f x)%n", many, s.throughputN(), one, many, all, all / one);
+            log.printf("  cancel to the last task gone from server and producers: median %.0f ms, max %.0f ms%n",
+                    median(cancels), max(cancels));
+            return new Sample(idleMs, alone.bigPerS(), contention, one, all, cancels);
+        }
+    }
+
+    /** Small computations' latencies, and their task time summed. */
+    private record Loops(List<Double> latencies, long taskNanos) {
+    }
+
+    /** The large computation's rate during a window, and the small ones run beside it. */
+    private record Window(double bigPerS, Loops loops) {
+    }
+
+    /**
+     * Starts the large computation, lets it spread for a second, then has {@code consumers} consumers run small ones
+     * for the window while counting its completed tasks; then cancels it, adding the time until none of its tasks is
+     * left anywhere to {@code cancels}.
+     */
+    private static Window beside(LocalCluster cluster, Consumer main, Settings s, int consumers, List<Double> cancels)
+            throws Exception {
+        Consumer.Pending<Long> big = main.submit(new Fib(s.bigN(), s.load()), SubmitOptions.defaults(), r -> { });
+        long id = big.id();
+        Thread.sleep(1_000); // the bench's own pacing: let it reach every producer
+        long start = System.nanoTime();
+        long before = main.diagnose(id).get(30, TimeUnit.SECONDS).completed();
+        Loops loops = loops(cluster, s, consumers, start + s.windowMs() * 1_000_000);
+        long after = main.diagnose(id).get(30, TimeUnit.SECONDS).completed();
+        double perS = (after - before) / ((System.nanoTime() - start) / 1e9);
+        if (big.result().isDone()) {
+            throw new IllegalStateException("F(" + s.bigN() + ") ended within the window: give a larger --big-n");
+        }
+        cancels.add(cancelMs(cluster, big));
+        return new Window(perS, loops);
+    }
+
+    /** {@code consumers} consumers each submit small computations one after another until {@code deadline}. */
+    private static Loops loops(LocalCluster cluster, Settings s, int consumers, long deadline) throws Exception {
+        if (consumers == 0) {
+            Thread.sleep(Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
+            return new Loops(List.of(), 0);
+        }
+        List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicLong taskNanos = new java.util.concurrent.atomic.AtomicLong();
+        inParallel(cluster, consumers, consumer -> {
+            while (System.nanoTime() < deadline) {
+                long t0 = System.nanoTime();
+                Consumer.Pending<Long> p = consumer.submit(new Fib(s.smallN(), s.load()), SubmitOptions.defaults(),
+                        r -> { });
+                check(p.result().get(600, TimeUnit.SECONDS), s.smallN());
+                if (System.nanoTime() <= deadline) { // one that ended after the window is not counted
+                    latencies.add((System.nanoTime() - t0) / 1e6);
+                    taskNanos.addAndGet(p.summary().t1Nanos());
+                }
+            }
+        });
+        return new Loops(List.copyOf(latencies), taskNanos.get());
+    }
+
+    /** Cancels {@code big}; the time until no task of it is left on the server or any producer. */
+    private static double cancelMs(LocalCluster cluster, Consumer.Pending<Long> big) throws Exception {
+        TaskServerNode server = cluster.servers().getFirst();
+        long start = System.nanoTime();
+        big.cancel().get(30, TimeUnit.SECONDS);
+        while (server.status().ready() > 0 || cluster.producers().stream().anyMatch(p -> p.cachedTasks() > 0)) {
+            Thread.onSpinWait();
+        }
+        double ms = (System.nanoTime() - start) / 1e6;
+        try {
+            big.result().get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException expected) {
+            // cancelled
+        }
+        return ms;
+    }
+
+    private interface ConsumerWork {
+        void run(Consumer consumer) throws Exception;
+    }
+
+    /** Each of {@code n} consumers, connected first, runs {@code work} at once. */
+    private static void inParallel(LocalCluster cluster, int n, ConsumerWork work) throws Exception {
+        List<Consumer> consumers = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            for (int i = 0; i < n; i++) {
+                consumers.add(cluster.consumer());
+            }
+            List<CompletableFuture<Void>> done = new ArrayList<>();
+            for (Consumer c : consumers) {
+                done.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        work.run(c);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, pool));
+            }
+            CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(3_600, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+            consumers.forEach(Consumer::close);
+        }
+    }
+
+    private static void run(Consumer consumer, int n, Load load) throws Exception {
+        Consumer.Pending<Long> p = consumer.submit(new Fib(n, load), SubmitOptions.defaults(), r -> { });
+        check(p.result().get(3_600, TimeUnit.SECONDS), n);
+    }
+
+    private static void check(long value, int n) {
+        if (value != Fib.value(n)) {
+            throw new IllegalStateException("F(" + n + ") came out as " + value);
+        }
+    }
+
+    private interface Work {
+        void run() throws Exception;
+    }
+
+    private static double timed(Work work) throws Exception {
+        long start = System.nanoTime();
+        work.run();
+        return (System.nanoTime() - start) / 1e6;
+    }
+
+    /** The largest of {@code values}, or NaN if there are none. */
+    public static double max(List<Double> values) {
+        return values.isEmpty() ? Double.NaN : Collections.max(values);
+    }
+
+    /** The median of {@code values}, or NaN if there are none. */
+    public static double median(List<Double> values) {
+        return values.isEmpty() ? Double.NaN : RecoveryBench.median(values);
+    }
+}
