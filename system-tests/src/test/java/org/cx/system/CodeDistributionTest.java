@@ -169,6 +169,30 @@ class CodeDistributionTest {
      * they drop it like everyone else (and a fetch that arrives after the end is not kept either).
      */
     @Test
+    void aConsumerAttachedToAServerBelowTheRootRunsFromItsBundleEverywhere() throws Exception {
+        byte[] jar = AppJars.jar(AppJars.packageOf(Fib.class));
+        int n = 17;
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("anywhere"), 7, 14, 1, true)) {
+            TaskServerNode leaf = cluster.servers().getLast();
+            try (Consumer consumer = Consumer.connect(leaf.address())) {
+                assertEquals(Fib.value(n), consumer.submit(load(jar, "org.cx.examples.fib.Fib", n)).result()
+                        .get(120, TimeUnit.SECONDS));
+                assertEquals(1, consumer.bundleUploads(), "the consumer uploads the bundle once, to its server");
+            }
+            assertEquals(1, leaf.status().bundleUploads());
+            long producersThatRan = cluster.producers().stream().filter(p -> p.tasksRun() > 0).count();
+            assertTrue(producersThatRan > cluster.producers().size() / 2,
+                    "producers all over the tree ran its tasks: " + producersThatRan);
+            // the root has it (pushed up from below): a computation submitted there fetches nothing
+            try (Consumer atRoot = cluster.consumer()) {
+                assertEquals(Fib.value(12), atRoot.submit(load(jar, "org.cx.examples.fib.Fib", 12)).result()
+                        .get(60, TimeUnit.SECONDS));
+                assertEquals(0, atRoot.bundleUploads(), "the root had the bundle already");
+            }
+        }
+    }
+
+    @Test
     void aBundleHeldOnlyForAMirrorCopyIsDroppedWhenItsComputationEnds() throws Exception {
         byte[] jar = AppJars.jar(AppJars.packageOf(Fib.class));
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("held"), 3, 0, 1, true)) {

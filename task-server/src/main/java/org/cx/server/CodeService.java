@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Code bundles on a task server (paper §4.3): the consumer uploads a bundle to the server it submits to; every
  * other server fetches a bundle it lacks from upstream (its parent; the two roots from each other), once, however
- * many producers and children ask; producers fetch from their own server. Only servers running
- * {@code executeOnServer} tasks ever load a class from a bundle. Event loop only.
+ * many producers and children ask; producers fetch from their own server. A consumer may attach to any server: once
+ * a computation runs from a bundle uploaded to a server below the root, that server pushes it up, hop by hop, to
+ * the root, and a root asked for a bundle it does not have yet waits {@link #PUSH_WAIT_NANOS} for it to come up.
+ * Only servers running {@code executeOnServer} tasks ever load a class from a bundle. Event loop only.
  */
 final class CodeService {
     private static final Logger LOG = LoggerFactory.getLogger(CodeService.class);
@@ -48,6 +50,12 @@ final class CodeService {
     private final Map<String, Integer> fetching = new HashMap<>();
     /** Uploads that failed verification, by hash, with the reason; the next Submit naming it is refused. */
     private final Map<String, String> rejected = new HashMap<>();
+    /** Bundles being pushed up to this server from below, to be pushed on once complete. */
+    private final java.util.Set<String> pushing = new java.util.HashSet<>();
+    /** At the root: bundles asked for that are not here, hash → since when; a push from below may bring them. */
+    private final Map<String, Long> awaitingPush = new java.util.LinkedHashMap<>();
+    /** How long a root waits for a bundle it was asked for to be pushed up before it says it is nowhere. */
+    static final long PUSH_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
     /** Uploads that arrived and no computation runs from yet: hash → when, in arrival order. */
     private final Map<String, Long> uploadedUnused = new java.util.LinkedHashMap<>();
     private final java.util.function.LongSupplier clock;
@@ -64,6 +72,7 @@ final class CodeService {
     long uploadsReceived;
     long fetchesSent;
     long bundlesServed;
+    long bundlesPushed;
 
     /**
      * @param trust checks that a user of the network signed each bundle; null on plain connections (unsigned code)
@@ -149,8 +158,20 @@ final class CodeService {
         return bytes;
     }
 
-    /** Drops uploads that no submission used within {@link #UPLOAD_WAIT_NANOS}. */
+    /**
+     * Drops uploads that no submission used within {@link #UPLOAD_WAIT_NANOS}; at the root, gives up on bundles
+     * that were not pushed up within {@link #PUSH_WAIT_NANOS} of being asked for.
+     */
     void expireUploads(long nowNanos) {
+        for (var it = awaitingPush.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (nowNanos - e.getValue() <= PUSH_WAIT_NANOS) {
+                break; // in order of asking: the rest are younger
+            }
+            it.remove();
+            unavailable(e.getKey(), "code bundle " + CodeBundle.shortHash(e.getKey()) + " is on no server (the "
+                    + "consumer must upload it with its submission)");
+        }
         for (var it = uploadedUnused.entrySet().iterator(); it.hasNext(); ) {
             var e = it.next();
             if (nowNanos - e.getValue() <= UPLOAD_WAIT_NANOS) {
@@ -162,14 +183,35 @@ final class CodeService {
         }
     }
 
-    /** A computation now runs from {@code hash}: it no longer waits to be used. */
+    /**
+     * A computation submitted here now runs from {@code hash}: it no longer waits to be used; if it was uploaded
+     * here and this server is not the root, it goes up to the root, whence the tree fetches it.
+     */
     void used(String hash) {
-        uploadedUnused.remove(hash);
+        boolean uploadedHere = uploadedUnused.remove(hash) != null;
         uploader.remove(hash);
+        if (uploadedHere) {
+            pushUp(hash);
+        }
     }
 
-    /** A chunk from upstream, answering this server's fetch. */
-    void fetched(Message.BundleChunk chunk) {
+    private void pushUp(String hash) {
+        int to = upstream.upstream();
+        CodeBundle bundle = codecs.bundle(hash);
+        if (to >= 0 && bundle != null) {
+            bundlesPushed++;
+            for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
+                upstream.send(to, chunk);
+            }
+        }
+    }
+
+    /** A chunk from another server: answering this server's fetch, or pushed up from below. */
+    void fromServer(Message.BundleChunk chunk) {
+        String hash = chunk.bundle();
+        if (chunk.offset() == 0 && !fetching.containsKey(hash) && !incoming.containsKey(hash) && !has(hash)) {
+            pushing.add(hash);
+        }
         receive(chunk, false);
     }
 
@@ -189,6 +231,7 @@ final class CodeService {
         } catch (CodeBundle.InvalidBundleException e) {
             incoming.remove(hash);
             uploader.remove(hash);
+            pushing.remove(hash);
             fetchDone(hash);
             LOG.warn("server {}: {}", name, e.getMessage());
             if (upload) {
@@ -217,8 +260,12 @@ final class CodeService {
             serve(bundle, ch);
         }
         take(arrivals, bundle.hash()).forEach(Runnable::run);
+        awaitingPush.remove(bundle.hash());
+        if (pushing.remove(bundle.hash())) {
+            pushUp(bundle.hash());
+        }
         if (!upload) {
-            codecs.unloadIfUnused(bundle.hash());
+            codecs.unloadIfUnused(bundle.hash()); // kept among the unused ones, for those that ask next
         } else {
             uploadedUnused.put(bundle.hash(), clock.getAsLong());
         }
@@ -273,8 +320,7 @@ final class CodeService {
         }
         int from = upstream.upstream();
         if (from < 0) {
-            unavailable(hash, "code bundle " + CodeBundle.shortHash(hash) + " is on no server (the consumer must "
-                    + "upload it with its submission)");
+            awaitingPush.putIfAbsent(hash, clock.getAsLong()); // a server below may be pushing it up
             return;
         }
         fetchesSent++;

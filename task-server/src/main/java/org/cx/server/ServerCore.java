@@ -429,7 +429,7 @@ public final class ServerCore {
         public void bundleMessage(Message message, PeerConnection from) {
             switch (message) {
                 case Message.FetchBundle f -> code.fetch(f.bundle(), from);
-                case Message.BundleChunk c -> code.fetched(c);
+                case Message.BundleChunk c -> code.fromServer(c);
                 case Message.NoBundle b -> code.refused(b);
                 default -> throw new IllegalArgumentException(message.getClass().getSimpleName());
             }
