@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.cx.discovery.Discovery;
+import org.cx.discovery.Networks;
 import org.cx.discovery.ServiceRecord;
 import org.cx.server.TaskServerNode;
 import org.slf4j.Logger;
@@ -38,8 +39,8 @@ final class Announcer implements AutoCloseable {
         this.node = node;
         this.address = node.advertisedAddress();
         String name = node.config().name();
-        this.signedServer = Lookups.signed(ServiceRecord.of(Discovery.TASK_SERVER, name, address), node.config().tls());
-        this.signedNetwork = Lookups.signed(ServiceRecord.of(Discovery.NETWORK, name, address), node.config().tls());
+        this.signedServer = Networks.signed(ServiceRecord.of(Discovery.TASK_SERVER, name, address), node.config().tls());
+        this.signedNetwork = Networks.signed(ServiceRecord.of(Discovery.NETWORK, name, address), node.config().tls());
     }
 
     /**

@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.cx.consumer.Consumer;
 import org.cx.discovery.LookupService;
+import org.cx.discovery.Networks;
 import org.cx.discovery.RiverDiscovery;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
@@ -63,13 +64,13 @@ final class DemoCommand extends Printing implements Callable<Integer> {
             out().printf("lookup service on %s; task server %s registered there%n", lookup.address(),
                     node.advertisedAddress());
             for (int i = 0; i < producers; i++) {
-                String server = Lookups.serverForProducer(discovery, lookup.address(), producerTls);
+                String server = Networks.serverForProducer(discovery, lookup.address(), producerTls);
                 started.add(Producer.start(ProducerConfig.of(WireClient.parseAddress(server), 1, producerTls)
                         .withName("demo-" + i).withBox(TaskBox.inProcess()), loops));
             }
             out().printf("%d producers found it there%n", producers);
             Tls userTls = trust.tls(CredentialRole.USER, System.getProperty("user.name", "user"));
-            try (Consumer consumer = Consumer.connect(Lookups.networkRoot(discovery, lookup.address(), userTls),
+            try (Consumer consumer = Consumer.connect(Networks.networkRoot(discovery, lookup.address(), userTls),
                     userTls)) {
                 warmUp(consumer);
                 out().printf("computing F(%d) %d time%s (%d tasks; sleep load: 2 ms per leaf, 0.1 ms per other "
