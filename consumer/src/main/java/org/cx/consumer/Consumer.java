@@ -25,6 +25,7 @@ import org.cx.api.ComputationFailedException;
 import org.cx.api.Continuation;
 import org.cx.api.Diagnosis;
 import org.cx.api.ResultListener;
+import org.cx.api.ValueTask;
 import org.cx.api.SharedData;
 import org.cx.api.SubmitOptions;
 import org.cx.api.Task;
@@ -221,6 +222,18 @@ public final class Consumer implements TaskServer {
     @Override
     public <R> Pending<R> submit(Task root) {
         return submit(root, result -> { });
+    }
+
+    /** A submitted computation's handle, of the root's result type, with its summary once done. */
+    @Override
+    public <R> Pending<R> submit(ValueTask<R> root) {
+        return submit(root, defaults, result -> { });
+    }
+
+    /** {@link #submit(Task)} for a root whose value is an {@code R}, running as {@code options} say. */
+    @Override
+    public <R> Pending<R> submit(ValueTask<R> root, SubmitOptions options) {
+        return submit(root, options, result -> { });
     }
 
     /** {@link #submit(Task, int, ResultListener)} without a listener. */

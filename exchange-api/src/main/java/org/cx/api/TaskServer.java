@@ -21,6 +21,16 @@ public interface TaskServer extends AutoCloseable {
         return submit(root, result -> { });
     }
 
+    /** Stores {@code root}, whose value is an {@code R}, as a new computation of result type {@code R}. */
+    default <R> Computation<R> submit(ValueTask<R> root) {
+        return submit(root, SubmitOptions.defaults(), result -> { });
+    }
+
+    /** {@link #submit(Task)} for a root whose value is an {@code R}, running as {@code options} say. */
+    default <R> Computation<R> submit(ValueTask<R> root, SubmitOptions options) {
+        return submit(root, options, result -> { });
+    }
+
     /**
      * Stores {@code root} as a computation validated by redundant execution: each task's effects apply only once
      * {@code quorum} producers of different owners returned equal ones, so that a volunteer who returns false

@@ -1,6 +1,7 @@
 package org.cx.examples.fib;
 
 import org.cx.api.Continuation;
+import org.cx.api.ValueTask;
 import org.cx.api.Task;
 import org.cx.api.TaskContext;
 import org.cx.api.TaskId;
@@ -9,7 +10,7 @@ import org.cx.api.TaskId;
  * F(n), the paper's Fig. 1: for n &lt; 2 a boundary task sends n onward; otherwise a decomposition task stores a
  * composition {@link Sum} that inherits its continuation, and two subproblems whose values go to the sum's inputs.
  */
-public final class Fib extends Task {
+public final class Fib extends ValueTask<Long> {
     private final int n;
     private final Load load;
 
