@@ -493,6 +493,11 @@ public final class Consumer implements TaskServer {
             }
         }
 
+        /** The computations asked about and not answered. */
+        java.util.Set<Long> asked() {
+            return java.util.Set.copyOf(waiting.keySet());
+        }
+
         /** The connection is gone: no answer will come. */
         void failAll(Throwable why) {
             for (Long computation : List.copyOf(waiting.keySet())) {
@@ -562,7 +567,11 @@ public final class Consumer implements TaskServer {
                     }
                 }
                 case Message.Diagnosis d -> answer(d);
-                case Message.CancelAnswer a -> answer(cancels, a.computation(), a.refusal());
+                case Message.CancelAnswer a -> {
+                    if (!a.refusal().startsWith("no computation") || !recancel(a.computation())) {
+                        answer(cancels, a.computation(), a.refusal());
+                    }
+                }
                 case Message.Prioritized a -> answer(prioritizations, a.computation(), a.refusal());
                 case Message.ComputationList l -> lists.answer(0L,
                         java.util.Arrays.stream(l.computations()).map(Message.Diagnosis::toApi).toList());
@@ -606,7 +615,7 @@ public final class Consumer implements TaskServer {
             submitting.clear();
             ComputationFailedException noAnswer = new ComputationFailedException(0, null,
                     "connection to the task server lost before it answered; ask again");
-            for (Questions<?> questions : List.of(cancels, prioritizations, diagnoses, lists)) {
+            for (Questions<?> questions : List.of(prioritizations, diagnoses, lists)) {
                 questions.failAll(noAnswer);
             }
             // The connection may have broken while its server lives on: ask there first, then its mirrors.
@@ -617,8 +626,10 @@ public final class Consumer implements TaskServer {
             candidates.addAll(mirrors);
             if (closing || mirrors.isEmpty() || running.isEmpty()) {
                 failRunning();
+                cancels.failAll(noAnswer);
                 return;
             }
+            // Cancellations not answered are sent again to the server that takes over.
             LOG.info("consumer lost its server {}; collecting {} computation(s) from {}", ctx.channel().remoteAddress(),
                     running.size(), candidates);
             failoverDeadline = System.nanoTime() + FAILOVER_NANOS;
@@ -635,10 +646,12 @@ public final class Consumer implements TaskServer {
         try {
             channel = WireClient.connectAny(group, candidates, tls, hello(), this::attached, 30_000);
             running.forEach((id, p) -> channel.write(new Message.Collect(id, p.keep)));
+            cancels.asked().forEach(id -> channel.write(new Message.Cancel(id)));
             channel.flush();
         } catch (IOException e) {
             LOG.warn("consumer found no server to fail over to: {}", e.getMessage());
             failRunning();
+            cancels.failAll(new ComputationFailedException(0, null, "no task server to cancel it on: " + e));
         }
     }
 
@@ -650,6 +663,15 @@ public final class Consumer implements TaskServer {
         }
         group.schedule(() -> channel.writeAndFlush(new Message.Collect(computation, p.keep)), 100,
                 TimeUnit.MILLISECONDS);
+        return true;
+    }
+
+    /** During a fail-over, asks again a little later to cancel a computation the new server does not know yet. */
+    private boolean recancel(long computation) {
+        if (System.nanoTime() > failoverDeadline || !running.containsKey(computation)) {
+            return false;
+        }
+        group.schedule(() -> channel.writeAndFlush(new Message.Cancel(computation)), 100, TimeUnit.MILLISECONDS);
         return true;
     }
 

@@ -73,7 +73,7 @@ class JobsTest {
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("list"), 1, 2, true);
              Consumer submitter = cluster.consumer();
              Consumer other = cluster.consumer()) {
-            Computation<Long> running = submitter.submit(new Fib(22, LEAF_2MS),
+            Computation<Long> running = submitter.submit(new Fib(18, LEAF_2MS),
                     SubmitOptions.defaults().withPriority(-3), r -> { });
             long id = running.id();
             List<Diagnosis> listed = other.computations().get(10, TimeUnit.SECONDS);
@@ -83,8 +83,8 @@ class JobsTest {
             assertEquals(-3, listed.getFirst().priority());
 
             Computation<Long> watched = other.watch(id);
-            assertEquals(Fib.value(22), watched.result().get(120, TimeUnit.SECONDS));
-            assertEquals(Fib.value(22), running.result().get(10, TimeUnit.SECONDS));
+            assertEquals(Fib.value(18), watched.result().get(120, TimeUnit.SECONDS));
+            assertEquals(Fib.value(18), running.result().get(10, TimeUnit.SECONDS));
             // the submitter collected it, so it is gone; a computation only watched stays for collection
             long keptId;
             try (Consumer leaving = cluster.consumer()) { // gone before it could collect it

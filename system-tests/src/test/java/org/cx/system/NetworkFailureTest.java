@@ -163,6 +163,24 @@ class NetworkFailureTest {
         }
     }
 
+    @Test
+    void aCancellationSentAsItsServerDiesStillCancels() throws Exception {
+        try (ServerProcesses network = ServerProcesses.start(3, dir)) {
+            network.attachProducers(2);
+            try (Consumer consumer = Consumer.connect(network.address(network.atPosition(0)))) {
+                Consumer.Pending<Long> run = consumer.submit(new TestTasks.RecordedFib(14, 100));
+                Await.until("some of it committed", ServerProcesses.WAIT, () -> network.committedCount() >= 20);
+                network.kill(network.atPosition(0));
+                run.cancel().get(60, TimeUnit.SECONDS); // sent to the dead server, or to its heir after fail-over
+                String why = assertThrows(ExecutionException.class,
+                        () -> run.result().get(60, TimeUnit.SECONDS)).getCause().getMessage();
+                assertTrue(why.contains("cancelled"), why);
+                assertEquals(Fib.value(10), consumer.<Long>submit(new Fib(10)).result().get(60, TimeUnit.SECONDS),
+                        "the network runs the next computation");
+            }
+        }
+    }
+
     private static void awaitThirdCommitted(ServerProcesses network, int n) {
         Await.until("a third of the work committed", ServerProcesses.WAIT,
                 () -> network.committedCount() >= Fib.taskCount(n) / 3);

@@ -11,7 +11,9 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.cx.api.Continuation;
@@ -127,6 +129,19 @@ class SecurityTest {
                     String.valueOf(answer));
             probe.writeAndFlush(new Message.Collected(hers.id()));
             probe.close().sync();
+            try (Consumer other = Consumer.connect(cluster.server().address(), mallory)) {
+                long id = hers.id();
+                for (var attempt : List.<java.util.concurrent.Callable<?>>of(
+                        () -> other.cancel(id).get(30, TimeUnit.SECONDS),
+                        () -> other.changePriority(id, 9).get(30, TimeUnit.SECONDS),
+                        () -> other.diagnose(id).get(30, TimeUnit.SECONDS),
+                        () -> other.watch(id).result().get(30, TimeUnit.SECONDS))) {
+                    String why = assertThrows(ExecutionException.class, attempt::call).getCause().getMessage();
+                    assertTrue(why.startsWith("no computation"), why);
+                }
+                assertTrue(other.computations().get(30, TimeUnit.SECONDS).isEmpty(), "mallory lists none of hers");
+                assertEquals(1, alice.computations().get(30, TimeUnit.SECONDS).size(), "alice lists hers");
+            }
             cluster.addProducer(1, true);
             assertEquals(Fib.value(10), hers.result().get(60, TimeUnit.SECONDS));
         }
