@@ -71,6 +71,10 @@ final class SimCommand extends Printing implements Callable<Integer> {
             + "many failures at once, beyond what the network survives (expect lost state, reported as such).")
     boolean wideCuts;
 
+    @Option(names = "--freeze-mid-commit", description = "Freeze a server not at a random moment but as it sends its "
+            + "mirrors a batch that applies a completion, before they acknowledge it.")
+    boolean freezeMidCommit;
+
     @Override
     public Integer call() throws Exception {
         if (servers < 1 || producers < 1 || workers < 1 || fib < 0 || spreadDepth < 0 || faults < 0 || seeds < 1) {
@@ -79,7 +83,7 @@ final class SimCommand extends Printing implements Callable<Integer> {
         }
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("org.cx")).setLevel(serverLogs ? null : Level.OFF);
         Scenario.Shape shape = new Scenario.Shape(servers, producers, workers, fib, spreadDepth, faults,
-                wideCuts);
+                wideCuts, freezeMidCommit);
         if (seed == null && (trace || trails != null)) {
             throw new IllegalArgumentException("--trace and --audit-trail replay one seed: give it with --seed");
         }
@@ -113,8 +117,8 @@ final class SimCommand extends Printing implements Callable<Integer> {
         });
         java.io.PrintStream stdout = new java.io.PrintStream(System.out, true);
         s.failures().forEach(r -> SimRunner.describe(r, shape, stdout));
-        out().printf("%d seeds, %d failed, in %.1f s (%d events, %.0f s of virtual time)%n", s.runs(),
-                s.failures().size(), s.wallNanos() / 1e9, s.events(), s.virtualNanos() / 1e9);
+        out().printf("%d seeds, %d failed, in %.1f s (%d events, %.0f s of virtual time); faults: %s%n", s.runs(),
+                s.failures().size(), s.wallNanos() / 1e9, s.events(), s.virtualNanos() / 1e9, s.faults());
         out().flush();
         return s.ok() ? 0 : 1;
     }

@@ -71,6 +71,7 @@ final class Pipe {
             }
             List<Message> burst = unflushed;
             unflushed = new ArrayList<>();
+            world.sent(owner, burst);
             arriveAtPeer(() -> {
                 for (Message m : burst) {
                     if (peer.told) {

@@ -25,12 +25,15 @@ public final class Scenario {
     /**
      * What the run is made of. {@code wideCuts}: the primary root may be cut from up to three servers at once, that
      * many failures from where it stands, beyond what the network survives (the checks then report lost state).
+     * {@code freezeMidCommit}: every server fault is a freeze, which strikes not at a random moment but as the server
+     * sends its mirrors a batch that applies a completion, before their acknowledgements come back (the moment its
+     * outputs are held).
      */
     public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults,
-                        boolean wideCuts) {
+                        boolean wideCuts, boolean freezeMidCommit) {
         /** The default: 7 servers, 6 producers of 2 workers, F(12), a spread of depth 4, up to 3 faults. */
         public static Shape defaults() {
-            return new Shape(7, 6, 2, 12, 4, 3, false);
+            return new Shape(7, 6, 2, 12, 4, 3, false, false);
         }
     }
 
@@ -189,7 +192,7 @@ public final class Scenario {
     private void strike() {
         int kind = plan.nextInt(8);
         switch (kind) {
-            case 0, 1, 2, 3 -> serverFault(kind);
+            case 0, 1, 2, 3 -> serverFault(shape.freezeMidCommit() ? 1 : kind);
             case 4 -> resetClientConnection();
             case 5, 6 -> producerGoes(kind == 5);
             default -> {
@@ -220,6 +223,20 @@ public final class Scenario {
             }
             case 1 -> {
                 long pause = plan.nextLong(100, 3_000) * MS;
+                serverFaultFreeAt = world.now() + pause + 5_000 * MS; // until it strikes, no other server fault
+                if (shape.freezeMidCommit()) {
+                    world.onSent((node, burst) -> {
+                        if (node == s && !s.crashed() && !s.frozen() && appliesACompletion(burst)) {
+                            world.onSent((n, b) -> { });
+                            note("freeze " + s.name + " for " + pause / MS + " ms as it mirrors a completion");
+                            s.freeze();
+                            world.after(pause, null, s::resume);
+                            serverFaultFreeAt = world.now() + pause;
+                            quietAt = Math.max(quietAt, serverFaultFreeAt);
+                        }
+                    });
+                    return;
+                }
                 note("freeze " + s.name + " for " + pause / MS + " ms");
                 s.freeze();
                 world.after(pause, null, s::resume);
@@ -253,6 +270,20 @@ public final class Scenario {
             }
         }
         quietAt = Math.max(quietAt, serverFaultFreeAt);
+    }
+
+    /** Whether {@code burst} holds a mirror batch that removes a task (a completion, or a task moving away). */
+    private static boolean appliesACompletion(List<org.cx.wire.Message> burst) {
+        for (org.cx.wire.Message m : burst) {
+            if (m instanceof org.cx.wire.Message.Mirror mirror && !mirror.snapshot()) {
+                for (org.cx.wire.MirrorOp op : mirror.ops()) {
+                    if (op instanceof org.cx.wire.MirrorOp.Remove) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** Loses a connection between a server and a producer or consumer. */

@@ -16,8 +16,13 @@ import java.util.function.Consumer;
  */
 public final class SimRunner {
 
-    /** What a batch of seeds found. */
-    public record Summary(int runs, List<Scenario.Result> failures, long events, long virtualNanos, long wallNanos) {
+    /**
+     * What a batch of seeds found.
+     *
+     * @param faults the faults that struck, over every seed, by kind ({@link #kindOf})
+     */
+    public record Summary(int runs, List<Scenario.Result> failures, long events, long virtualNanos, long wallNanos,
+                          java.util.Map<String, Integer> faults) {
         public boolean ok() {
             return failures.isEmpty();
         }
@@ -37,6 +42,9 @@ public final class SimRunner {
                     .append(shape.maxFaults());
             if (shape.wideCuts()) {
                 b.append(" --wide-cuts");
+            }
+            if (shape.freezeMidCommit()) {
+                b.append(" --freeze-mid-commit");
             }
         }
         return b.toString();
@@ -70,11 +78,15 @@ public final class SimRunner {
         List<Scenario.Result> failures = Collections.synchronizedList(new ArrayList<>());
         long events = 0;
         long virtual = 0;
+        java.util.Map<String, Integer> faults = new java.util.TreeMap<>();
         try {
             for (Future<Scenario.Result> f : futures) {
                 Scenario.Result r = f.get();
                 events += r.eventsRun();
                 virtual += r.virtualNanos();
+                for (String fault : r.faults()) {
+                    faults.merge(kindOf(fault), 1, Integer::sum);
+                }
                 if (!r.ok()) {
                     failures.add(r);
                 }
@@ -84,7 +96,23 @@ public final class SimRunner {
         } finally {
             pool.shutdownNow();
         }
-        return new Summary(count, List.copyOf(failures), events, virtual, System.nanoTime() - started);
+        return new Summary(count, List.copyOf(failures), events, virtual, System.nanoTime() - started, faults);
+    }
+
+    /**
+     * A fault's kind: "12.5 ms: freeze s4 for 300 ms as it mirrors a completion" → "freeze mid-commit", "… crash s2"
+     * → "crash server", "… crash p3" → "crash producer", "… p3 leaves" → "leaves", "… cut s1 from …" → "cut".
+     */
+    static String kindOf(String fault) {
+        String what = fault.substring(fault.indexOf(": ") + 2);
+        if (what.contains(" as it mirrors a completion")) {
+            return "freeze mid-commit";
+        }
+        String[] words = what.split(" ");
+        if (words[0].equals("crash") && words.length > 1) {
+            return words[1].startsWith("s") ? "crash server" : "crash producer";
+        }
+        return words.length > 1 && words[0].matches("[pc][0-9]+") ? words[1] : words[0];
     }
 
     /** One seed; a run that throws counts as a failure of that seed, with the exception as its violation. */

@@ -67,6 +67,17 @@ final class World {
         trace.line(now, line);
     }
 
+    /** Told of every burst a process sends, as it leaves (a scripted fault may strike then). */
+    private java.util.function.BiConsumer<Node, java.util.List<org.cx.wire.Message>> sent = (node, burst) -> { };
+
+    void onSent(java.util.function.BiConsumer<Node, java.util.List<org.cx.wire.Message>> watcher) {
+        this.sent = watcher;
+    }
+
+    void sent(Node node, java.util.List<org.cx.wire.Message> burst) {
+        sent.accept(node, burst);
+    }
+
     /** Folds a delivered message into the trace's hash. */
     void foldMessage(org.cx.wire.Message m) {
         trace.fold(now, m.getClass().getSimpleName().hashCode());

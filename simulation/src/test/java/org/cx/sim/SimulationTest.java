@@ -27,6 +27,18 @@ class SimulationTest {
                 "seeds that broke an invariant (their replay commands are printed above)");
     }
 
+    /** Servers frozen as they mirror a completion, before the acknowledgements: the moment their outputs are held. */
+    @Test
+    void serversFrozenMidCommitLoseNothingAndCommitNothingTwice() throws InterruptedException {
+        Scenario.Shape shape = new Scenario.Shape(7, 6, 2, 12, 4, 4, false, true);
+        SimRunner.Summary s = SimRunner.run(1, 300, shape, 2, p -> { });
+        s.failures().forEach(r -> SimRunner.describe(r, shape, System.out));
+        System.out.println("faults: " + s.faults());
+        assertEquals(List.of(), s.failures().stream().map(Scenario.Result::seed).toList(),
+                "seeds that broke an invariant (their replay commands are printed above)");
+        assertTrue(s.faults().getOrDefault("freeze mid-commit", 0) > 30, "the freezes struck: " + s.faults());
+    }
+
     @Test
     void aSeedRunsTheSameWayTwice() {
         for (long seed = 1; seed <= 10; seed++) {
@@ -54,7 +66,7 @@ class SimulationTest {
     /** The primary and the secondary root crash together: their state is gone, and the checks must say so. */
     @Test
     void theChecksCatchARunTheNetworkCannotSurvive() {
-        Scenario.Shape calm = new Scenario.Shape(7, 6, 2, 12, 4, 0, false);
+        Scenario.Shape calm = new Scenario.Shape(7, 6, 2, 12, 4, 0, false, false);
         Scenario scenario = new Scenario(7, calm, null);
         Scenario.Result r = scenario.scripted(20, () -> scenario.crashServers(scenario.rootName(),
                 scenario.secondaryRootName())).run();
