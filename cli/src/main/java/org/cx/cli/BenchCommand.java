@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
         description = "Benchmarks: Fibonacci, recovery, code distribution, EP, the paper's experiments.",
         subcommands = {BenchFibCommand.class, BenchRecoveryCommand.class, BenchCodeCommand.class,
             BenchEpCommand.class, BenchEstimateCommand.class, BenchPaperCommand.class, BenchDataCommand.class,
-            BenchMultiCommand.class})
+            BenchMultiCommand.class, BenchDcCommand.class})
 final class BenchCommand extends Group {
 
 }

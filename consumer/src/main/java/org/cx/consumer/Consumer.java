@@ -192,7 +192,7 @@ public final class Consumer implements TaskServer {
         long requestId = requestIds.incrementAndGet();
         Pending<R> pending = new Pending<>(listener, callbacks, this);
         // Classes loaded from a code bundle travel as that bundle; anything else runs from the class path.
-        pending.loader = root.getClass().getClassLoader() instanceof BundleClassLoader bundle ? bundle : null;
+        pending.loader = root.codeClass().getClassLoader() instanceof BundleClassLoader bundle ? bundle : null;
         // The root's id is not known until the server names the computation; encode it under a placeholder.
         if (pending.loader != null) {
             codecs.bind(-requestId, pending.loader);

@@ -94,6 +94,15 @@ public abstract class Task {
     }
 
     /**
+     * The class whose code this task runs: its code bundle (the application jar it came from) is the one the
+     * computation ships to producers when this task is a root. Default: the task's own class; a task that runs
+     * code given to it (a {@link DivideAndConquer} template's, an executor's callable) names that code's class.
+     */
+    public Class<?> codeClass() {
+        return getClass();
+    }
+
+    /**
      * Whether this task should run on the task server rather than on a producer (paper §3), e.g. a cheap composition
      * whose inputs are already there. Default: no.
      */

@@ -193,6 +193,25 @@ class CodeDistributionTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void aDivideAndConquerTemplateFromAJarRunsFromItsBundle() throws Exception {
+        Map<String, byte[]> classes = new HashMap<>(AppJars.packageOf(Fib.class));
+        classes.putAll(AppJars.packageOf(org.cx.examples.dc.FibonacciDc.class));
+        byte[] jar = AppJars.jar(classes);
+        BundleClassLoader loader = new BundleClassLoader(CodeBundle.of(jar));
+        Class<?> load = loader.loadClass("org.cx.examples.fib.Load");
+        Object template = loader.loadClass("org.cx.examples.dc.FibonacciDc").getConstructor(load)
+                .newInstance(load.getField("NONE").get(null));
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("dc-jar"), 1, 2, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            Consumer.Pending<Long> run = consumer.submit(org.cx.api.DivideAndConquer.task(
+                    (org.cx.api.DivideAndConquer<Integer, Long>) template, 14));
+            assertEquals(Fib.value(14), run.result().get(60, TimeUnit.SECONDS));
+            assertEquals(1, consumer.bundleUploads(), "the template's jar went with the computation");
+        }
+    }
+
+    @Test
     void aBundleHeldOnlyForAMirrorCopyIsDroppedWhenItsComputationEnds() throws Exception {
         byte[] jar = AppJars.jar(AppJars.packageOf(Fib.class));
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("held"), 3, 0, 1, true)) {

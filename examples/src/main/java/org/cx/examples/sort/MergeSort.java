@@ -73,7 +73,8 @@ public final class MergeSort extends Task {
             context.sendResult(merge(input(0), input(1)));
         }
 
-        static long[] merge(long[] a, long[] b) {
+        /** The sorted union of two sorted arrays. */
+        public static long[] merge(long[] a, long[] b) {
             long[] out = new long[a.length + b.length];
             int i = 0;
             int j = 0;

@@ -1,0 +1,80 @@
+package org.cx.api.spi;
+
+import java.util.concurrent.Callable;
+import org.cx.api.TaskContext;
+import org.cx.api.ValueTask;
+
+/**
+ * The task an executor's call runs as, and what it sends back: the runtime's side of {@code CxExecutor}, here so
+ * that producers, which see only {@code org.cx.api}, can run it. Not for applications.
+ */
+public final class Calls {
+    private Calls() {
+    }
+
+    /** A runnable as a callable that returns {@code value}. */
+    public record RunnableCall<T>(Runnable runnable, T value) implements Callable<T> {
+        @Override
+        public T call() {
+            runnable.run();
+            return value;
+        }
+    }
+
+    /**
+     * What a call came to: its value, or its exception's class, message and stack trace (as class, method, file
+     * and line, four strings a frame), which travel where the exception object itself might not.
+     */
+    public record Outcome(Object value, String exceptionClass, String message, String[] frames) {
+        public boolean failed() {
+            return exceptionClass != null;
+        }
+
+        static Outcome of(Throwable t) {
+            StackTraceElement[] trace = t.getStackTrace();
+            String[] frames = new String[trace.length * 4];
+            for (int i = 0; i < trace.length; i++) {
+                frames[4 * i] = trace[i].getClassName();
+                frames[4 * i + 1] = trace[i].getMethodName();
+                frames[4 * i + 2] = trace[i].getFileName();
+                frames[4 * i + 3] = Integer.toString(trace[i].getLineNumber());
+            }
+            return new Outcome(null, t.getClass().getName(), t.getMessage(), frames);
+        }
+
+        /** The exception's stack trace, as it was on the producer. */
+        public StackTraceElement[] stackTrace() {
+            StackTraceElement[] trace = new StackTraceElement[frames.length / 4];
+            for (int i = 0; i < trace.length; i++) {
+                trace[i] = new StackTraceElement(frames[4 * i], frames[4 * i + 1], frames[4 * i + 2],
+                        Integer.parseInt(frames[4 * i + 3]));
+            }
+            return trace;
+        }
+    }
+
+    /** The one task of a call's computation: runs the callable, and sends what it came to. */
+    public static final class CallTask<T> extends ValueTask<Outcome> {
+        private final Callable<T> callable;
+
+        public CallTask(Callable<T> callable) {
+            this.callable = callable;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            Outcome outcome;
+            try {
+                outcome = new Outcome(callable.call(), null, null, null);
+            } catch (Exception e) {
+                outcome = Outcome.of(e);
+            }
+            context.sendResult(outcome);
+        }
+
+        @Override
+        public Class<?> codeClass() {
+            return callable instanceof RunnableCall<?> r ? r.runnable().getClass() : callable.getClass();
+        }
+    }
+}

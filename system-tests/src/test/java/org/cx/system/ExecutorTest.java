@@ -1,0 +1,101 @@
+package org.cx.system;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.cx.consumer.Consumer;
+import org.cx.consumer.CxExecutor;
+import org.cx.harness.LocalCluster;
+import org.cx.server.ServerConfig;
+import org.cx.testing.Await;
+import org.junit.jupiter.api.Test;
+
+/** An ExecutorService whose callables run as tasks on the network's producers. */
+class ExecutorTest {
+
+    /** Squares a number. */
+    record Square(long x) implements Callable<Long> {
+        @Override
+        public Long call() {
+            return x * x;
+        }
+    }
+
+    /** Fails as a callable may, with a checked exception. */
+    record Failing(String why) implements Callable<Long> {
+        @Override
+        public Long call() throws IOException {
+            throw new IOException(why);
+        }
+    }
+
+    /** Takes a while. */
+    record Slow(long millis) implements Callable<Long> {
+        @Override
+        public Long call() throws InterruptedException {
+            Thread.sleep(millis);
+            return millis;
+        }
+    }
+
+    @Test
+    void callablesRunOnTheNetworkWithTheJdksSemantics() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("executor"), 1, 2, 2, true);
+             Consumer consumer = cluster.consumer()) {
+            CxExecutor executor = CxExecutor.on(consumer);
+            assertEquals(49L, executor.submit(new Square(7)).get(60, TimeUnit.SECONDS));
+
+            ExecutionException failed = assertThrows(ExecutionException.class,
+                    () -> executor.submit(new Failing("disk full")).get(60, TimeUnit.SECONDS));
+            assertInstanceOf(IOException.class, failed.getCause(), "the callable's own exception type");
+            assertEquals("disk full", failed.getCause().getMessage());
+            assertTrue(failed.getCause().getStackTrace()[0].getClassName().contains("Failing"),
+                    "the producer's stack trace");
+
+            List<Callable<Long>> squares = new ArrayList<>();
+            for (long i = 1; i <= 20; i++) {
+                squares.add(new Square(i));
+            }
+            List<Future<Long>> all = executor.invokeAll(squares);
+            for (int i = 0; i < all.size(); i++) {
+                assertEquals((long) (i + 1) * (i + 1), all.get(i).get(), "invokeAll keeps the order");
+            }
+            assertEquals(9L, executor.invokeAny(List.of(new Failing("no"), new Square(3))));
+            ExecutionException none = assertThrows(ExecutionException.class,
+                    () -> executor.invokeAny(List.of(new Failing("a"), new Failing("b"))));
+            assertInstanceOf(IOException.class, none.getCause());
+
+            Callable<Long> lambda = () -> 1L;
+            RejectedExecutionException refused = assertThrows(RejectedExecutionException.class,
+                    () -> executor.submit(lambda));
+            assertTrue(refused.getMessage().contains("ambda"), refused.getMessage());
+
+            Future<Long> slow = executor.submit(new Slow(3_000));
+            Await.until("the slow call runs", Clusters.TIMEOUT,
+                    () -> cluster.producers().stream().anyMatch(p -> p.cachedTasks() > 0 || p.tasksRun() > 24));
+            assertTrue(slow.cancel(true));
+            assertTrue(slow.isCancelled() && slow.isDone());
+            assertThrows(CancellationException.class, () -> slow.get(10, TimeUnit.SECONDS));
+            Await.until("no task of it left on the server", Clusters.TIMEOUT,
+                    () -> cluster.server().status().ready() == 0);
+
+            Future<Long> last = executor.submit(new Slow(200));
+            executor.shutdown();
+            assertThrows(RejectedExecutionException.class, () -> executor.submit(new Square(2)));
+            assertTrue(executor.awaitTermination(60, TimeUnit.SECONDS));
+            assertTrue(executor.isTerminated());
+            assertEquals(200L, last.get());
+        }
+    }
+}
