@@ -370,18 +370,19 @@ public final class Scheduler {
                 abandoned.add(c);
             }
         }
+        List<ComputationState> timedOut = new ArrayList<>();
         for (ComputationState c : computations.values()) {
             if (c.phase == ComputationState.Phase.RUNNING && c.origin == self && c.timeoutNanos > 0
                     && nowNanos - c.submittedNanos > c.timeoutNanos) {
-                abandoned.add(c);
+                timedOut.add(c);
             }
         }
+        for (ComputationState c : timedOut) {
+            abandoned.remove(c);
+            fail(c, "", "it ran longer than its timeout of " + Duration.ofNanos(c.timeoutNanos).toMillis() / 1000.0
+                    + " s (set at submission): its tasks are dropped", nowNanos);
+        }
         for (ComputationState c : abandoned) {
-            if (c.timeoutNanos > 0 && nowNanos - c.submittedNanos > c.timeoutNanos) {
-                fail(c, "", "it ran longer than its timeout of " + Duration.ofNanos(c.timeoutNanos).toMillis() / 1000.0
-                        + " s (set at submission): its tasks are dropped", nowNanos);
-                continue;
-            }
             fail(c, "", "its consumer has been gone for " + users.quotas().abandonedAfter().toSeconds() + " s and nobody "
                     + "collected it (--abandoned-after): its tasks are dropped", nowNanos);
         }
@@ -1437,7 +1438,7 @@ public final class Scheduler {
             c.origin = self;
             c.owner = rc.owner();
             c.quorum = rc.quorum();
-            c.priority = rc.priority();
+            reprioritize(c, rc.priority());
             c.timeoutNanos = rc.timeoutNanos();
             if (c.consumer == null && c.abandonedSince < 0) {
                 c.abandonedSince = now; // its consumer comes back here, or the computation is abandoned
