@@ -32,6 +32,25 @@ class TaskCacheTest {
     }
 
     @Test
+    void computationsTakeTurnsWhateverTheirTasksPriorities() throws Exception {
+        TaskCache cache = new TaskCache(() -> { });
+        ReadyTask[] big = new ReadyTask[3];
+        for (int i = 0; i < big.length; i++) {
+            big[i] = new ReadyTask(new TaskEnvelope(TaskId.root(7).child(i), Continuation.CONSUMER, 0, 100 + i,
+                    false, new byte[0]), new byte[0][]);
+        }
+        cache.add(List.of(big));
+        cache.add(List.of(task(1, 2), task(2, 5))); // computation 1: lower priorities, arrived later
+        assertEquals(TaskId.root(7).child(2), cache.take(0).task().id(), "computation 7 came first: its best task");
+        assertEquals(TaskId.root(1).child(2), cache.take(0).task().id(), "then computation 1's turn, its best");
+        assertEquals(TaskId.root(7).child(1), cache.take(0).task().id());
+        assertEquals(TaskId.root(1).child(1), cache.take(0).task().id());
+        assertEquals(TaskId.root(7).child(0), cache.take(0).task().id(), "computation 1 is out: 7 goes on alone");
+        cache.drop(new TaskId[] {TaskId.root(7).child(0)}); // taken already: dropping it changes nothing
+        assertEquals(0, cache.size());
+    }
+
+    @Test
     void aWorkerThatWaitsAcrossAFailoverTakesTheNewServersTaskUnderTheNewConnection() throws Exception {
         TaskCache cache = new TaskCache(() -> { });
         CompletableFuture<TaskCache.Taken> taken = CompletableFuture.supplyAsync(() -> {

@@ -72,7 +72,6 @@ final class CodeService {
     long uploadsReceived;
     long fetchesSent;
     long bundlesServed;
-    long bundlesPushed;
 
     /**
      * @param trust checks that a user of the network signed each bundle; null on plain connections (unsigned code)
@@ -199,7 +198,6 @@ final class CodeService {
         int to = upstream.upstream();
         CodeBundle bundle = codecs.bundle(hash);
         if (to >= 0 && bundle != null) {
-            bundlesPushed++;
             for (Message.BundleChunk chunk : BundleAssembly.chunks(bundle)) {
                 upstream.send(to, chunk);
             }
