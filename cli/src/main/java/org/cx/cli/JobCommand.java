@@ -173,16 +173,11 @@ final class JobCommand extends Group {
                         Long.toHexString(computation), timeout);
                 return 2;
             }
-            out().println(value instanceof Object[] array ? java.util.Arrays.deepToString(array)
-                    : value != null && value.getClass().isArray() ? arrayString(value) : String.valueOf(value));
+            out().println(show(value));
             out().flush();
             return 0;
         }
 
-        private static String arrayString(Object array) {
-            return java.util.Arrays.deepToString(new Object[] {array}).replaceFirst("^\\[", "")
-                    .replaceFirst("]$", "");
-        }
     }
 
     @Command(name = "cancel", mixinStandardHelpOptions = true,

@@ -16,4 +16,16 @@ abstract class Printing {
     PrintWriter err() {
         return spec.commandLine().getErr();
     }
+
+    /** A computation's or a call's result as a person reads it: arrays element by element. */
+    static String show(Object value) {
+        if (value instanceof Object[] array) {
+            return java.util.Arrays.deepToString(array);
+        }
+        if (value != null && value.getClass().isArray()) {
+            String wrapped = java.util.Arrays.deepToString(new Object[] {value});
+            return wrapped.substring(1, wrapped.length() - 1);
+        }
+        return String.valueOf(value);
+    }
 }

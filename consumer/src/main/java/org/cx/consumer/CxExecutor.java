@@ -113,6 +113,15 @@ public final class CxExecutor extends AbstractExecutorService {
         }
     }
 
+    /**
+     * Calls the public static method {@code method} of {@code type} with {@code args} on a producer, as a Ninf call
+     * calls a remote function; {@code type}'s jar goes with it when it was loaded from one.
+     */
+    public Future<Object> call(Class<?> type, String method, Object... args) {
+        Calls.StaticCall.find(type, method, args.length); // says what is wrong here, before anything travels
+        return submit(new Calls.StaticCall(type, method, args));
+    }
+
     // ---------------------------------------------------------------- lifecycle
 
     @Override

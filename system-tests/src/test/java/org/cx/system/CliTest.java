@@ -350,6 +350,10 @@ class CliTest {
                             System.out.println("sum = " + sum);
                             return sum == n * (n - 1) / 2 ? 0 : 1;
                         }
+                        public static long square(long x) { return x * x; }
+                        public static long fail(String why) throws java.io.IOException {
+                            throw new java.io.IOException(why);
+                        }
                     }
                     """);
 
@@ -404,6 +408,19 @@ class CliTest {
                  ChildProcess submit = ChildProcess.start("submit", Cx.class.getName(), "submit", app.toString(),
                          "--server", address, "--no-progress", "100000000")) {
                 producer.awaitLine("attached to", Duration.ofSeconds(30));
+                Run square = cx("call", app.toString(), "app.Main.square", "12", "--server", address);
+                assertEquals(0, square.exit(), square.err());
+                assertEquals("144", square.out().strip(), "a function of the jar, run on the producer");
+                Run failing = cx("call", app.toString(), "app.Main.fail", "disk full", "--server", address);
+                assertEquals(1, failing.exit());
+                assertTrue(failing.err().contains("java.io.IOException: disk full"), failing.err());
+                Run missing = cx("call", app.toString(), "app.Main.cube", "2", "--server", address);
+                assertEquals(2, missing.exit());
+                assertTrue(missing.err().contains("no public static method cube of 1 parameter in app.Main"),
+                        missing.err());
+                Run badArgument = cx("call", app.toString(), "app.Main.square", "twelve", "--server", address);
+                assertTrue(badArgument.err().contains("argument 1 of square, 'twelve', is not a long"),
+                        badArgument.err());
                 String started = submit.awaitLine("cx submit: computation ", Duration.ofSeconds(30));
                 String id = started.replaceAll(".*computation ([0-9a-f]+) started.*", "$1");
                 Run status = cx("job", "status", id, "--server", address);

@@ -61,6 +61,9 @@ public final class TaskRunner {
     /** {@link #run(BodyCodec, Task, double)} for a computation with shared data {@code data} (null: none). */
     public static Outcome run(BodyCodec codec, CodeBundle data, Task task, double hostSpeed) {
         BufferingContext context = new BufferingContext(codec, data, task, hostSpeed);
+        Thread me = Thread.currentThread();
+        ClassLoader previous = me.getContextClassLoader();
+        me.setContextClassLoader(codec.classLoader()); // the computation's classes, for code that looks them up
         long start = System.nanoTime();
         try {
             task.execute(context);
@@ -74,6 +77,8 @@ public final class TaskRunner {
                 throw vme;
             }
             return new Outcome.Failed(task.id(), describe(e));
+        } finally {
+            me.setContextClassLoader(previous);
         }
         long execNanos = System.nanoTime() - start;
         try {

@@ -22,6 +22,57 @@ public final class Calls {
     }
 
     /**
+     * A call of a public static method by name, as a Ninf call names a remote function: the class is loaded, where
+     * the call runs, from the computation's code (the thread's context class loader); the arguments are already of
+     * the method's parameter types.
+     */
+    public static final class StaticCall implements Callable<Object> {
+        private final String className;
+        private final String method;
+        private final Object[] args;
+        /** The class, where the call was made (not sent): its jar goes with the computation. */
+        private final transient Class<?> type;
+
+        public StaticCall(Class<?> type, String method, Object... args) {
+            this.className = type.getName();
+            this.method = method;
+            this.args = args.clone();
+            this.type = type;
+        }
+
+        @Override
+        public Object call() throws Exception {
+            Class<?> owner = Class.forName(className, true, Thread.currentThread().getContextClassLoader());
+            java.lang.reflect.Method m = find(owner, method, args.length);
+            try {
+                return m.invoke(null, args);
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                if (e.getCause() instanceof Exception thrown) {
+                    throw thrown;
+                }
+                throw e;
+            }
+        }
+
+        /** The class whose code the call runs; null once it has travelled. */
+        public Class<?> type() {
+            return type;
+        }
+
+        /** The public static method {@code name} of {@code owner} taking {@code arity} parameters. */
+        public static java.lang.reflect.Method find(Class<?> owner, String name, int arity) {
+            for (java.lang.reflect.Method m : owner.getMethods()) {
+                if (m.getName().equals(name) && m.getParameterCount() == arity
+                        && java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException("no public static method " + name + " of " + arity + " parameter"
+                    + (arity == 1 ? "" : "s") + " in " + owner.getName());
+        }
+    }
+
+    /**
      * What a call came to: its value, or its exception's class, message and stack trace (as class, method, file
      * and line, four strings a frame), which travel where the exception object itself might not.
      */
@@ -74,7 +125,11 @@ public final class Calls {
 
         @Override
         public Class<?> codeClass() {
-            return callable instanceof RunnableCall<?> r ? r.runnable().getClass() : callable.getClass();
+            return switch (callable) {
+                case RunnableCall<?> r -> r.runnable().getClass();
+                case StaticCall s -> s.type() != null ? s.type() : s.getClass();
+                default -> callable.getClass();
+            };
         }
     }
 }
