@@ -151,9 +151,7 @@ class NetworkFailureTest {
             try (Consumer consumer = Consumer.connect(network.address(network.atPosition(0)))) {
                 Consumer.Pending<Long> run = consumer.submit(new TestTasks.RecordedFib(n, 100));
                 awaitThirdCommitted(network, n);
-                int child = network.atPosition(6);
-                network.kill(network.atPosition(3));
-                network.kill(child);
+                network.killTogether(network.atPosition(3), network.atPosition(6)); // before any repair moves one
                 ExecutionException failed = assertThrows(ExecutionException.class,
                         () -> run.result().get(120, TimeUnit.SECONDS));
                 assertTrue(failed.getCause().getMessage().contains("every copy of its tasks"),

@@ -179,6 +179,17 @@ final class ServerProcesses implements AutoCloseable {
         processes.get(i).kill();
     }
 
+    /** Kills several servers at once: every SIGKILL is sent before any of them is waited for. */
+    void killTogether(int... ids) throws InterruptedException {
+        for (int i : ids) {
+            failedAt.put(i, System.nanoTime());
+            processes.get(i).killNoWait();
+        }
+        for (int i : ids) {
+            processes.get(i).kill();
+        }
+    }
+
     void freeze(int i) throws IOException, InterruptedException {
         failedAt.put(i, System.nanoTime());
         processes.get(i).freeze();

@@ -104,6 +104,11 @@ public final class ChildProcess implements AutoCloseable {
         process.waitFor();
     }
 
+    /** Sends SIGKILL without waiting for the process to be gone (see {@link #kill}). */
+    public void killNoWait() {
+        process.destroyForcibly();
+    }
+
     /** SIGTERM: the process is asked to stop, and runs its shutdown hooks. */
     public void terminate() throws IOException, InterruptedException {
         signal("TERM");
