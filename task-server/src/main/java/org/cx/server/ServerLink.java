@@ -87,6 +87,10 @@ final class ServerLink extends QueuedPeerLink {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             channel = ctx.channel();
+            if (isClosed()) {
+                ctx.close(); // closed while it was connecting: nothing may be written on it
+                return;
+            }
             connection = PeerConnection.of(channel);
             connected();
         }
