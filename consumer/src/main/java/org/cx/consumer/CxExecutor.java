@@ -153,13 +153,14 @@ public final class CxExecutor extends AbstractExecutorService {
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (!isTerminated()) {
-            List<Remote<?>> running = List.copyOf(outstanding);
-            if (running.isEmpty()) {
-                continue;
-            }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return false;
+            }
+            List<Remote<?>> running = List.copyOf(outstanding);
+            if (running.isEmpty()) { // not shut down: only time can pass
+                TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+                continue;
             }
             try {
                 running.getFirst().outcome.handle((v, e) -> null).get(left, TimeUnit.NANOSECONDS);

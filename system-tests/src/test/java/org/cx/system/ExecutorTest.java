@@ -1,6 +1,7 @@
 package org.cx.system;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -91,6 +92,7 @@ class ExecutorTest {
             Await.until("no task of it left on the server", Clusters.TIMEOUT,
                     () -> cluster.server().status().ready() == 0);
 
+            assertFalse(executor.awaitTermination(50, TimeUnit.MILLISECONDS), "not shut down: it does not terminate");
             Future<Long> last = executor.submit(new Slow(200));
             executor.shutdown();
             assertThrows(RejectedExecutionException.class, () -> executor.submit(new Square(2)));
