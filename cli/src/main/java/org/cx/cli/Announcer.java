@@ -39,7 +39,8 @@ final class Announcer implements AutoCloseable {
         this.node = node;
         this.address = node.advertisedAddress();
         String name = node.config().name();
-        this.signedServer = Networks.signed(ServiceRecord.of(Discovery.TASK_SERVER, name, address), node.config().tls());
+        this.signedServer = Networks.signed(ServiceRecord.of(Discovery.TASK_SERVER, name, address),
+                node.config().tls());
         this.signedNetwork = Networks.signed(ServiceRecord.of(Discovery.NETWORK, name, address), node.config().tls());
     }
 

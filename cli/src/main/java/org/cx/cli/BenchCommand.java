@@ -4,7 +4,8 @@ import picocli.CommandLine.Command;
 
 /** {@code cx bench}: the benchmarks. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Benchmarks: Fibonacci, recovery, code distribution, EP, the paper's experiments.",
+        description = "Benchmarks: Fibonacci, recovery, code distribution, EP, the paper's experiments, data, many "
+                + "consumers, divide and conquer.",
         subcommands = {BenchFibCommand.class, BenchRecoveryCommand.class, BenchCodeCommand.class,
             BenchEpCommand.class, BenchEstimateCommand.class, BenchPaperCommand.class, BenchDataCommand.class,
             BenchMultiCommand.class, BenchDcCommand.class})

@@ -74,7 +74,8 @@ final class BenchMultiCommand extends Printing implements Callable<Integer> {
         out().printf("%d producers, leaves of %.1f ms, windows of %s; medians of %d runs%n", producers, leafMs,
                 window, runs);
         out().printf("F(%d) alone: %.1f ms; F(%d) alone: %.0f tasks/s%n", smallN,
-                median(samples, MultiBench.Sample::idleSmallMs), bigN, median(samples, MultiBench.Sample::bigAlonePerS));
+                median(samples, MultiBench.Sample::idleSmallMs), bigN,
+                median(samples, MultiBench.Sample::bigAlonePerS));
         for (int c = 0; c < consumers.size(); c++) {
             int k = c;
             double baseline = median(samples, s -> MultiBench.median(s.contention().get(k).baselineMs()));

@@ -91,7 +91,8 @@ public final class MultiBench {
                 }
             });
             int many = s.throughputComputations();
-            double manyMs = timed(() -> inParallel(cluster, many, consumer -> run(consumer, s.throughputN(), s.load())));
+            double manyMs = timed(() -> inParallel(cluster, many,
+                    consumer -> run(consumer, s.throughputN(), s.load())));
             double one = total / (oneMs / 1e3);
             double all = total / (manyMs / 1e3);
             log.printf("  %d x F(%d): one consumer after another %.0f tasks/s; %d consumers at once %.0f tasks/s "

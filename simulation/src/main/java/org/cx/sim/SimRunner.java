@@ -100,8 +100,9 @@ public final class SimRunner {
     }
 
     /**
-     * A fault's kind: "12.5 ms: freeze s4 for 300 ms as it mirrors a completion" → "freeze mid-commit", "… crash s2"
-     * → "crash server", "… crash p3" → "crash producer", "… p3 leaves" → "leaves", "… cut s1 from …" → "cut".
+     * A fault's kind: "12.5 ms: freeze s4 for 300 ms as it mirrors a completion" → "freeze mid-commit",
+     * "… crash s2" → "crash server", "… crash p3" → "crash producer", "… p3 leaves" → "leaves",
+     * "… cut s1 from …" → "cut".
      */
     static String kindOf(String fault) {
         String what = fault.substring(fault.indexOf(": ") + 2);
