@@ -556,6 +556,11 @@ public final class Consumer implements TaskServer {
                     if (f.taskId().isEmpty() && recollect(f.computation())) {
                         return; // the server that takes over from a failed one may not have its copy yet
                     }
+                    if (f.taskId().isEmpty() && f.reason().startsWith("cancelled")) {
+                        // Answers a cancellation at once: whoever waits on the result may close the connection
+                        // before the server's CancelAnswer, which follows, is read.
+                        cancels.answer(f.computation(), null);
+                    }
                     Pending<?> p = running.remove(f.computation());
                     if (p != null) {
                         codecs.remove(f.computation());
