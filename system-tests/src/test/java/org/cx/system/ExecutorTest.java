@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -41,12 +42,17 @@ class ExecutorTest {
         }
     }
 
-    /** Takes a while. */
-    record Slow(long millis) implements Callable<Long> {
+    /** Opened by the test: until then a {@link Gated} call runs on (the producers run in this JVM). */
+    static final CountDownLatch GATE = new CountDownLatch(1);
+
+    /** Runs until the test opens the gate. */
+    record Gated(long value) implements Callable<Long> {
         @Override
         public Long call() throws InterruptedException {
-            Thread.sleep(millis);
-            return millis;
+            if (!GATE.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the test never opened the gate");
+            }
+            return value;
         }
     }
 
@@ -83,7 +89,7 @@ class ExecutorTest {
             assertTrue(refused.getMessage().contains("ambda"), refused.getMessage());
 
             long assignedBefore = cluster.producers().stream().mapToLong(p -> p.lastAssignNanos()).max().orElse(0);
-            Future<Long> slow = executor.submit(new Slow(3_000));
+            Future<Long> slow = executor.submit(new Gated(3));
             Await.until("the slow call reached a producer", Clusters.TIMEOUT,
                     () -> cluster.producers().stream().anyMatch(p -> p.lastAssignNanos() > assignedBefore));
             assertTrue(slow.cancel(true));
@@ -93,9 +99,11 @@ class ExecutorTest {
                     () -> cluster.server().status().ready() == 0);
 
             assertFalse(executor.awaitTermination(50, TimeUnit.MILLISECONDS), "not shut down: it does not terminate");
-            Future<Long> last = executor.submit(new Slow(200));
+            Future<Long> last = executor.submit(new Gated(200));
             executor.shutdown();
             assertThrows(RejectedExecutionException.class, () -> executor.submit(new Square(2)));
+            assertFalse(executor.isTerminated(), "a call still runs");
+            GATE.countDown();
             assertTrue(executor.awaitTermination(60, TimeUnit.SECONDS));
             assertTrue(executor.isTerminated());
             assertEquals(200L, last.get());
