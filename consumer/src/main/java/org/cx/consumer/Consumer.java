@@ -43,6 +43,7 @@ import org.cx.wire.Role;
 import org.cx.wire.Sources;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.WireClient;
+import org.cx.wire.ValueStore;
 import org.cx.wire.WireConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,6 +67,8 @@ public final class Consumer implements TaskServer {
     private volatile List<String> mirrors = List.of();
     private final String name;
     private final BodyCodecs codecs;
+    /** Large results arrive here in chunks, ahead of the result that refers to them. */
+    private final ValueStore values;
     /** This user's credential, or null for plain connections. */
     private final Tls tls;
     private final AtomicLong requestIds = new AtomicLong();
@@ -97,7 +100,8 @@ public final class Consumer implements TaskServer {
     private Consumer(InetSocketAddress server, String name, ClassLoader applicationClasses, Executor callbacks, Tls tls)
             throws IOException {
         this.tls = tls;
-        this.codecs = new BodyCodecs(applicationClasses, 0); // the network keeps bundles; a consumer need not
+        this.values = ValueStore.temporary("consumer-" + name);
+        this.codecs = new BodyCodecs(applicationClasses, 0, values); // the network keeps bundles; a consumer need not
         this.name = name;
         this.ownCallbacks = callbacks == null ? Executors.newSingleThreadExecutor(runnable -> {
             Thread t = new Thread(runnable, "cx-consumer-callbacks");
@@ -107,9 +111,10 @@ public final class Consumer implements TaskServer {
         this.callbacks = callbacks == null ? ownCallbacks : callbacks;
         this.group = EventLoops.create("cx-consumer-io", 1);
         try {
-            this.channel = WireClient.connect(group, server, tls, hello(), this::attached, 10_000);
+            this.channel = WireClient.connect(group, server, tls, hello(), this::attached, 10_000, values);
         } catch (IOException | RuntimeException e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            values.close();
             if (ownCallbacks != null) {
                 ownCallbacks.shutdown();
             }
@@ -319,6 +324,7 @@ public final class Consumer implements TaskServer {
         closing = true;
         channel.close().syncUninterruptibly();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        values.close();
         if (ownCallbacks != null) {
             ownCallbacks.shutdown(); // callbacks already queued still run
         }
@@ -545,6 +551,7 @@ public final class Consumer implements TaskServer {
                         return;
                     }
                     codecs.remove(r.computation());
+                    values.drop(r.computation());
                     if (!p.keep) {
                         ctx.writeAndFlush(new Message.Collected(r.computation()));
                     }
@@ -649,7 +656,7 @@ public final class Consumer implements TaskServer {
 
     private void failOver(List<String> candidates) {
         try {
-            channel = WireClient.connectAny(group, candidates, tls, hello(), this::attached, 30_000);
+            channel = WireClient.connectAny(group, candidates, tls, hello(), this::attached, 30_000, values);
             running.forEach((id, p) -> channel.write(new Message.Collect(id, p.keep)));
             cancels.asked().forEach(id -> channel.write(new Message.Cancel(id)));
             channel.flush();

@@ -21,6 +21,7 @@ import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.WireClient;
+import org.cx.wire.ValueStore;
 import org.cx.wire.WireConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,8 @@ public final class Producer implements AutoCloseable {
     /** Unready tasks this producer stored, run here when its own value completes them. */
     private final KeptTasks kept = new KeptTasks(KEPT_CAPACITY);
     private final BodyCodecs codecs;
+    /** Large values made or needed here ({@link org.cx.wire.ValueRef}). */
+    private final ValueStore values;
     private final PrefetchPolicy policy;
     private final ConcurrentLinkedQueue<Message> fromWorkers = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -84,7 +87,8 @@ public final class Producer implements AutoCloseable {
         this.config = config;
         this.group = group;
         this.ownsGroup = ownsGroup;
-        this.codecs = new BodyCodecs(applicationClasses);
+        this.values = ValueStore.temporary("producer-" + config.name());
+        this.codecs = new BodyCodecs(applicationClasses, BodyCodecs.KEEP_UNUSED_BYTES, values);
         this.policy = new PrefetchPolicy(config.workers(), config.prefetch(), config.maxCached());
         this.idleLog = new IdleLog(config.workers());
         this.timeline = new TaskTimeline(config.workers(), config.timeline());
@@ -119,7 +123,7 @@ public final class Producer implements AutoCloseable {
     }
 
     private void connect() throws IOException {
-        channel = WireClient.connect(group, config.server(), config.tls(), hello(), this::attached, 10_000);
+        channel = WireClient.connect(group, config.server(), config.tls(), hello(), this::attached, 10_000, values);
         workers.start();
         channel.eventLoop().execute(this::drain);
         LOG.debug("producer {} attached to {} with {} workers", config.name(), config.server(), config.workers());
@@ -240,6 +244,7 @@ public final class Producer implements AutoCloseable {
         if (ownsGroup) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
+        values.close();
     }
 
     private void scheduleDrain() {
@@ -361,6 +366,7 @@ public final class Producer implements AutoCloseable {
                 bundles.ended(e.computation());
                 owners.remove(e.computation());
                 validated.remove(e.computation());
+                values.drop(e.computation());
             }
             case Message.Mirrors m -> mirrors = List.of(m.addresses());
             case Message.Code c -> onCode(c);

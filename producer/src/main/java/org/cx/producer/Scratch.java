@@ -24,11 +24,18 @@ final class Scratch {
 
     /** Removes everything inside {@code dir}, keeping {@code dir}; creates it if missing. */
     static void empty(Path dir) {
+        empty(dir, null);
+    }
+
+    /** Removes everything inside {@code dir} but its child {@code keep} (null: none); creates it if missing. */
+    static void empty(Path dir, String keep) {
         try {
             Files.createDirectories(dir);
             try (var children = Files.list(dir)) {
                 for (Path child : (Iterable<Path>) children::iterator) {
-                    delete(child);
+                    if (!child.getFileName().toString().equals(keep)) {
+                        delete(child);
+                    }
                 }
             }
         } catch (IOException e) {

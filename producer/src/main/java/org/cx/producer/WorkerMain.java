@@ -19,6 +19,10 @@ import org.cx.wire.MessageStreams;
 import org.cx.wire.Sources;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskRunner;
+import org.cx.wire.PeerValues;
+import org.cx.wire.ValueRef;
+import org.cx.wire.ValueStore;
+import java.nio.file.Path;
 
 /**
  * A worker process: the only place a producer decodes and runs task code (with {@link TaskBox} isolation other than
@@ -38,11 +42,16 @@ import org.cx.wire.TaskRunner;
  * <p>Arguments: the host speed ({@link org.cx.api.TaskContext#hostSpeed()}) and the frame limit in bytes.
  */
 public final class WorkerMain {
+    /** The child of its scratch directory where a worker keeps large values; kept between computations. */
+    static final String VALUES_DIRECTORY = ".cx-values";
     private final MessageStreams streams;
     private final double speed;
     private final int maxMessageBytes;
     /** A worker's heap is small: it keeps few bundles beyond those in use (the producer keeps them all). */
-    private final BodyCodecs codecs = new BodyCodecs(WorkerMain.class.getClassLoader(), 64L << 20);
+    private final ValueStore values = new ValueStore(Path.of(System.getProperty("java.io.tmpdir"), VALUES_DIRECTORY));
+    private final BodyCodecs codecs = new BodyCodecs(WorkerMain.class.getClassLoader(), 64L << 20, values);
+    /** The producer's side of large values: those it holds, and those arriving from it. */
+    private final PeerValues producerValues = new PeerValues(values);
     /** What waits for each bundle whose chunks are arriving: computations to bind to it, as code or as data. */
     private final Map<String, List<java.util.function.Consumer<CodeBundle>>> awaiting = new HashMap<>();
     private final Map<String, BundleAssembly> assemblies = new HashMap<>();
@@ -75,10 +84,16 @@ public final class WorkerMain {
             } catch (EOFException e) {
                 return; // the producer is gone or let this worker go
             }
+            if (producerValues.received(m)) {
+                continue; // a chunk of a large value, ahead of the task that reads it
+            }
             switch (m) {
                 case Message.Code c -> code(c.computation(), c.bundle());
                 case Message.BundleChunk chunk -> chunk(chunk);
-                case Message.ComputationEnded e -> codecs.remove(e.computation());
+                case Message.ComputationEnded e -> {
+                    codecs.remove(e.computation());
+                    values.drop(e.computation());
+                }
                 case Message.Assign a -> {
                     for (ReadyTask t : a.tasks()) {
                         answer(t);
@@ -125,6 +140,18 @@ public final class WorkerMain {
         }
     }
 
+    /** Writes {@code message}, after the chunks of the large values it refers to that the producer lacks. */
+    private void send(Message message) throws IOException {
+        for (ValueRef ref : producerValues.toSendBefore(message)) {
+            try (ValueStore.Chunks chunks = values.chunks(ref)) {
+                while (!chunks.done()) {
+                    streams.write(chunks.next());
+                }
+            }
+        }
+        streams.write(message);
+    }
+
     private void answer(ReadyTask t) throws IOException {
         TaskRunner.Outcome outcome = TaskRunner.decodeAndRun(codecs, t, speed);
         switch (outcome) {
@@ -133,7 +160,7 @@ public final class WorkerMain {
                 if (tooLarge != null) {
                     streams.write(new Message.TaskFailed(t.task().id(), tooLarge));
                 } else {
-                    streams.write(new Message.Completed(new Completion[] {d.completion()}));
+                    send(new Message.Completed(new Completion[] {d.completion()}));
                 }
             }
             case TaskRunner.Outcome.Failed f -> streams.write(new Message.TaskFailed(f.id(), f.reason()));

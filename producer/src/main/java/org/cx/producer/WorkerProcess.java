@@ -63,6 +63,8 @@ final class WorkerProcess implements TaskExecutor {
     /** Whose a computation is. */
     private final LongFunction<String> ownerOf;
     private final int maxMessageBytes;
+    /** The producer's large values, sent to the process ahead of the tasks that read them. */
+    private final org.cx.wire.ValueStore values;
     private final AtomicLong restarts = new AtomicLong();
     /** Computations that ended since the process last heard: it may drop their code. */
     private final Queue<Long> endedSinceLastTask = new ConcurrentLinkedQueue<>();
@@ -72,6 +74,8 @@ final class WorkerProcess implements TaskExecutor {
     /** The user whose code the process has run; null until its first task. */
     private String processOwner;
     private MessageStreams streams;
+    /** Which large values the process holds, and those arriving from it. */
+    private org.cx.wire.PeerValues processValues;
     private Deque<String> errorTail;
     private Thread errorLogger;
     /** Computation -> bundle hash, as this process knows them (a bundle it knows is bound to a computation). */
@@ -102,6 +106,7 @@ final class WorkerProcess implements TaskExecutor {
         this.dataOf = codecs::dataOf;
         this.ownerOf = ownerOf;
         this.maxMessageBytes = maxMessageBytes;
+        this.values = codecs.values();
         this.scratch = scratchRoot.resolve(name);
     }
 
@@ -135,9 +140,12 @@ final class WorkerProcess implements TaskExecutor {
                 runningComputation = computation;
                 taskSeq++;
             }
-            streams.write(new Message.Assign(new ReadyTask[] {task}));
+            send(new Message.Assign(new ReadyTask[] {task}));
             streams.flush();
             Message answer = streams.read();
+            while (processValues != null && processValues.received(answer)) {
+                answer = streams.read(); // a chunk of a large value the task made, ahead of its outcome
+            }
             synchronized (this) {
                 runningComputation = -1;
             }
@@ -209,6 +217,10 @@ final class WorkerProcess implements TaskExecutor {
         errorLogger = logger;
         processOwner = null;
         streams = new MessageStreams(p.getInputStream(), p.getOutputStream(), maxMessageBytes);
+        if (processValues != null) {
+            processValues.closed();
+        }
+        processValues = values == null ? null : new org.cx.wire.PeerValues(values);
         bound.clear();
     }
 
@@ -219,7 +231,7 @@ final class WorkerProcess implements TaskExecutor {
     private void introduce(long computation) throws IOException {
         for (Long ended; (ended = endedSinceLastTask.poll()) != null; ) {
             if (bound.remove(ended) != null) {
-                streams.write(new Message.ComputationEnded(ended));
+                send(new Message.ComputationEnded(ended));
             }
         }
         if (bound.containsKey(computation)) {
@@ -240,10 +252,27 @@ final class WorkerProcess implements TaskExecutor {
         bound.put(computation, sources);
     }
 
-    /** Empties the scratch directory; one that task code made undeletable is left behind for a fresh one. */
+    /** Writes {@code message}, after the chunks of the large values it refers to that the process lacks. */
+    private void send(Message message) throws IOException {
+        if (processValues != null) {
+            for (org.cx.wire.ValueRef ref : processValues.toSendBefore(message)) {
+                try (org.cx.wire.ValueStore.Chunks chunks = values.chunks(ref)) {
+                    while (!chunks.done()) {
+                        streams.write(chunks.next());
+                    }
+                }
+            }
+        }
+        streams.write(message);
+    }
+
+    /**
+     * Empties the scratch directory, but for the process's large values (they are of the same user); one that task
+     * code made undeletable is left behind for a fresh one.
+     */
     private void emptyScratch() {
         try {
-            Scratch.empty(scratch);
+            Scratch.empty(scratch, WorkerMain.VALUES_DIRECTORY);
         } catch (UncheckedIOException e) {
             LOG.warn("worker {}: {}; using a new one", name, e.getMessage());
             scratch = scratchRoot.resolve(name + "-" + ++scratchGeneration);

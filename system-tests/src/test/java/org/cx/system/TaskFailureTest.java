@@ -117,21 +117,21 @@ class TaskFailureTest {
 
     /** Over the message limit (here 24 MiB), a task's effects or a task with its inputs fail, saying what to do. */
     @Test
-    void effectsOrInputsOverTheMessageLimitFailTheComputationSayingWhatToDo() throws Exception {
+    void valuesOverTheMessageLimitGoByReferenceAndEffectsOverItFailSayingWhatToDo() throws Exception {
         System.setProperty("cx.maxMessageBytes", Integer.toString(24 << 20));
         try (LocalCluster cluster = Clusters.audited(1, 2, true);
              Consumer consumer = cluster.consumer()) {
-            Computation<Object> bigValue = consumer.submit(new TestTasks.BigResult(30 << 20));
-            Computation<Object> largeInputs = consumer.submit(new TestTasks.LargePair(15 << 20));
-            for (Computation<Object> c : List.of(bigValue, largeInputs)) {
-                ExecutionException e = assertThrows(ExecutionException.class, () -> c.result().get(60, TimeUnit.SECONDS));
-                String message = e.getCause().getMessage();
-                assertTrue(message.contains("over the message limit of") && message.contains("-Dcx.maxMessageBytes")
-                        && message.contains(Long.toHexString(c.id())), message);
-            }
-            String inputs = assertThrows(ExecutionException.class, () -> largeInputs.result().get()).getCause()
-                    .getMessage();
-            assertTrue(inputs.contains("with its inputs takes"), inputs);
+            Computation<byte[]> bigValue = consumer.submit(new TestTasks.BigResult(30 << 20));
+            Computation<Long> largeInputs = consumer.submit(new TestTasks.LargePair(15 << 20));
+            Computation<Integer> tooManyTasks = consumer.submit(new TestTasks.ManyChildren(400, 64 << 10));
+            assertEquals(30 << 20, bigValue.result().get(60, TimeUnit.SECONDS).length, "a value is never one message");
+            assertEquals(30L << 20, largeInputs.result().get(60, TimeUnit.SECONDS));
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> tooManyTasks.result().get(60, TimeUnit.SECONDS));
+            String message = e.getCause().getMessage();
+            assertTrue(message.contains("over the message limit of") && message.contains("-Dcx.maxMessageBytes")
+                    && message.contains("400 stored tasks") && message.contains(Long.toHexString(tooManyTasks.id())),
+                    message);
             assertEquals(Fib.value(15), consumer.<Long>submit(new Fib(15)).result().get(60, TimeUnit.SECONDS),
                     "the server and producers carry on");
         } finally {

@@ -111,6 +111,11 @@ final class MirrorCopies<L> {
         return copies.keySet();
     }
 
+    /** Whether one of the copies has computation {@code id}. */
+    boolean mirrors(long id) {
+        return copies.values().stream().anyMatch(r -> r.has(id));
+    }
+
     /** The servers whose complete copy this one holds, with the last batch of each: for heartbeats. */
     Map<Integer, Long> complete() {
         Map<Integer, Long> complete = new HashMap<>();

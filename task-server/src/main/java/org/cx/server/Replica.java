@@ -30,6 +30,11 @@ final class Replica {
     }
 
     private final Map<Long, Computation> computations = new HashMap<>();
+
+    /** Whether the mirrored server has computation {@code id}. */
+    boolean has(long id) {
+        return computations.containsKey(id);
+    }
     private final Map<TaskId, MirrorOp.Put> tasks = new LinkedHashMap<>();
     /** Unacknowledged exactly-once messages by channel ({@link ServerNetwork#channel}), then sequence number. */
     private final Map<Long, TreeMap<Long, RoutedPayload>> outgoing = new HashMap<>();

@@ -343,6 +343,11 @@ public final class Scheduler {
         }
     }
 
+    /** Whether computation {@code id} is here: running, or finished and its result kept. */
+    public boolean knows(long id) {
+        return computations.containsKey(id);
+    }
+
     /** Remembers that {@code id} is over and gone from here (the oldest such memory goes beyond the bound). */
     private void forget(long id) {
         forgotten.add(id);

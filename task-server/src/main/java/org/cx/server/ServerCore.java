@@ -47,6 +47,11 @@ public final class ServerCore {
         /** Runs {@code work} on the server's thread, after what runs now. */
         void runHere(Runnable work);
 
+        /** Where the server keeps large values ({@link org.cx.wire.ValueRef}); null: all values inline. */
+        default org.cx.wire.ValueStore values() {
+            return null;
+        }
+
         /** The network declared this server failed: stop accepting connections. */
         void evicted(String reason);
 
@@ -87,7 +92,7 @@ public final class ServerCore {
     private final Scheduler scheduler;
     private final SessionOutbox outbox;
     private final EffectAudit audit;
-    private final BodyCodecs codecs = new BodyCodecs(ServerCore.class.getClassLoader());
+    private final BodyCodecs codecs;
     private final CodeService code;
     private final AtomicLong peerIds = new AtomicLong();
     private final AtomicLong connectionsRefused = new AtomicLong();
@@ -109,6 +114,7 @@ public final class ServerCore {
     public ServerCore(ServerConfig config, String address, Environment env) {
         this.config = config;
         this.env = env;
+        this.codecs = new BodyCodecs(ServerCore.class.getClassLoader(), BodyCodecs.KEEP_UNUSED_BYTES, env.values());
         this.outbox = new SessionOutbox(this, config.maxFrameBytes());
         this.cycle = new DutyCycle(env::nanoTime, this::wakeAt);
         this.audit = config.auditEffects() ? new EffectAudit() : null;
@@ -155,7 +161,14 @@ public final class ServerCore {
             scheduler.dispatchWithEagerCopies();
             network.sendDeferredAcks();
         });
+        if (env.values() != null) {
+            cycle.every(VALUE_SWEEP_NANOS, () -> env.values().sweep(VALUE_SWEEP_NANOS,
+                    id -> scheduler.knows(id) || network.mirrors(id)));
+        }
     }
+
+    /** How often, and after how long unknown here, the values of computations no longer here are let go. */
+    private static final long VALUE_SWEEP_NANOS = 30 * TaskServerNode.SECOND_NANOS;
 
     /** The duty cycle wants to run at {@code dueNanos}: arm the one alarm, unless it already rings earlier. */
     private void wakeAt(long dueNanos) {

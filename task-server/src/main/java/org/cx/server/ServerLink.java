@@ -31,13 +31,15 @@ final class ServerLink extends QueuedPeerLink {
     private PeerConnection connection;
 
     /** Opens links over Netty on {@code loop}. */
-    static PeerLink.Opener opener(EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes, Tls tls) {
-        return (id, target, owner) -> new ServerLink(id, target, loop, connectTimeoutMillis, maxFrameBytes, tls, owner);
+    static PeerLink.Opener opener(EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes, Tls tls,
+                                  org.cx.wire.ValueStore values) {
+        return (id, target, owner) -> new ServerLink(id, target, loop, connectTimeoutMillis, maxFrameBytes, tls, values,
+                owner);
     }
 
     /** Connects to server {@code id} at {@code target} ({@code HOST:PORT}); -1 for a server not known by id yet. */
     ServerLink(int id, String target, EventLoopGroup loop, int connectTimeoutMillis, int maxFrameBytes, Tls tls,
-               PeerLink.Owner owner) {
+               org.cx.wire.ValueStore values, PeerLink.Owner owner) {
         super(id, owner);
         this.target = target;
         Bootstrap bootstrap = new Bootstrap()
@@ -48,7 +50,7 @@ final class ServerLink extends QueuedPeerLink {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        WirePipeline.install(ch, maxFrameBytes, tls, false);
+                        WirePipeline.install(ch, maxFrameBytes, tls, false, null, values);
                         ch.pipeline().addLast("link", new Handler());
                     }
                 });

@@ -274,6 +274,11 @@ final class ServerNetwork implements StateLog {
         return mirrorGroup().stream().map(addresses::get).toArray(String[]::new);
     }
 
+    /** Whether a mirror held here has computation {@code id}. */
+    boolean mirrors(long id) {
+        return copies.mirrors(id);
+    }
+
     Set<Integer> replicasHeld() {
         return copies.held();
     }

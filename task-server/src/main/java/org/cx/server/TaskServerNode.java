@@ -46,6 +46,8 @@ public final class TaskServerNode implements AutoCloseable {
     private Channel serverChannel;
     /** Connections held, in all and per address; event loop only. */
     private final ConnectionLimits limits;
+    /** The large values this server holds, in a directory of their own. */
+    private final org.cx.wire.ValueStore values;
     private ServerCore core;
     private ServerMBeans mbeans;
     /** The one timer that wakes the server's duty cycle; event loop only. */
@@ -60,6 +62,7 @@ public final class TaskServerNode implements AutoCloseable {
         this.config = config;
         this.loop = EventLoops.create(LOOP_THREADS + config.name(), 1);
         this.limits = new ConnectionLimits(config.guards().maxConnections(), config.guards().maxConnectionsPerAddress());
+        this.values = org.cx.wire.ValueStore.temporary("server-" + config.name());
         this.serverTasks = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, TASK_THREADS);
             t.setDaemon(true);
@@ -84,7 +87,8 @@ public final class TaskServerNode implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ConnectionGuards guards = config.guards();
-                        WirePipeline.install(ch, config.maxFrameBytes(), config.tls(), true, guards.frameStall());
+                        WirePipeline.install(ch, config.maxFrameBytes(), config.tls(), true, guards.frameStall(),
+                                values);
                         InetAddress from = ch.remoteAddress().getAddress();
                         String refusal = limits.admit(from);
                         if (refusal != null) {
@@ -117,7 +121,12 @@ public final class TaskServerNode implements AutoCloseable {
     /** The server's clock, alarm, links and threads on Netty. Event loop, but for the task pool. */
     private final class NettyEnvironment implements ServerCore.Environment {
         private final PeerLink.Opener links = ServerLink.opener(loop,
-                (int) config.network().failTimeout().toMillis(), config.maxFrameBytes(), config.tls());
+                (int) config.network().failTimeout().toMillis(), config.maxFrameBytes(), config.tls(), values);
+
+        @Override
+        public org.cx.wire.ValueStore values() {
+            return values;
+        }
 
         @Override
         public long nanoTime() {
@@ -298,6 +307,7 @@ public final class TaskServerNode implements AutoCloseable {
         }
         loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         serverTasks.shutdownNow();
+        values.close();
     }
 
 }

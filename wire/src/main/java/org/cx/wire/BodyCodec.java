@@ -19,9 +19,17 @@ public final class BodyCodec {
     private final ClassLoader classes;
     private final Pool<Kryo> kryos;
     private final Pool<Output> outputs;
+    /** Where values over the inline limit are kept and read, or null: every value inline. */
+    private final ValueStore values;
 
     public BodyCodec(ComputationClassLoader classes) {
+        this(classes, null);
+    }
+
+    /** @param values where large values are kept and read (null: every value travels inline) */
+    public BodyCodec(ComputationClassLoader classes, ValueStore values) {
         this.classes = classes;
+        this.values = values;
         this.kryos = new Pool<>(true, false, 64) {
             @Override
             protected Kryo create() {
@@ -74,6 +82,34 @@ public final class BodyCodec {
         }
     }
 
+    /**
+     * Encodes a value that a task sends, of {@code computation}: as {@link #encode} if it is small, else into this
+     * process's value store, returning a {@linkplain ValueRef reference} to it. A large primitive array goes straight
+     * to its file, never whole into a buffer.
+     */
+    public byte[] encodeValue(Object value, long computation, String what) {
+        if (values == null) {
+            return encode(value, what);
+        }
+        if (arrayBytes(value) <= ValueStore.inlineLimit()) {
+            return values.keep(computation, encode(value, what));
+        }
+        Kryo kryo = kryos.obtain();
+        try (ValueStore.Spill spill = values.spill(computation)) {
+            Output output = new Output(spill, 1 << 16);
+            kryo.writeClassAndObject(output, value);
+            output.flush();
+            return spill.finish();
+        } catch (KryoException e) {
+            throw new UnencodableException("cannot encode " + what + ": " + e.getMessage(), e);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot store " + what + " in " + values.directory() + ": "
+                    + e.getMessage(), e);
+        } finally {
+            kryos.free(kryo);
+        }
+    }
+
     /** The bytes of {@code value}'s elements if it is a primitive array, else 0. */
     private static long arrayBytes(Object value) {
         return switch (value) {
@@ -94,11 +130,31 @@ public final class BodyCodec {
      * @throws UndecodableException naming the class that could not be resolved, or what else went wrong
      */
     public Object decode(byte[] bytes) {
+        ValueRef ref = ValueRef.of(bytes);
+        if (ref != null) {
+            return decode(ref);
+        }
         Kryo kryo = kryos.obtain();
         try {
             return kryo.readClassAndObject(new Input(bytes));
         } catch (KryoException e) {
             throw new UndecodableException(rootMessage(e), e);
+        } finally {
+            kryos.free(kryo);
+        }
+    }
+
+    private Object decode(ValueRef ref) {
+        if (values == null) {
+            throw new UndecodableException(ref + " is held in a value store, and this process has none", null);
+        }
+        Kryo kryo = kryos.obtain();
+        try (java.io.InputStream in = values.open(ref)) {
+            return kryo.readClassAndObject(new Input(in, 1 << 16));
+        } catch (KryoException e) {
+            throw new UndecodableException(rootMessage(e), e);
+        } catch (java.io.IOException | IllegalStateException e) {
+            throw new UndecodableException(e.getMessage(), e);
         } finally {
             kryos.free(kryo);
         }

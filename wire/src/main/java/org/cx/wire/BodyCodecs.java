@@ -16,6 +16,7 @@ public final class BodyCodecs {
     public static final long KEEP_UNUSED_BYTES = 512L << 20;
 
     private final BodyCodec classPath;
+    private final ValueStore values;
     private final long keepUnusedBytes;
     private final Map<Long, String> bundleOf = new ConcurrentHashMap<>();
     /** Computation → the hash of the shared data bundle its tasks read, for those that have one. */
@@ -30,9 +31,9 @@ public final class BodyCodecs {
         final BodyCodec codec;
         int users;
 
-        Loaded(BundleClassLoader loader) {
+        Loaded(BundleClassLoader loader, ValueStore values) {
             this.bundle = loader.bundle();
-            this.codec = new BodyCodec(loader);
+            this.codec = new BodyCodec(loader, values);
         }
     }
 
@@ -43,8 +44,19 @@ public final class BodyCodecs {
 
     /** @param keepUnusedBytes bytes of bundles no computation uses that are kept for the next that will */
     public BodyCodecs(ClassLoader applicationClasses, long keepUnusedBytes) {
-        this.classPath = new BodyCodec(new ComputationClassLoader("the class path", applicationClasses));
+        this(applicationClasses, keepUnusedBytes, null);
+    }
+
+    /** @param values where this process keeps large values (null: every value travels inline) */
+    public BodyCodecs(ClassLoader applicationClasses, long keepUnusedBytes, ValueStore values) {
+        this.values = values;
+        this.classPath = new BodyCodec(new ComputationClassLoader("the class path", applicationClasses), values);
         this.keepUnusedBytes = keepUnusedBytes;
+    }
+
+    /** Where this process keeps large values, or null. */
+    public ValueStore values() {
+        return values;
     }
 
     /** The codec of {@code computation}: its bundle's once {@linkplain #bind bound}, else the class path's. */
@@ -94,7 +106,7 @@ public final class BodyCodecs {
             if (kept != null) {
                 unusedBytes -= kept.size();
             }
-            l = new Loaded(loader.get());
+            l = new Loaded(loader.get(), values);
             loaded.put(hash, l);
         }
         return l;

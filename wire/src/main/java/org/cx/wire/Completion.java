@@ -52,7 +52,8 @@ public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] valu
         digest(d, "values");
         for (ValueEnvelope v : values) {
             digest(d, continuationText(v.to()));
-            digest(d, v.value());
+            ValueRef ref = ValueRef.of(v.value());
+            digest(d, ref == null ? v.value() : ref.content().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         return d.digest();
     }

@@ -203,6 +203,16 @@ public sealed interface Message {
     record Fragment(int total, byte[] data) implements Message {
     }
 
+    /**
+     * Bytes of a large value ({@link ValueRef}), sent in order ahead of the first message on a connection that refers
+     * to it; see {@link ValueLink}.
+     *
+     * @param ref    the value's reference, as it travels
+     * @param offset where {@code data} starts in the value
+     */
+    record ValueChunk(byte[] ref, long offset, byte[] data) implements Message {
+    }
+
     /** Server: these tasks are now in your cache. */
     record Assign(ReadyTask[] tasks) implements Message {
     }

@@ -246,6 +246,11 @@ public final class ProtocolCodec {
             out.writeVarInt(f.total(), true);
             writeBytes(out, f.data());
         }, in -> new Message.Fragment(in.readVarInt(true), readBytes(in)));
+        register(kryo, Message.ValueChunk.class, id++, (out, c) -> {
+            writeBytes(out, c.ref());
+            out.writeVarLong(c.offset(), true);
+            writeBytes(out, c.data());
+        }, in -> readValueChunk(in));
     }
 
     /** An array of objects (each may be null or a registered subtype), its length checked before allocation. */
@@ -362,6 +367,22 @@ public final class ProtocolCodec {
             throw new MalformedMessageException("a bundle hash must be 64 hex digits or empty");
         }
         return hash;
+    }
+
+    private static Message.ValueChunk readValueChunk(Input in) {
+        byte[] bytes = readBytes(in);
+        ValueRef ref = ValueRef.of(bytes);
+        if (ref == null) {
+            throw new MalformedMessageException("a value chunk must name its value by a " + ValueRef.BYTES
+                    + "-byte reference");
+        }
+        long offset = in.readVarLong(true);
+        byte[] data = readBytes(in);
+        if (offset < 0 || data.length == 0 || offset + data.length > ref.size()) {
+            throw new MalformedMessageException("value chunk at " + offset + " of " + data.length
+                    + " bytes does not fit " + ref);
+        }
+        return new Message.ValueChunk(bytes, offset, data);
     }
 
     private static Message.BundleChunk readChunk(Input in) {

@@ -191,7 +191,8 @@ public final class TaskRunner {
                 throw new IllegalStateException("task " + running.id() + " sent a second value to " + describe(k)
                         + " in one run: each input takes one value (is a continuation used twice?)");
             }
-            values.add(new ValueEnvelope(k, codec.encode(value, "value for " + describe(k))));
+            values.add(new ValueEnvelope(k, codec.encodeValue(value, running.id().computation(),
+                    "value for " + describe(k))));
         }
 
         /** The inputs values were sent to, from the second value on. */

@@ -37,6 +37,16 @@ public final class WireClient {
     public static Channel connect(EventLoopGroup group, InetSocketAddress address, Tls tls, Message.Hello hello,
                                   Function<Message.Welcome, ChannelHandler> handlerFactory, long timeoutMillis)
             throws IOException {
+        return connect(group, address, tls, hello, handlerFactory, timeoutMillis, null);
+    }
+
+    /**
+     * As {@link #connect(EventLoopGroup, InetSocketAddress, Tls, Message.Hello, Function, long)}, with large values
+     * kept in and sent from {@code values} (null: every value inline).
+     */
+    public static Channel connect(EventLoopGroup group, InetSocketAddress address, Tls tls, Message.Hello hello,
+                                  Function<Message.Welcome, ChannelHandler> handlerFactory, long timeoutMillis,
+                                  ValueStore values) throws IOException {
         CompletableFuture<Channel> ready = new CompletableFuture<>();
         Bootstrap bootstrap = new Bootstrap()
                 .group(group)
@@ -46,7 +56,7 @@ public final class WireClient {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        WirePipeline.install(ch, WireConfig.maxFrameBytes(), tls, false);
+                        WirePipeline.install(ch, WireConfig.maxFrameBytes(), tls, false, null, values);
                         ch.pipeline().addLast("handshake", new Handshake(hello, handlerFactory, ready));
                     }
                 });
@@ -75,6 +85,13 @@ public final class WireClient {
     public static Channel connectAny(EventLoopGroup group, List<String> addresses, Tls tls, Message.Hello hello,
                                      Function<Message.Welcome, ChannelHandler> handlerFactory, long deadlineMillis)
             throws IOException {
+        return connectAny(group, addresses, tls, hello, handlerFactory, deadlineMillis, null);
+    }
+
+    /** As {@link #connectAny(EventLoopGroup, List, Tls, Message.Hello, Function, long)}, with a value store. */
+    public static Channel connectAny(EventLoopGroup group, List<String> addresses, Tls tls, Message.Hello hello,
+                                     Function<Message.Welcome, ChannelHandler> handlerFactory, long deadlineMillis,
+                                     ValueStore values) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMillis);
         IOException last = new IOException("no server to fail over to");
         while (System.nanoTime() < deadline) {
@@ -83,7 +100,7 @@ public final class WireClient {
                     throw new IOException("stopped failing over: the client is shutting down");
                 }
                 try {
-                    return connect(group, parseAddress(address), tls, hello, handlerFactory, 2_000);
+                    return connect(group, parseAddress(address), tls, hello, handlerFactory, 2_000, values);
                 } catch (IOException | IllegalArgumentException e) {
                     last = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
                 }

@@ -27,6 +27,15 @@ public final class WirePipeline {
      * {@code frameStall} for the rest with no byte arriving (null: never).
      */
     public static void install(Channel channel, int maxFrameBytes, Tls tls, boolean accepted, Duration frameStall) {
+        install(channel, maxFrameBytes, tls, accepted, frameStall, null);
+    }
+
+    /**
+     * As {@link #install(Channel, int, Tls, boolean, Duration)}, and large values to and from {@code values}
+     * ({@link ValueLink}; null: none travel by reference on this connection).
+     */
+    public static void install(Channel channel, int maxFrameBytes, Tls tls, boolean accepted, Duration frameStall,
+                               ValueStore values) {
         ChannelPipeline pipeline = channel.pipeline();
         if (tls != null) {
             pipeline.addLast("tls", accepted ? tls.accepting(channel.alloc()) : tls.connecting(channel.alloc()));
@@ -35,5 +44,8 @@ public final class WirePipeline {
         pipeline.addLast("decoder", new MessageDecoder(WireConfig.maxMessageBytes()));
         pipeline.addLast("encoder", new MessageEncoder(maxFrameBytes, Math.max(maxFrameBytes,
                 WireConfig.maxMessageBytes())));
+        if (values != null) {
+            pipeline.addLast(ValueLink.NAME, new ValueLink(values));
+        }
     }
 }

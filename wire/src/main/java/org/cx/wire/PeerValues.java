@@ -1,0 +1,96 @@
+package org.cx.wire;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One end of a connection's view of large values: which values the other end holds (it sent them, referred to them,
+ * or was sent them here), and the values arriving from it. Whatever the transport, the rule is one: before a message
+ * that refers to a value the other end may not hold, send that value's chunks. Used by one thread at a time.
+ */
+public final class PeerValues {
+    private final ValueStore store;
+    private final Set<ValueRef> peerHolds = new HashSet<>();
+    private final Map<ValueRef, ValueStore.Arrival> arriving = new HashMap<>();
+
+    public PeerValues(ValueStore store) {
+        this.store = store;
+    }
+
+    public ValueStore store() {
+        return store;
+    }
+
+    /**
+     * The values {@code message} refers to whose chunks must go before it, each counted as held by the other end from
+     * now on. Values this process does not hold (their computation ended) are left out: the message goes as it is.
+     */
+    public List<ValueRef> toSendBefore(Message message) {
+        if (message instanceof Message.ComputationEnded e) {
+            peerHolds.removeIf(r -> r.computation() == e.computation());
+            return List.of();
+        }
+        if (store.count() == 0) {
+            return List.of();
+        }
+        List<ValueRef> missing = new ArrayList<>(0);
+        ValueRef.forEachIn(message, ref -> {
+            if (store.holds(ref) && peerHolds.add(ref)) {
+                missing.add(ref);
+            }
+        });
+        return missing;
+    }
+
+    /**
+     * Takes in a message from the other end. @return true if it was a value's chunk, consumed here; otherwise
+     * the values it refers to are counted as held by the other end
+     *
+     * @throws MalformedMessageException for a chunk out of order or damaged
+     */
+    public boolean received(Message message) throws IOException {
+        if (message instanceof Message.ValueChunk chunk) {
+            ValueRef ref = ValueRef.of(chunk.ref());
+            ValueStore.Arrival arrival = arriving.get(ref);
+            if (arrival == null) {
+                arrival = store.arrival(ref);
+                arriving.put(ref, arrival);
+            }
+            boolean whole;
+            try {
+                whole = arrival.add(chunk);
+            } catch (IOException | RuntimeException e) {
+                arriving.remove(ref).close();
+                throw e;
+            }
+            if (whole) {
+                arriving.remove(ref);
+                peerHolds.add(ref);
+            }
+            return true;
+        }
+        if (message instanceof Message.ComputationEnded e) {
+            peerHolds.removeIf(r -> r.computation() == e.computation());
+        } else {
+            ValueRef.forEachIn(message, peerHolds::add);
+        }
+        return false;
+    }
+
+    /** The connection has closed: parts of values that were arriving go. */
+    public void closed() {
+        for (ValueStore.Arrival a : arriving.values()) {
+            try {
+                a.close();
+            } catch (IOException e) {
+                // the file is gone with the directory at the latest
+            }
+        }
+        arriving.clear();
+    }
+}

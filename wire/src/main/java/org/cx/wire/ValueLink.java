@@ -1,0 +1,94 @@
+package org.cx.wire;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.stream.ChunkedInput;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import java.util.List;
+
+/**
+ * Large values on a connection ({@link PeerValues}): ahead of a message that refers to a value the other end may not
+ * hold, its chunks are written, read from the file as the connection drains (a {@link ChunkedWriteHandler} keeps
+ * at most about one chunk in flight and the messages in order); chunks that arrive are written to the store and not
+ * passed on. Sits just after the codecs.
+ */
+public final class ValueLink extends ChannelDuplexHandler {
+    static final String NAME = "values";
+    private final PeerValues values;
+
+    public ValueLink(ValueStore store) {
+        this.values = new PeerValues(store);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (msg instanceof Message m && values.received(m)) {
+            return;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (msg instanceof Message m) {
+            List<ValueRef> missing = values.toSendBefore(m);
+            if (!missing.isEmpty()) {
+                if (ctx.pipeline().get(ChunkedWriteHandler.class) == null) {
+                    ctx.pipeline().addBefore(ctx.name(), "value-chunks", new ChunkedWriteHandler());
+                }
+                for (ValueRef ref : missing) {
+                    ctx.write(new FileChunks(values.store().chunks(ref)));
+                }
+            }
+        }
+        ctx.write(msg, promise);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        values.closed();
+        super.channelInactive(ctx);
+    }
+
+    /** A held value's chunks as the chunked writer pulls them. */
+    private static final class FileChunks implements ChunkedInput<Message> {
+        private final ValueStore.Chunks chunks;
+
+        FileChunks(ValueStore.Chunks chunks) {
+            this.chunks = chunks;
+        }
+
+        @Override
+        public boolean isEndOfInput() {
+            return chunks.done();
+        }
+
+        @Override
+        public void close() throws Exception {
+            chunks.close();
+        }
+
+        @Override
+        @Deprecated
+        public Message readChunk(ChannelHandlerContext ctx) throws Exception {
+            return readChunk(ctx.alloc());
+        }
+
+        @Override
+        public Message readChunk(ByteBufAllocator allocator) throws Exception {
+            return chunks.done() ? null : chunks.next();
+        }
+
+        @Override
+        public long length() {
+            return chunks.ref().size();
+        }
+
+        @Override
+        public long progress() {
+            return chunks.offset();
+        }
+    }
+}
