@@ -72,6 +72,32 @@ class ProducerFailureTest {
         }
     }
 
+    /**
+     * The producer that made a large value is gone before the task that reads it runs: the server's copy goes to the
+     * producer that runs it, and the answer is right.
+     */
+    @Test
+    void producerGoneAfterMakingALargeValue() throws Exception {
+        int bytes = 24 << 20;
+        TestTasks.GATE = new CountDownLatch(1);
+        try (LocalCluster cluster = Clusters.audited(0, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            TaskServerNode server = cluster.server();
+            Producer maker = cluster.addProducer(2, true);
+            Computation<Long> c = consumer.submit(new TestTasks.LargeThenGated(bytes));
+            Await.until("the server to hold the large value", Clusters.TIMEOUT, () -> server.values().count() == 1);
+            cluster.addProducer(2, true);
+            maker.cutConnection();
+            maker.close(); // its copy of the value goes with it
+            TestTasks.GATE.countDown();
+            assertEquals(bytes + 1L, c.result().get(120, TimeUnit.SECONDS));
+            assertTrue(server.values().bytesSent() >= bytes, "the server sent its copy on");
+            assertEquals(1, server.audit().maxApplied(), "no task's effects applied twice");
+        } finally {
+            TestTasks.GATE.countDown();
+        }
+    }
+
     @Test
     void producerConnectionCutMidRun() throws Exception {
         try (LocalCluster cluster = Clusters.audited(3, 2, true);

@@ -176,6 +176,35 @@ final class TestTasks {
         }
     }
 
+    /** Sends a 1-byte array once {@link #GATE} opens. */
+    static final class GatedBytes extends Task {
+        @Override
+        public void execute(TaskContext context) {
+            try {
+                GATE.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            context.sendResult(new byte[1]);
+        }
+    }
+
+    /** A large value made at once and a small one made once {@link #GATE} opens, both to one {@link Lengths}. */
+    static final class LargeThenGated extends Task {
+        private final int bytes;
+
+        LargeThenGated(int bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            TaskId lengths = context.storeTask(new Lengths(2), context.continuation());
+            context.storeTask(new BigResult(bytes), Continuation.to(lengths, 0));
+            context.storeTask(new GatedBytes(), Continuation.to(lengths, 1));
+        }
+    }
+
     /** Stores a {@link Pick} and sends it input 0 only: input 1 never comes. */
     static final class Forgetful extends Task {
         @Override

@@ -70,6 +70,11 @@ public final class TaskServerNode implements AutoCloseable {
         });
     }
 
+    /** The large values this server holds. */
+    public org.cx.wire.ValueStore values() {
+        return values;
+    }
+
     /** Binds and starts serving. */
     public static TaskServerNode start(ServerConfig config) throws InterruptedException {
         TaskServerNode node = new TaskServerNode(config);

@@ -27,6 +27,8 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
 
     /** The bytes Kryo writes for the class of a {@link Message.Fragment}, before its fields. */
     private static final byte[] FRAGMENT_PREFIX = fragmentPrefix();
+    /** The bytes Kryo writes for the class of a {@link Message.ValueChunk}, before its fields. */
+    private static final byte[] CHUNK_PREFIX = chunkPrefix();
 
     private final int maxMessageBytes;
     /** The message being joined from fragments, or null. */
@@ -39,6 +41,12 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         return java.util.Arrays.copyOf(out.getBuffer(), out.position() - 2); // less the total (0) and length (0)
     }
 
+    private static byte[] chunkPrefix() {
+        Output out = new Output(64);
+        ProtocolCodec.newKryo().writeClassAndObject(out, new Message.ValueChunk(new byte[0], 0, new byte[0]));
+        return java.util.Arrays.copyOf(out.getBuffer(), out.position() - 3); // less the ref, offset and data (0 each)
+    }
+
     /** @param maxMessageBytes the largest message this end joins from fragments */
     public MessageDecoder(int maxMessageBytes) {
         super(ByteBuf.class);
@@ -48,8 +56,10 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
         Message message;
-        if (isFragment(frame)) {
+        if (startsWith(frame, FRAGMENT_PREFIX)) {
             message = joinFrom(frame); // straight from the frame into the message: no copy of the fragment itself
+        } else if (startsWith(frame, CHUNK_PREFIX)) {
+            message = chunkFrom(frame);
         } else {
             message = decode(frame);
         }
@@ -64,17 +74,44 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
     }
 
-    /** Whether {@code frame} holds a {@link Message.Fragment} (it starts with that class's id). */
-    private static boolean isFragment(ByteBuf frame) {
-        if (frame.readableBytes() < FRAGMENT_PREFIX.length) {
+    /** Whether {@code frame} starts with {@code prefix} (a class's id). */
+    private static boolean startsWith(ByteBuf frame, byte[] prefix) {
+        if (frame.readableBytes() < prefix.length) {
             return false;
         }
-        for (int i = 0; i < FRAGMENT_PREFIX.length; i++) {
-            if (frame.getByte(frame.readerIndex() + i) != FRAGMENT_PREFIX[i]) {
+        for (int i = 0; i < prefix.length; i++) {
+            if (frame.getByte(frame.readerIndex() + i) != prefix[i]) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Reads a value's chunk: its header through Kryo, its data straight from the frame (one copy, not two). */
+    private static Message.ValueChunk chunkFrom(ByteBuf frame) {
+        frame.skipBytes(CHUNK_PREFIX.length);
+        byte[] head = new byte[Math.min(frame.readableBytes(), ValueRef.BYTES + 32)];
+        frame.getBytes(frame.readerIndex(), head);
+        Input in = new Input(head);
+        byte[] ref;
+        long offset;
+        int length;
+        try {
+            ref = ProtocolCodec.readBytes(in);
+            offset = in.readVarLong(true);
+            length = in.readVarInt(true);
+        } catch (KryoException e) {
+            throw new MalformedMessageException("a value chunk's header is cut short");
+        }
+        frame.skipBytes(in.position());
+        if (length != frame.readableBytes()) {
+            throw new MalformedMessageException("a value chunk claims " + length + " bytes and holds "
+                    + frame.readableBytes());
+        }
+        ProtocolCodec.checkValueChunk(ref, offset, length);
+        byte[] data = new byte[length];
+        frame.readBytes(data);
+        return new Message.ValueChunk(ref, offset, data);
     }
 
     /** Reads a fragment's fields from {@code frame} and joins its data; the message once whole, else null. */

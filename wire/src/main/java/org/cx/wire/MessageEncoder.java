@@ -49,6 +49,10 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
 
     @Override
     protected void encode(ChannelHandlerContext ctx, Message message, ByteBuf out) {
+        if (message instanceof Message.ValueChunk chunk) {
+            writeChunk(ctx, chunk);
+            return;
+        }
         long hint = sizeHint(message);
         Output output;
         if (hint > 1 << 20 && hint <= maxMessageBytes && hint < Integer.MAX_VALUE - 4096) {
@@ -120,6 +124,31 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
         for (ReadyTask t : tasks) {
             bytes += t.bytes();
         }
+        return bytes;
+    }
+
+    /**
+     * Writes a value's chunk as its header and its data, not a copy, ahead of the (empty) buffer this encoder then
+     * writes for the message. The frame reads as any other message.
+     */
+    private void writeChunk(ChannelHandlerContext ctx, Message.ValueChunk chunk) {
+        ByteBuf head = Unpooled.wrappedBuffer(chunkHeader(chunk.ref(), chunk.offset(), chunk.data().length));
+        ctx.write(Unpooled.wrappedBuffer(head, Unpooled.wrappedBuffer(chunk.data())), ctx.voidPromise());
+    }
+
+    /**
+     * The start of the frame of a {@link Message.ValueChunk} of {@code length} bytes: its length prefix and every
+     * field up to the data, which follows it.
+     */
+    static byte[] chunkHeader(byte[] ref, long offset, int length) {
+        Output header = new Output(ValueRef.BYTES + 32, -1);
+        header.setPosition(4);
+        KRYO.get().writeClassAndObject(header, new Message.ValueChunk(ref, offset, EMPTY));
+        header.setPosition(header.position() - 1); // the empty array's length, 0, one byte
+        header.writeVarInt(length, true);
+        int headerLength = header.position();
+        byte[] bytes = header.toBytes();
+        java.nio.ByteBuffer.wrap(bytes).putInt(0, headerLength - 4 + length);
         return bytes;
     }
 

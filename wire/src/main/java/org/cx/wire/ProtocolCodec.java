@@ -370,19 +370,24 @@ public final class ProtocolCodec {
     }
 
     private static Message.ValueChunk readValueChunk(Input in) {
-        byte[] bytes = readBytes(in);
-        ValueRef ref = ValueRef.of(bytes);
+        byte[] ref = readBytes(in);
+        long offset = in.readVarLong(true);
+        byte[] data = readBytes(in);
+        checkValueChunk(ref, offset, data.length);
+        return new Message.ValueChunk(ref, offset, data);
+    }
+
+    /** Refuses a value chunk whose reference is no reference or whose bytes do not fit its value. */
+    static void checkValueChunk(byte[] refBytes, long offset, int length) {
+        ValueRef ref = ValueRef.of(refBytes);
         if (ref == null) {
             throw new MalformedMessageException("a value chunk must name its value by a " + ValueRef.BYTES
                     + "-byte reference");
         }
-        long offset = in.readVarLong(true);
-        byte[] data = readBytes(in);
-        if (offset < 0 || data.length == 0 || offset + data.length > ref.size()) {
-            throw new MalformedMessageException("value chunk at " + offset + " of " + data.length
+        if (offset < 0 || length <= 0 || offset + length > ref.size()) {
+            throw new MalformedMessageException("value chunk at " + offset + " of " + length
                     + " bytes does not fit " + ref);
         }
-        return new Message.ValueChunk(bytes, offset, data);
     }
 
     private static Message.BundleChunk readChunk(Input in) {

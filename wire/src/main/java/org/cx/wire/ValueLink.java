@@ -1,9 +1,11 @@
 package org.cx.wire;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.stream.ChunkedInput;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import java.util.List;
@@ -37,6 +39,9 @@ public final class ValueLink extends ChannelDuplexHandler {
             if (!missing.isEmpty()) {
                 if (ctx.pipeline().get(ChunkedWriteHandler.class) == null) {
                     ctx.pipeline().addBefore(ctx.name(), "value-chunks", new ChunkedWriteHandler());
+                    // A few chunks in flight, so that reading, encrypting and sending the next overlap.
+                    ctx.channel().config().setWriteBufferWaterMark(new WriteBufferWaterMark(
+                            8 * ValueStore.CHUNK_BYTES, 16 * ValueStore.CHUNK_BYTES));
                 }
                 for (ValueRef ref : missing) {
                     ctx.write(new FileChunks(values.store().chunks(ref)));
@@ -52,8 +57,11 @@ public final class ValueLink extends ChannelDuplexHandler {
         super.channelInactive(ctx);
     }
 
-    /** A held value's chunks as the chunked writer pulls them. */
-    private static final class FileChunks implements ChunkedInput<Message> {
+    /**
+     * A held value's chunks as the chunked writer pulls them: each a whole frame, read from the file straight into a
+     * transport buffer.
+     */
+    private static final class FileChunks implements ChunkedInput<ByteBuf> {
         private final ValueStore.Chunks chunks;
 
         FileChunks(ValueStore.Chunks chunks) {
@@ -72,13 +80,25 @@ public final class ValueLink extends ChannelDuplexHandler {
 
         @Override
         @Deprecated
-        public Message readChunk(ChannelHandlerContext ctx) throws Exception {
+        public ByteBuf readChunk(ChannelHandlerContext ctx) throws Exception {
             return readChunk(ctx.alloc());
         }
 
         @Override
-        public Message readChunk(ByteBufAllocator allocator) throws Exception {
-            return chunks.done() ? null : chunks.next();
+        public ByteBuf readChunk(ByteBufAllocator allocator) throws Exception {
+            if (chunks.done()) {
+                return null;
+            }
+            byte[] header = MessageEncoder.chunkHeader(chunks.ref().bytes(), chunks.offset(), chunks.nextLength());
+            ByteBuf frame = allocator.directBuffer(header.length + chunks.nextLength());
+            try {
+                frame.writeBytes(header);
+                chunks.readInto(frame);
+                return frame;
+            } catch (Exception e) {
+                frame.release();
+                throw e;
+            }
         }
 
         @Override

@@ -296,6 +296,25 @@ public final class ValueStore implements AutoCloseable {
             return ref;
         }
 
+        /** Bytes of the next chunk; only when not {@link #done}. */
+        public int nextLength() {
+            return (int) Math.min(CHUNK_BYTES, ref.size() - offset);
+        }
+
+        /** Appends the next chunk's bytes to {@code buffer}, straight from the file; only when not {@link #done}. */
+        public void readInto(io.netty.buffer.ByteBuf buffer) throws IOException {
+            int n = nextLength();
+            int end = buffer.writerIndex() + n;
+            while (buffer.writerIndex() < end) {
+                long at = offset + n - (end - buffer.writerIndex());
+                if (buffer.writeBytes(channel, at, end - buffer.writerIndex()) < 0) {
+                    throw new IOException(ref + " ends after " + at + " bytes");
+                }
+            }
+            offset += n;
+            bytesSent.addAndGet(n);
+        }
+
         /** The next chunk; only when not {@link #done}. */
         public Message.ValueChunk next() throws IOException {
             int n = (int) Math.min(CHUNK_BYTES, ref.size() - offset);

@@ -1,0 +1,152 @@
+package org.cx.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.cx.api.Continuation;
+import org.cx.api.TaskId;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Large values by reference: stores, chunks on a connection, and what is refused. */
+class ValueLinkTest {
+    private static final long COMPUTATION = 42;
+    private final ValueStore sender = ValueStore.temporary("test-sender");
+    private final ValueStore receiver = ValueStore.temporary("test-receiver");
+
+    @AfterEach
+    void close() {
+        sender.close();
+        receiver.close();
+    }
+
+    private static BodyCodec codec(ValueStore values) {
+        return new BodyCodecs(ValueLinkTest.class.getClassLoader(), 0, values).forComputation(COMPUTATION);
+    }
+
+    private static long[] randomLongs(int n, long seed) {
+        long[] a = new long[n];
+        Random r = new Random(seed);
+        for (int i = 0; i < n; i++) {
+            a[i] = r.nextLong();
+        }
+        return a;
+    }
+
+    @Test
+    void aSmallValueTravelsInlineAndALargeOneAsAReferenceToAFile() {
+        BodyCodec codec = codec(sender);
+        byte[] small = codec.encodeValue(new long[16], COMPUTATION, "small");
+        assertFalse(ValueRef.is(small));
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        long[] large = randomLongs((int) (3 * ValueStore.inlineLimit() / 8), seed);
+        byte[] ref = codec.encodeValue(large, COMPUTATION, "large");
+        assertTrue(ValueRef.is(ref));
+        assertEquals(1, sender.count());
+        assertTrue(sender.heldBytes() > 8L * large.length, "raw bytes and a header, not varints of a random long");
+        assertTrue(sender.heldBytes() < 8L * large.length + 16);
+        assertArrayEquals(large, (long[]) codec.decode(ref));
+        sender.drop(COMPUTATION);
+        assertEquals(0, sender.count());
+        Exception e = assertThrows(BodyCodec.UndecodableException.class, () -> codec.decode(ref));
+        assertTrue(e.getMessage().contains("not held by this process"), e.getMessage());
+    }
+
+    /** A sender and a receiver, each with a store, joined by encoder and decoder as on a connection. */
+    private static EmbeddedChannel end(ValueStore values) {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        WirePipeline.install(ch, 16 << 20, null, true, null, values);
+        return ch;
+    }
+
+    private static List<Object> carry(EmbeddedChannel from, EmbeddedChannel to) {
+        from.flushOutbound();
+        for (Object o; (o = from.readOutbound()) != null; ) {
+            to.writeInbound(o);
+        }
+        List<Object> read = new ArrayList<>();
+        for (Object o; (o = to.readInbound()) != null; ) {
+            read.add(o);
+        }
+        return read;
+    }
+
+    @Test
+    void aValueGoesAheadOfTheFirstMessageReferringToItAndOnlyOnce() {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        long[] large = randomLongs(5 * ValueStore.CHUNK_BYTES / 8 + 3, seed);
+        byte[] ref = codec(sender).encodeValue(large, COMPUTATION, "large");
+        TaskId task = TaskId.root(COMPUTATION).child(0);
+        Message inputs = new Message.Inputs(new ValueEnvelope[] {new ValueEnvelope(Continuation.to(task, 0), ref)});
+        EmbeddedChannel out = end(sender);
+        EmbeddedChannel in = end(receiver);
+        out.writeOutbound(inputs);
+        List<Object> first = carry(out, in);
+        assertEquals(1, first.size(), "the chunks are taken in, only the message goes on: " + first);
+        assertInstanceOf(Message.Inputs.class, first.get(0));
+        assertEquals(1, receiver.count());
+        assertArrayEquals(large, (long[]) codec(receiver).decode(ref));
+        long sent = sender.bytesSent();
+        out.writeOutbound(inputs);
+        assertEquals(1, carry(out, in).size());
+        assertEquals(sent, sender.bytesSent(), "the other end holds it: not sent again");
+        out.writeOutbound(new Message.ComputationEnded(COMPUTATION));
+        assertEquals(1, carry(out, in).size());
+        out.writeOutbound(inputs);
+        carry(out, in);
+        assertEquals(2 * sent, sender.bytesSent(), "after its computation ended there, it goes again");
+        out.finishAndReleaseAll();
+        in.finishAndReleaseAll();
+    }
+
+    @Test
+    void aDamagedOrMisplacedChunkIsRefusedAndNothingPartialStays() throws Exception {
+        byte[] value = new byte[(int) ValueStore.inlineLimit() + 10];
+        new Random(7).nextBytes(value);
+        byte[] ref = sender.keep(COMPUTATION, value);
+        ValueRef r = ValueRef.of(ref);
+        assertNotNull(r);
+        PeerValues peer = new PeerValues(receiver);
+        byte[] wrong = value.clone();
+        wrong[5] ^= 1;
+        Exception e = assertThrows(MalformedMessageException.class, () -> {
+            peer.received(new Message.ValueChunk(ref, 0, java.util.Arrays.copyOf(wrong, ValueStore.CHUNK_BYTES)));
+            peer.received(new Message.ValueChunk(ref, ValueStore.CHUNK_BYTES,
+                    java.util.Arrays.copyOfRange(wrong, ValueStore.CHUNK_BYTES, wrong.length)));
+        });
+        assertTrue(e.getMessage().contains("checksum"), e.getMessage());
+        Exception gap = assertThrows(MalformedMessageException.class,
+                () -> peer.received(new Message.ValueChunk(ref, 5, new byte[3])));
+        assertTrue(gap.getMessage().contains("where 0 was expected"), gap.getMessage());
+        peer.closed();
+        assertEquals(0, receiver.count());
+        try (var files = Files.list(receiver.directory())) {
+            assertEquals(List.of(), files.map(Path::getFileName).toList(), "no part of a value is left behind");
+        }
+        EmbeddedChannel in = end(receiver);
+        EmbeddedChannel encoder = new EmbeddedChannel(new MessageEncoder(16 << 20));
+        encoder.writeOutbound(new Message.ValueChunk(ref, r.size(), new byte[1]));
+        Exception beyond = assertThrows(Exception.class, () -> {
+            for (ByteBuf b; (b = encoder.readOutbound()) != null; ) {
+                in.writeInbound(b);
+            }
+        });
+        assertTrue(beyond.getMessage().contains("does not fit"), beyond.getMessage());
+        in.finishAndReleaseAll();
+        encoder.finishAndReleaseAll();
+    }
+}
