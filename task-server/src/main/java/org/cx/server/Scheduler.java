@@ -53,6 +53,7 @@ public final class Scheduler {
     private final RandomGenerator ids;
     private final UserLedger users = new UserLedger();
     private final Map<Long, ComputationState> computations = new HashMap<>();
+    private java.util.function.LongConsumer onForget = id -> { };
     private final Map<Long, ProducerState> producers = new HashMap<>();
     private final ReadyQueues ready = new ReadyQueues(computations::get);
     private final ProducerDemand demand = new ProducerDemand();
@@ -343,6 +344,11 @@ public final class Scheduler {
         }
     }
 
+    /** Calls {@code action} with each computation that is over and gone from here. */
+    public void onForget(java.util.function.LongConsumer action) {
+        this.onForget = action;
+    }
+
     /** Whether computation {@code id} is here: running, or finished and its result kept. */
     public boolean knows(long id) {
         return computations.containsKey(id);
@@ -350,6 +356,7 @@ public final class Scheduler {
 
     /** Remembers that {@code id} is over and gone from here (the oldest such memory goes beyond the bound). */
     private void forget(long id) {
+        onForget.accept(id);
         forgotten.add(id);
         if (forgotten.size() > FORGOTTEN_REMEMBERED) {
             forgotten.remove(forgotten.iterator().next());

@@ -162,6 +162,11 @@ public final class ServerCore {
             network.sendDeferredAcks();
         });
         if (env.values() != null) {
+            scheduler.onForget(id -> {
+                if (!network.mirrors(id)) {
+                    env.values().drop(id);
+                }
+            });
             cycle.every(VALUE_SWEEP_NANOS, () -> env.values().sweep(VALUE_SWEEP_NANOS,
                     id -> scheduler.knows(id) || network.mirrors(id)));
         }

@@ -1,9 +1,11 @@
 package org.cx.wire;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -11,6 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -18,11 +23,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 
 /**
- * The large values one process holds, each in a file of its own directory: values a task made here, and values that
- * arrived in chunks ahead of a message referring to them ({@link ValueLink}). A value over
- * {@linkplain #inlineLimit() the inline limit} never sits whole in a buffer on its way: it is encoded into its file,
- * sent from it a chunk at a time, written to the receiver's file as it arrives, and decoded from there. A
- * computation's values go when it ends; the directory goes when the process closes the store. Thread-safe.
+ * The large values one process holds: values a task made here, and values that arrived in chunks ahead of a message
+ * referring to them ({@link ValueLink}). Each is held in memory, as the chunks it travels in, while the values so
+ * held fit {@linkplain #memoryBudget() a budget}, and otherwise in a file of the store's directory. A value over
+ * {@linkplain #inlineLimit() the inline limit} is never copied whole into one buffer on its way: it is encoded a
+ * chunk at a time, sent a chunk at a time (from a file as the connection drains), kept as it arrives, and decoded
+ * from its chunks. A computation's values go when it ends; the directory goes when the process closes the store.
+ * Thread-safe.
  */
 public final class ValueStore implements AutoCloseable {
     /** Bytes per chunk on the wire: one frame each. */
@@ -31,13 +38,26 @@ public final class ValueStore implements AutoCloseable {
     public static final long DEFAULT_INLINE_BYTES = 1 << 20;
 
     private final Path dir;
-    private final Map<ValueRef, Path> held = new ConcurrentHashMap<>();
+    private final long memoryBudget;
+    private final Map<ValueRef, Held> held = new ConcurrentHashMap<>();
     private final AtomicLong heldBytes = new AtomicLong();
+    /** Bytes of values held in memory, or reserved by those being made or arriving there. */
+    private final AtomicLong inMemory = new AtomicLong();
     private final AtomicLong bytesReceived = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
 
+    /** A value held: in memory as its chunks, or in a file; and since when (for {@link #sweep}). */
+    private record Held(List<byte[]> chunks, Path file, long sinceMillis) {
+    }
+
     public ValueStore(Path dir) {
+        this(dir, memoryBudget());
+    }
+
+    /** @param memoryBudget bytes of values held in memory at most; the rest go to files in {@code dir} */
+    public ValueStore(Path dir, long memoryBudget) {
         this.dir = dir;
+        this.memoryBudget = memoryBudget;
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -64,6 +84,14 @@ public final class ValueStore implements AutoCloseable {
         return Long.getLong("cx.valueInlineBytes", DEFAULT_INLINE_BYTES);
     }
 
+    /**
+     * Bytes of large values a process holds in memory before it writes them to files: {@code -Dcx.valueMemoryBytes},
+     * by default an eighth of the heap, at most 1 GiB.
+     */
+    public static long memoryBudget() {
+        return Long.getLong("cx.valueMemoryBytes", Math.min(Runtime.getRuntime().maxMemory() / 8, 1L << 30));
+    }
+
     public Path directory() {
         return dir;
     }
@@ -73,7 +101,7 @@ public final class ValueStore implements AutoCloseable {
         return new Spill(computation);
     }
 
-    /** Holds {@code bytes} already encoded in memory: as they are if small, else in a file, by reference. */
+    /** Holds {@code bytes} already encoded: as they are if small, else by reference. */
     public byte[] keep(long computation, byte[] bytes) {
         if (bytes.length <= inlineLimit()) {
             return bytes;
@@ -94,29 +122,34 @@ public final class ValueStore implements AutoCloseable {
 
     /** The value's bytes, to decode; fails saying so if this process does not hold it. */
     public InputStream open(ValueRef ref) {
-        Path file = held.get(ref);
-        if (file == null) {
+        Held h = held.get(ref);
+        if (h == null) {
             throw new IllegalStateException(ref + " is not held by this process: it did not arrive ahead of the "
                     + "message referring to it, or its computation has ended here");
         }
+        if (h.chunks != null) {
+            List<InputStream> parts = new ArrayList<>(h.chunks.size());
+            h.chunks.forEach(c -> parts.add(new ByteArrayInputStream(c)));
+            return new SequenceInputStream(Collections.enumeration(parts));
+        }
         try {
-            return new BufferedInputStream(Files.newInputStream(file), 1 << 16);
+            return new BufferedInputStream(Files.newInputStream(h.file), 1 << 16);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + ref + " from " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + ref + " from " + h.file + ": " + e.getMessage(), e);
         }
     }
 
     /** The value's bytes in chunks, to send. */
     public Chunks chunks(ValueRef ref) throws IOException {
-        Path file = held.get(ref);
-        if (file == null) {
+        Held h = held.get(ref);
+        if (h == null) {
             throw new IOException(ref + " is not held by this process, so it cannot be sent");
         }
-        return new Chunks(ref, FileChannel.open(file, StandardOpenOption.READ));
+        return new Chunks(ref, h.chunks, h.chunks != null ? null : FileChannel.open(h.file, StandardOpenOption.READ));
     }
 
     /** An arrival of {@code ref}'s chunks, in order, on one connection. */
-    public Arrival arrival(ValueRef ref) throws IOException {
+    public Arrival arrival(ValueRef ref) {
         return new Arrival(ref);
     }
 
@@ -126,7 +159,7 @@ public final class ValueStore implements AutoCloseable {
             if (e.getKey().computation() != computation) {
                 return false;
             }
-            delete(e.getKey(), e.getValue());
+            release(e.getKey(), e.getValue());
             return true;
         });
     }
@@ -138,10 +171,10 @@ public final class ValueStore implements AutoCloseable {
     public void sweep(long minAgeNanos, java.util.function.LongPredicate known) {
         long cutoff = System.currentTimeMillis() - minAgeNanos / 1_000_000;
         held.entrySet().removeIf(e -> {
-            if (known.test(e.getKey().computation()) || e.getValue().toFile().lastModified() > cutoff) {
+            if (known.test(e.getKey().computation()) || e.getValue().sinceMillis > cutoff) {
                 return false;
             }
-            delete(e.getKey(), e.getValue());
+            release(e.getKey(), e.getValue());
             return true;
         });
     }
@@ -156,6 +189,11 @@ public final class ValueStore implements AutoCloseable {
         return heldBytes.get();
     }
 
+    /** Bytes of values held in memory now (or reserved there by values being made or arriving). */
+    public long memoryBytes() {
+        return inMemory.get();
+    }
+
     /** Bytes of values that arrived from other processes since the store opened. */
     public long bytesReceived() {
         return bytesReceived.get();
@@ -168,7 +206,7 @@ public final class ValueStore implements AutoCloseable {
 
     @Override
     public void close() {
-        held.forEach(this::delete);
+        held.forEach(this::release);
         held.clear();
         try (var left = Files.list(dir)) {
             left.forEach(p -> p.toFile().delete());
@@ -178,9 +216,26 @@ public final class ValueStore implements AutoCloseable {
         dir.toFile().delete();
     }
 
-    private void delete(ValueRef ref, Path file) {
+    private void release(ValueRef ref, Held h) {
         heldBytes.addAndGet(-ref.size());
-        file.toFile().delete();
+        if (h.chunks != null) {
+            inMemory.addAndGet(-ref.size());
+        } else {
+            h.file.toFile().delete();
+        }
+    }
+
+    /** Reserves {@code bytes} of the memory budget. @return false, reserving nothing, if they do not fit */
+    private boolean reserve(long bytes) {
+        while (true) {
+            long now = inMemory.get();
+            if (now + bytes > memoryBudget) {
+                return false;
+            }
+            if (inMemory.compareAndSet(now, now + bytes)) {
+                return true;
+            }
+        }
     }
 
     private Path temporaryFile() {
@@ -188,31 +243,127 @@ public final class ValueStore implements AutoCloseable {
         return dir.resolve(".part-" + Long.toUnsignedString(r.nextLong(), 16));
     }
 
-    /** Makes {@code file}, whose bytes are {@code ref}'s, held here (or deletes it if the value is held already). */
-    private void adopt(ValueRef ref, Path file) throws IOException {
-        if (held.containsKey(ref)) {
-            Files.deleteIfExists(file);
+    /**
+     * Holds {@code ref}, whose bytes are {@code chunks} (their memory reserved) or {@code file}; a value held already
+     * keeps its copy and the new one goes.
+     */
+    private void adopt(ValueRef ref, List<byte[]> chunks, Path file) throws IOException {
+        Path target = null;
+        if (file != null && !held.containsKey(ref)) {
+            target = dir.resolve(ref.fileName());
+            Files.move(file, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        Held h = new Held(chunks, target, System.currentTimeMillis());
+        if ((chunks != null || target != null) && held.putIfAbsent(ref, h) == null) {
+            heldBytes.addAndGet(ref.size());
             return;
         }
-        Path target = dir.resolve(ref.fileName());
-        Files.move(file, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        if (held.putIfAbsent(ref, target) == null) {
-            heldBytes.addAndGet(ref.size());
+        if (chunks != null) {
+            inMemory.addAndGet(-ref.size());
+        }
+        if (file != null) {
+            Files.deleteIfExists(file);
         }
     }
 
-    /**
-     * A value being encoded: kept in memory up to the inline limit, then written to a file of the store.
-     */
+    /** Bytes going into a value: to memory while the budget allows, then to a file. */
+    private abstract class Sink {
+        private List<byte[]> chunks = new ArrayList<>();
+        private long reserved;
+        private Path file;
+        private FileChannel out;
+
+        /** Takes {@code data}, which the sink may keep: the caller must not change it. */
+        void add(byte[] data) throws IOException {
+            if (out == null && reserve(data.length)) {
+                reserved += data.length;
+                chunks.add(data);
+                return;
+            }
+            if (out == null) {
+                file = temporaryFile();
+                out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                for (byte[] c : chunks) {
+                    write(c);
+                }
+                chunks = null;
+                inMemory.addAndGet(-reserved);
+                reserved = 0;
+            }
+            write(data);
+        }
+
+        private void write(byte[] data) throws IOException {
+            ByteBuffer b = ByteBuffer.wrap(data);
+            while (b.hasRemaining()) {
+                out.write(b);
+            }
+        }
+
+        /** Holds what came in as {@code ref}. */
+        void hold(ValueRef ref) throws IOException {
+            if (out != null) {
+                out.close();
+                out = null;
+            }
+            List<byte[]> kept = file == null ? chunks : null;
+            Path written = file;
+            chunks = null;
+            file = null;
+            // adopt takes the reservation over (memory) or the file; nothing is left for close
+            inMemory.addAndGet(kept == null ? 0 : ref.size() - reserved);
+            reserved = 0;
+            adopt(ref, kept, written);
+        }
+
+        /** What came in, then {@code tail}, {@code size} bytes in all, as one array; nothing is held. */
+        byte[] drain(byte[] tail, long size) throws IOException {
+            byte[] all = new byte[(int) size];
+            int at = 0;
+            if (out != null) {
+                out.close();
+                out = null;
+                try (InputStream in = Files.newInputStream(file)) {
+                    at = in.readNBytes(all, 0, (int) size - tail.length);
+                }
+            } else {
+                for (byte[] c : chunks) {
+                    System.arraycopy(c, 0, all, at, c.length);
+                    at += c.length;
+                }
+            }
+            System.arraycopy(tail, 0, all, at, tail.length);
+            discard();
+            return all;
+        }
+
+        /** Lets go of what came in unless it is held. */
+        void discard() throws IOException {
+            if (out != null) {
+                out.close();
+                out = null;
+            }
+            if (file != null) {
+                Files.deleteIfExists(file);
+                file = null;
+            }
+            inMemory.addAndGet(-reserved);
+            reserved = 0;
+            chunks = null;
+        }
+    }
+
+    /** A value being encoded: kept inline if it stays small, else held by reference. */
     public final class Spill extends OutputStream {
         private final long computation;
         private final long limit = inlineLimit();
         private final CRC32C crc = new CRC32C();
-        private byte[] memory = new byte[4096];
-        private int inMemory;
-        private Path file;
-        private OutputStream out;
+        private final Sink sink = new Sink() {
+        };
+        private byte[] buffer = new byte[4096];
+        private int buffered;
         private long size;
+        private boolean finished;
 
         private Spill(long computation) {
             this.computation = computation;
@@ -227,48 +378,42 @@ public final class ValueStore implements AutoCloseable {
         public void write(byte[] b, int off, int len) throws IOException {
             crc.update(b, off, len);
             size += len;
-            if (out == null && size <= limit) {
-                if (inMemory + len > memory.length) {
-                    memory = java.util.Arrays.copyOf(memory, (int) Math.min(limit, Math.max(2L * memory.length,
-                            inMemory + len)));
+            while (len > 0) {
+                if (buffered == buffer.length) {
+                    if (buffer.length < CHUNK_BYTES) {
+                        buffer = java.util.Arrays.copyOf(buffer, Math.min(CHUNK_BYTES, 2 * buffer.length));
+                    } else {
+                        sink.add(buffer);
+                        buffer = new byte[CHUNK_BYTES];
+                        buffered = 0;
+                    }
                 }
-                System.arraycopy(b, off, memory, inMemory, len);
-                inMemory += len;
-                return;
+                int n = Math.min(len, buffer.length - buffered);
+                System.arraycopy(b, off, buffer, buffered, n);
+                buffered += n;
+                off += n;
+                len -= n;
             }
-            if (out == null) {
-                file = temporaryFile();
-                out = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                out.write(memory, 0, inMemory);
-                memory = null;
-            }
-            out.write(b, off, len);
         }
 
-        /** The value as it travels: its bytes if small, else a reference to the file now held here. */
+        /** The value as it travels: its bytes if small, else a reference to the value now held here. */
         public byte[] finish() throws IOException {
-            if (out == null) {
-                return java.util.Arrays.copyOf(memory, inMemory);
+            finished = true;
+            if (size <= limit) {
+                return sink.drain(java.util.Arrays.copyOf(buffer, buffered), size);
             }
-            out.close();
-            out = null;
+            sink.add(java.util.Arrays.copyOf(buffer, buffered));
             ThreadLocalRandom r = ThreadLocalRandom.current();
             ValueRef ref = new ValueRef(computation, r.nextLong(), r.nextLong(), size, (int) crc.getValue());
-            adopt(ref, file);
-            file = null;
+            sink.hold(ref);
             return ref.bytes();
         }
 
-        /** Deletes what was written unless {@link #finish} made it a value. */
+        /** Lets go of what was written unless {@link #finish} made it a value. */
         @Override
         public void close() throws IOException {
-            if (out != null) {
-                out.close();
-                out = null;
-            }
-            if (file != null) {
-                Files.deleteIfExists(file);
-                file = null;
+            if (!finished) {
+                sink.discard();
             }
         }
     }
@@ -276,11 +421,14 @@ public final class ValueStore implements AutoCloseable {
     /** A held value read a chunk at a time. */
     public final class Chunks implements AutoCloseable {
         private final ValueRef ref;
+        private final List<byte[]> chunks;
         private final FileChannel channel;
+        private int index;
         private long offset;
 
-        private Chunks(ValueRef ref, FileChannel channel) {
+        private Chunks(ValueRef ref, List<byte[]> chunks, FileChannel channel) {
             this.ref = ref;
+            this.chunks = chunks;
             this.channel = channel;
         }
 
@@ -298,17 +446,21 @@ public final class ValueStore implements AutoCloseable {
 
         /** Bytes of the next chunk; only when not {@link #done}. */
         public int nextLength() {
-            return (int) Math.min(CHUNK_BYTES, ref.size() - offset);
+            return chunks != null ? chunks.get(index).length : (int) Math.min(CHUNK_BYTES, ref.size() - offset);
         }
 
-        /** Appends the next chunk's bytes to {@code buffer}, straight from the file; only when not {@link #done}. */
+        /** Appends the next chunk's bytes to {@code buffer}; only when not {@link #done}. */
         public void readInto(io.netty.buffer.ByteBuf buffer) throws IOException {
             int n = nextLength();
-            int end = buffer.writerIndex() + n;
-            while (buffer.writerIndex() < end) {
-                long at = offset + n - (end - buffer.writerIndex());
-                if (buffer.writeBytes(channel, at, end - buffer.writerIndex()) < 0) {
-                    throw new IOException(ref + " ends after " + at + " bytes");
+            if (chunks != null) {
+                buffer.writeBytes(chunks.get(index++));
+            } else {
+                int end = buffer.writerIndex() + n;
+                while (buffer.writerIndex() < end) {
+                    long at = offset + n - (end - buffer.writerIndex());
+                    if (buffer.writeBytes(channel, at, end - buffer.writerIndex()) < 0) {
+                        throw new IOException(ref + " ends after " + at + " bytes");
+                    }
                 }
             }
             offset += n;
@@ -317,41 +469,47 @@ public final class ValueStore implements AutoCloseable {
 
         /** The next chunk; only when not {@link #done}. */
         public Message.ValueChunk next() throws IOException {
-            int n = (int) Math.min(CHUNK_BYTES, ref.size() - offset);
-            ByteBuffer b = ByteBuffer.allocate(n);
-            while (b.hasRemaining()) {
-                if (channel.read(b, offset + b.position()) < 0) {
-                    throw new IOException(ref + " ends after " + (offset + b.position()) + " bytes");
+            byte[] data;
+            if (chunks != null) {
+                data = chunks.get(index++);
+            } else {
+                ByteBuffer b = ByteBuffer.allocate(nextLength());
+                while (b.hasRemaining()) {
+                    if (channel.read(b, offset + b.position()) < 0) {
+                        throw new IOException(ref + " ends after " + (offset + b.position()) + " bytes");
+                    }
                 }
+                data = b.array();
             }
-            Message.ValueChunk chunk = new Message.ValueChunk(ref.bytes(), offset, b.array());
-            offset += n;
-            bytesSent.addAndGet(n);
+            Message.ValueChunk chunk = new Message.ValueChunk(ref.bytes(), offset, data);
+            offset += data.length;
+            bytesSent.addAndGet(data.length);
             return chunk;
         }
 
         @Override
         public void close() throws IOException {
-            channel.close();
+            if (channel != null) {
+                channel.close();
+            }
         }
     }
 
-    /** A value's chunks arriving in order, written to a file as they come; held once the last is in and checked. */
+    /** A value's chunks arriving in order; held once the last is in and checked. */
     public final class Arrival implements AutoCloseable {
         private final ValueRef ref;
         private final CRC32C crc = new CRC32C();
-        private Path file;
-        private FileChannel out;
+        private final Sink sink = new Sink() {
+        };
         private long received;
+        private boolean whole;
 
-        private Arrival(ValueRef ref) throws IOException {
+        private Arrival(ValueRef ref) {
             this.ref = ref;
-            this.file = temporaryFile();
-            this.out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         }
 
         /**
-         * Writes {@code chunk}. @return true once the value is whole and held
+         * Takes {@code chunk} (keeping its data). @return true once the value is whole and held
          *
          * @throws MalformedMessageException for a chunk out of order or bytes that do not match the checksum
          */
@@ -361,36 +519,26 @@ public final class ValueStore implements AutoCloseable {
                         + received + " was expected");
             }
             crc.update(chunk.data());
-            ByteBuffer b = ByteBuffer.wrap(chunk.data());
-            while (b.hasRemaining()) {
-                out.write(b);
-            }
+            sink.add(chunk.data());
             received += chunk.data().length;
             bytesReceived.addAndGet(chunk.data().length);
             if (received < ref.size()) {
                 return false;
             }
-            out.close();
-            out = null;
             if ((int) crc.getValue() != ref.crc()) {
                 throw new MalformedMessageException(ref + " arrived with a checksum of "
                         + Integer.toHexString((int) crc.getValue()) + ", not " + Integer.toHexString(ref.crc()));
             }
-            adopt(ref, file);
-            file = null;
+            sink.hold(ref);
+            whole = true;
             return true;
         }
 
-        /** Deletes what arrived unless the value is whole. */
+        /** Lets go of what arrived unless the value is whole. */
         @Override
         public void close() throws IOException {
-            if (out != null) {
-                out.close();
-                out = null;
-            }
-            if (file != null) {
-                Files.deleteIfExists(file);
-                file = null;
+            if (!whole) {
+                sink.discard();
             }
         }
     }

@@ -19,6 +19,8 @@ import org.cx.api.Continuation;
 import org.cx.api.TaskId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Large values by reference: stores, chunks on a connection, and what is refused. */
 class ValueLinkTest {
@@ -84,8 +86,20 @@ class ValueLinkTest {
         return read;
     }
 
-    @Test
-    void aValueGoesAheadOfTheFirstMessageReferringToItAndOnlyOnce() {
+    /** With a memory budget of 0, every value is held in a file; with 1 GiB, in memory. */
+    @ParameterizedTest
+    @ValueSource(longs = {0, 1L << 30})
+    void aValueGoesAheadOfTheFirstMessageReferringToItAndOnlyOnce(long memoryBudget) throws Exception {
+        try (ValueStore sender = new ValueStore(this.sender.directory().resolve("budget"), memoryBudget);
+             ValueStore receiver = new ValueStore(this.receiver.directory().resolve("budget"), memoryBudget)) {
+            aValueGoesAheadOfTheFirstMessageReferringToIt(sender, receiver);
+            try (var files = Files.list(receiver.directory())) {
+                assertEquals(memoryBudget == 0 ? 1 : 0, files.count(), "where the value is held");
+            }
+        }
+    }
+
+    private static void aValueGoesAheadOfTheFirstMessageReferringToIt(ValueStore sender, ValueStore receiver) {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
         long[] large = randomLongs(5 * ValueStore.CHUNK_BYTES / 8 + 3, seed);
