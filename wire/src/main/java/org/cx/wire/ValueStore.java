@@ -41,8 +41,15 @@ public final class ValueStore implements AutoCloseable {
     private final long memoryBudget;
     private final Map<ValueRef, Held> held = new ConcurrentHashMap<>();
     private final AtomicLong heldBytes = new AtomicLong();
-    /** Bytes of values held in memory, or reserved by those being made or arriving there. */
+    /** Bytes of this store's values held in memory, or reserved by those being made or arriving there. */
     private final AtomicLong inMemory = new AtomicLong();
+    /**
+     * The same, of every store in this process that shares the process's budget: servers, producers and consumers
+     * started in one JVM (tests, benchmarks) share its heap.
+     */
+    private static final AtomicLong IN_MEMORY_IN_PROCESS = new AtomicLong();
+    /** The counter the budget bounds: the process's, or this store's own if it was given a budget of its own. */
+    private final AtomicLong budgeted;
     private final AtomicLong bytesReceived = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
 
@@ -50,14 +57,20 @@ public final class ValueStore implements AutoCloseable {
     private record Held(List<byte[]> chunks, Path file, long sinceMillis) {
     }
 
+    /** A store that shares the process's {@linkplain #memoryBudget() memory budget} with its other stores. */
     public ValueStore(Path dir) {
-        this(dir, memoryBudget());
+        this(dir, memoryBudget(), IN_MEMORY_IN_PROCESS);
     }
 
-    /** @param memoryBudget bytes of values held in memory at most; the rest go to files in {@code dir} */
+    /** @param memoryBudget bytes of values this store holds in memory at most; the rest go to files in {@code dir} */
     public ValueStore(Path dir, long memoryBudget) {
+        this(dir, memoryBudget, new AtomicLong());
+    }
+
+    private ValueStore(Path dir, long memoryBudget, AtomicLong budgeted) {
         this.dir = dir;
         this.memoryBudget = memoryBudget;
+        this.budgeted = budgeted;
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -219,7 +232,7 @@ public final class ValueStore implements AutoCloseable {
     private void release(ValueRef ref, Held h) {
         heldBytes.addAndGet(-ref.size());
         if (h.chunks != null) {
-            inMemory.addAndGet(-ref.size());
+            memory(-ref.size());
         } else {
             h.file.toFile().delete();
         }
@@ -228,14 +241,21 @@ public final class ValueStore implements AutoCloseable {
     /** Reserves {@code bytes} of the memory budget. @return false, reserving nothing, if they do not fit */
     private boolean reserve(long bytes) {
         while (true) {
-            long now = inMemory.get();
+            long now = budgeted.get();
             if (now + bytes > memoryBudget) {
                 return false;
             }
-            if (inMemory.compareAndSet(now, now + bytes)) {
+            if (budgeted.compareAndSet(now, now + bytes)) {
+                inMemory.addAndGet(bytes);
                 return true;
             }
         }
+    }
+
+    /** Adds {@code bytes} (negative: releases them) to what this store holds in memory, and to the budget's count. */
+    private void memory(long bytes) {
+        inMemory.addAndGet(bytes);
+        budgeted.addAndGet(bytes);
     }
 
     private Path temporaryFile() {
@@ -259,7 +279,7 @@ public final class ValueStore implements AutoCloseable {
             return;
         }
         if (chunks != null) {
-            inMemory.addAndGet(-ref.size());
+            memory(-ref.size());
         }
         if (file != null) {
             Files.deleteIfExists(file);
@@ -287,7 +307,7 @@ public final class ValueStore implements AutoCloseable {
                     write(c);
                 }
                 chunks = null;
-                inMemory.addAndGet(-reserved);
+                memory(-reserved);
                 reserved = 0;
             }
             write(data);
@@ -311,7 +331,7 @@ public final class ValueStore implements AutoCloseable {
             chunks = null;
             file = null;
             // adopt takes the reservation over (memory) or the file; nothing is left for close
-            inMemory.addAndGet(kept == null ? 0 : ref.size() - reserved);
+            memory(kept == null ? 0 : ref.size() - reserved);
             reserved = 0;
             adopt(ref, kept, written);
         }
@@ -347,7 +367,7 @@ public final class ValueStore implements AutoCloseable {
                 Files.deleteIfExists(file);
                 file = null;
             }
-            inMemory.addAndGet(-reserved);
+            memory(-reserved);
             reserved = 0;
             chunks = null;
         }
