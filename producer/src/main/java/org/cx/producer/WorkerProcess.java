@@ -65,6 +65,7 @@ final class WorkerProcess implements TaskExecutor {
     private final int maxMessageBytes;
     /** The producer's large values, sent to the process ahead of the tasks that read them. */
     private final org.cx.wire.ValueStore values;
+    private final boolean ownsValues;
     private final AtomicLong restarts = new AtomicLong();
     /** Computations that ended since the process last heard: it may drop their code. */
     private final Queue<Long> endedSinceLastTask = new ConcurrentLinkedQueue<>();
@@ -106,7 +107,8 @@ final class WorkerProcess implements TaskExecutor {
         this.dataOf = codecs::dataOf;
         this.ownerOf = ownerOf;
         this.maxMessageBytes = maxMessageBytes;
-        this.values = codecs.values();
+        this.ownsValues = codecs.values() == null; // a process's large values come back whatever the codecs
+        this.values = ownsValues ? org.cx.wire.ValueStore.temporary(name) : codecs.values();
         this.scratch = scratchRoot.resolve(name);
     }
 
@@ -143,7 +145,7 @@ final class WorkerProcess implements TaskExecutor {
             send(new Message.Assign(new ReadyTask[] {task}));
             streams.flush();
             Message answer = streams.read();
-            while (processValues != null && processValues.received(answer)) {
+            while (processValues.received(answer)) {
                 answer = streams.read(); // a chunk of a large value the task made, ahead of its outcome
             }
             synchronized (this) {
@@ -220,7 +222,7 @@ final class WorkerProcess implements TaskExecutor {
         if (processValues != null) {
             processValues.closed();
         }
-        processValues = values == null ? null : new org.cx.wire.PeerValues(values);
+        processValues = new org.cx.wire.PeerValues(values);
         bound.clear();
     }
 
@@ -254,12 +256,10 @@ final class WorkerProcess implements TaskExecutor {
 
     /** Writes {@code message}, after the chunks of the large values it refers to that the process lacks. */
     private void send(Message message) throws IOException {
-        if (processValues != null) {
-            for (org.cx.wire.ValueRef ref : processValues.toSendBefore(message)) {
-                try (org.cx.wire.ValueStore.Chunks chunks = values.chunks(ref)) {
-                    while (!chunks.done()) {
-                        streams.write(chunks.next());
-                    }
+        for (org.cx.wire.ValueRef ref : processValues.toSendBefore(message)) {
+            try (org.cx.wire.ValueStore.Chunks chunks = values.chunks(ref)) {
+                while (!chunks.done()) {
+                    streams.write(chunks.next());
                 }
             }
         }
@@ -392,6 +392,9 @@ final class WorkerProcess implements TaskExecutor {
     @Override
     public void close() {
         end();
+        if (ownsValues) {
+            values.close();
+        }
     }
 
     /** Logs what the process writes to standard error (task code's output among it), keeping the last lines. */

@@ -136,6 +136,38 @@ public final class BoxedTasks {
         }
     }
 
+    /** Stores {@code n} tasks of {@code bytes} bytes each, in one run. */
+    public static final class Spawner extends Task {
+        final int n;
+        final int bytes;
+
+        public Spawner(int n, int bytes) {
+            this.n = n;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            for (int i = 0; i < n; i++) {
+                context.storeTask(new Payload(new byte[bytes]), org.cx.api.Continuation.CONSUMER);
+            }
+        }
+    }
+
+    /** A task that carries bytes in its field. */
+    public static final class Payload extends Task {
+        final byte[] data;
+
+        public Payload(byte[] data) {
+            this.data = data;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            context.sendResult(data.length);
+        }
+    }
+
     /** Sends a value of {@code bytes} bytes. */
     public static final class Big extends Task {
         final int bytes;

@@ -20,6 +20,7 @@ import org.cx.api.Continuation;
 import org.cx.api.Task;
 import org.cx.api.TaskId;
 import org.cx.boxed.BoxedTasks.Big;
+import org.cx.boxed.BoxedTasks.Spawner;
 import org.cx.boxed.BoxedTasks.Count;
 import org.cx.boxed.BoxedTasks.Exit;
 import org.cx.boxed.BoxedTasks.Forger;
@@ -46,15 +47,18 @@ class WorkerProcessTest {
     private final List<WorkerProcess> started = new ArrayList<>();
     private int next;
 
+    private final org.cx.wire.ValueStore values = org.cx.wire.ValueStore.temporary("worker-test");
+    private final BodyCodecs codecs = new BodyCodecs(getClass().getClassLoader(), 0, values);
+
     @AfterEach
     void stop() {
         started.forEach(WorkerProcess::close);
+        values.close();
     }
 
     private WorkerProcess worker(TaskBox.Isolation isolation, int heapMiB) {
         WorkerCommand command = new WorkerCommand(isolation, heapMiB, 1.0, WireConfig.maxFrameBytes()); // small
-        WorkerProcess p = new WorkerProcess("test-worker-" + started.size(), command, dir,
-                new org.cx.wire.BodyCodecs(getClass().getClassLoader()),
+        WorkerProcess p = new WorkerProcess("test-worker-" + started.size(), command, dir, codecs,
                 c -> owners.getOrDefault(c, ""), WireConfig.maxFrameBytes());
         started.add(p);
         return p;
@@ -148,11 +152,16 @@ class WorkerProcessTest {
         assertEquals(49, result(p.run(ready(1, new Square(7)))), "a new process answers for itself");
     }
 
+    /** A value larger than a message comes back from the process by reference, its bytes ahead of the outcome. */
     @Test
-    void effectsOverTheMessageLimitFailTheTaskSayingSo() {
+    void aValueOverTheMessageLimitComesBackByReferenceAndEffectsOverItFailTheTask() {
         WorkerProcess p = worker(TaskBox.Isolation.PROCESS, 256); // a message limit of one frame, 16 MiB
-        String reason = failure(p.run(ready(1, new Big(20 << 20))));
-        assertTrue(reason.contains("over the message limit"), reason);
+        TaskRunner.Outcome big = p.run(ready(1, new Big(20 << 20)));
+        byte[] value = assertInstanceOf(TaskRunner.Outcome.Done.class, big).completion().values()[0].value();
+        assertTrue(org.cx.wire.ValueRef.is(value));
+        assertEquals(20 << 20, ((byte[]) codecs.forComputation(1).decode(value)).length);
+        String reason = failure(p.run(ready(1, new Spawner(20, 1 << 20))));
+        assertTrue(reason.contains("over the message limit") && reason.contains("20 stored tasks"), reason);
         assertEquals(1, result(p.run(ready(1, new Square(1)))), "the worker carries on");
     }
 
