@@ -20,7 +20,6 @@ import org.cx.wire.Sources;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskRunner;
 import org.cx.wire.PeerValues;
-import org.cx.wire.ValueRef;
 import org.cx.wire.ValueStore;
 import java.nio.file.Path;
 
@@ -140,18 +139,6 @@ public final class WorkerMain {
         }
     }
 
-    /** Writes {@code message}, after the chunks of the large values it refers to that the producer lacks. */
-    private void send(Message message) throws IOException {
-        for (ValueRef ref : producerValues.toSendBefore(message)) {
-            try (ValueStore.Chunks chunks = values.chunks(ref)) {
-                while (!chunks.done()) {
-                    streams.write(chunks.next());
-                }
-            }
-        }
-        streams.write(message);
-    }
-
     private void answer(ReadyTask t) throws IOException {
         TaskRunner.Outcome outcome = TaskRunner.decodeAndRun(codecs, t, speed);
         switch (outcome) {
@@ -160,7 +147,7 @@ public final class WorkerMain {
                 if (tooLarge != null) {
                     streams.write(new Message.TaskFailed(t.task().id(), tooLarge));
                 } else {
-                    send(new Message.Completed(new Completion[] {d.completion()}));
+                    streams.write(new Message.Completed(new Completion[] {d.completion()}), producerValues);
                 }
             }
             case TaskRunner.Outcome.Failed f -> streams.write(new Message.TaskFailed(f.id(), f.reason()));

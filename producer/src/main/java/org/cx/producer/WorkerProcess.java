@@ -142,7 +142,7 @@ final class WorkerProcess implements TaskExecutor {
                 runningComputation = computation;
                 taskSeq++;
             }
-            send(new Message.Assign(new ReadyTask[] {task}));
+            streams.write(new Message.Assign(new ReadyTask[] {task}), processValues);
             streams.flush();
             Message answer = streams.read();
             while (processValues.received(answer)) {
@@ -233,7 +233,7 @@ final class WorkerProcess implements TaskExecutor {
     private void introduce(long computation) throws IOException {
         for (Long ended; (ended = endedSinceLastTask.poll()) != null; ) {
             if (bound.remove(ended) != null) {
-                send(new Message.ComputationEnded(ended));
+                streams.write(new Message.ComputationEnded(ended), processValues);
             }
         }
         if (bound.containsKey(computation)) {
@@ -252,18 +252,6 @@ final class WorkerProcess implements TaskExecutor {
             }
         }
         bound.put(computation, sources);
-    }
-
-    /** Writes {@code message}, after the chunks of the large values it refers to that the process lacks. */
-    private void send(Message message) throws IOException {
-        for (org.cx.wire.ValueRef ref : processValues.toSendBefore(message)) {
-            try (org.cx.wire.ValueStore.Chunks chunks = values.chunks(ref)) {
-                while (!chunks.done()) {
-                    streams.write(chunks.next());
-                }
-            }
-        }
-        streams.write(message);
     }
 
     /**

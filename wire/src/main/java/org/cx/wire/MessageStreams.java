@@ -41,6 +41,18 @@ public final class MessageStreams {
         }
     }
 
+    /** Buffers {@code message} after the chunks of the large values it refers to that the other end lacks. */
+    public void write(Message message, PeerValues values) throws IOException {
+        for (ValueRef ref : values.toSendBefore(message)) {
+            try (ValueStore.Chunks chunks = values.store().chunks(ref)) {
+                while (!chunks.done()) {
+                    write(chunks.next());
+                }
+            }
+        }
+        write(message);
+    }
+
     public void flush() throws IOException {
         out.flush();
     }
