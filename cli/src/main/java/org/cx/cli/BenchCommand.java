@@ -5,10 +5,10 @@ import picocli.CommandLine.Command;
 /** {@code cx bench}: the benchmarks. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks: Fibonacci, recovery, code distribution, EP, the paper's experiments, data, many "
-                + "consumers, divide and conquer.",
+                + "consumers, divide and conquer, the Ninf paper's Linpack.",
         subcommands = {BenchFibCommand.class, BenchRecoveryCommand.class, BenchCodeCommand.class,
             BenchEpCommand.class, BenchEstimateCommand.class, BenchPaperCommand.class, BenchDataCommand.class,
-            BenchMultiCommand.class, BenchDcCommand.class})
+            BenchMultiCommand.class, BenchDcCommand.class, BenchNinfCommand.class})
 final class BenchCommand extends Group {
 
 }

@@ -18,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.cx.consumer.Consumer;
 import org.cx.consumer.CxExecutor;
+import org.cx.examples.linpack.Linpack;
 import org.cx.harness.LocalCluster;
 import org.cx.server.ServerConfig;
 import org.cx.testing.Await;
@@ -107,6 +108,26 @@ class ExecutorTest {
             assertTrue(executor.awaitTermination(60, TimeUnit.SECONDS));
             assertTrue(executor.isTerminated());
             assertEquals(200L, last.get());
+        }
+    }
+
+    /** Linpack called by name, as Ninf calls it: the matrix goes with the call and the solution comes back. */
+    @Test
+    void linpackByNameSolvesTheSystemItIsSentAndSaysWhenItIsSingular() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("linpack"), 1, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            CxExecutor executor = CxExecutor.on(consumer);
+            int n = 400;
+            double[] a = Linpack.matrix(n, 42);
+            double[] x = (double[]) executor.call(Linpack.class, "solve", n, a, Linpack.onesRhs(a, n))
+                    .get(60, TimeUnit.SECONDS);
+            assertTrue(Linpack.errorFromOnes(x) < 1e-9, "error " + Linpack.errorFromOnes(x));
+            ExecutionException singular = assertThrows(ExecutionException.class,
+                    () -> executor.call(Linpack.class, "solve", 2, new double[4], new double[2]).get(60,
+                            TimeUnit.SECONDS));
+            assertInstanceOf(ArithmeticException.class, singular.getCause());
+            assertTrue(singular.getCause().getMessage().contains("singular"), singular.getCause().getMessage());
+            executor.shutdown();
         }
     }
 }

@@ -18,6 +18,7 @@ import java.util.List;
  */
 public final class ValueLink extends ChannelDuplexHandler {
     static final String NAME = "values";
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ValueLink.class);
     private final PeerValues values;
 
     public ValueLink(ValueStore store) {
@@ -44,7 +45,13 @@ public final class ValueLink extends ChannelDuplexHandler {
                             8 * ValueStore.CHUNK_BYTES, 16 * ValueStore.CHUNK_BYTES));
                 }
                 for (ValueRef ref : missing) {
-                    ctx.write(new FileChunks(values.store().chunks(ref)));
+                    try {
+                        ctx.write(new FileChunks(values.store().chunks(ref)));
+                    } catch (java.io.IOException e) {
+                        // let go here meanwhile (its computation ended): the message still goes, and whoever
+                        // reads the reference says the value is not held
+                        LOG.debug("{}: {}", ctx.channel(), e.getMessage());
+                    }
                 }
             }
         }

@@ -1,0 +1,204 @@
+package org.cx.harness;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.cx.consumer.Consumer;
+import org.cx.consumer.CxExecutor;
+import org.cx.examples.linpack.Linpack;
+import org.cx.server.ServerConfig;
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+/**
+ * The Ninf paper's Linpack benchmarks on CX: a call of {@link Linpack#solve} on a producer, the caller shipping the
+ * matrix and getting the solution back ({@link CxExecutor#call}), against the same solve in the caller's thread for
+ * n = 100 … 1600; and 1 to 16 clients that each, every 3 s, call with probability ½, for their mean response time
+ * and the aggregate throughput. One server and one producer in this process.
+ */
+public final class NinfBench {
+    private NinfBench() {
+    }
+
+    /** One matrix size: the median time of a local solve and of a CX call. */
+    public record Single(int n, double localMs, double callMs) {
+        public double localMflops() {
+            return Linpack.flops(n) / localMs / 1e3;
+        }
+
+        public double callMflops() {
+            return Linpack.flops(n) / callMs / 1e3;
+        }
+    }
+
+    /** One client count: what the calls made in the run took and did. */
+    public record Multi(int n, int clients, int calls, double meanResponseMs, double maxResponseMs, double meanMflops,
+                        double aggregateMflops) {
+    }
+
+    /** Local and CX-call times of Linpack at each size, medians of {@code repeats}, on one producer of one worker. */
+    public static List<Single> single(int[] sizes, int repeats, PrintStream log) throws Exception {
+        List<Single> rows = new ArrayList<>();
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("ninf"), 1, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            CxExecutor executor = CxExecutor.on(consumer);
+            for (int n : sizes) {
+                call(executor, n, 1); // warm up this size's path
+                solveHere(n, 1);
+                List<Double> local = new ArrayList<>();
+                List<Double> remote = new ArrayList<>();
+                for (int r = 0; r < repeats; r++) { // interleaved
+                    local.add(solveHere(n, r));
+                    remote.add(call(executor, n, r));
+                }
+                Single row = new Single(n, DataBench.median(local), DataBench.median(remote));
+                log.printf("  n = %d: local %.1f ms (%.0f Mflops), CX call %.1f ms (%.0f Mflops)%n", n, row.localMs(),
+                        row.localMflops(), row.callMs(), row.callMflops());
+                rows.add(row);
+            }
+            executor.shutdown();
+        }
+        return rows;
+    }
+
+    private static double solveHere(int n, long seed) {
+        double[] a = Linpack.matrix(n, seed);
+        double[] b = Linpack.onesRhs(a, n);
+        long start = System.nanoTime();
+        double[] x = Linpack.solve(n, a, b);
+        double ms = (System.nanoTime() - start) / 1e6;
+        check(n, x);
+        return ms;
+    }
+
+    /** The time of one call, from shipping the matrix to having the solution. */
+    private static double call(CxExecutor executor, int n, long seed) throws InterruptedException, ExecutionException {
+        double[] a = Linpack.matrix(n, seed);
+        double[] b = Linpack.onesRhs(a, n);
+        long start = System.nanoTime();
+        double[] x = (double[]) executor.call(Linpack.class, "solve", n, a, b).get();
+        double ms = (System.nanoTime() - start) / 1e6;
+        check(n, x);
+        return ms;
+    }
+
+    private static void check(int n, double[] x) {
+        double error = Linpack.errorFromOnes(x);
+        if (!(error < 1e-6)) {
+            throw new IllegalStateException("Linpack of size " + n + " solved with an error of " + error);
+        }
+    }
+
+    /**
+     * {@code clients} clients, each with its own connection, that call Linpack of size {@code n} every
+     * {@code interval} with probability {@code p} for {@code duration}, on one producer of {@code workers} workers.
+     */
+    public static List<Multi> multi(int n, int[] clients, int workers, Duration duration, Duration interval, double p,
+                                    long seed, PrintStream log) throws Exception {
+        List<Multi> rows = new ArrayList<>();
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("ninf"), 1, workers, true)) {
+            for (int c : clients) {
+                List<List<Double>> times = new ArrayList<>();
+                List<Thread> threads = new ArrayList<>();
+                long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+                long end = start + duration.toNanos();
+                for (int i = 0; i < c; i++) {
+                    List<Double> mine = new ArrayList<>();
+                    times.add(mine);
+                    Consumer consumer = cluster.consumer();
+                    SplittableRandom random = new SplittableRandom(seed * 31 + c * 1000L + i);
+                    Thread t = new Thread(() -> client(consumer, n, start, end, interval.toNanos(), p, random, mine),
+                            "ninf-client-" + i);
+                    threads.add(t);
+                    t.start();
+                }
+                for (Thread t : threads) {
+                    t.join();
+                }
+                List<Double> all = times.stream().flatMap(List::stream).toList();
+                double mean = all.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+                double max = all.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+                double mflops = all.stream().mapToDouble(ms -> Linpack.flops(n) / ms / 1e3).average()
+                        .orElse(Double.NaN);
+                double aggregate = all.size() * Linpack.flops(n) / (duration.toNanos() / 1e3);
+                Multi row = new Multi(n, c, all.size(), mean, max, mflops, aggregate);
+                log.printf("  n = %d, %2d clients: %3d calls, response mean %.0f ms (max %.0f), %.0f Mflops per call,"
+                        + " %.0f Mflops in all%n", n, c, all.size(), mean, max, mflops, aggregate);
+                rows.add(row);
+            }
+        }
+        return rows;
+    }
+
+    /** One client: at each tick, with probability {@code p}, a call; its response times go to {@code times}. */
+    private static void client(Consumer consumer, int n, long start, long end, long intervalNanos, double p,
+                               SplittableRandom random, List<Double> times) {
+        try (consumer) {
+            CxExecutor executor = CxExecutor.on(consumer);
+            for (long tick = start; tick < end; tick += intervalNanos) {
+                long wait = tick - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait); // the client's think time, as Ninf's clients had
+                }
+                if (random.nextDouble() < p) {
+                    times.add(call(executor, n, random.nextLong()));
+                }
+            }
+            executor.shutdown();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a Linpack call failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** Mflops of the local solve and the CX call against n, as Ninf's Figure 3 draws them. */
+    public static Path chart(List<Single> rows, Path dir) throws IOException {
+        XYSeries local = new XYSeries("local");
+        XYSeries call = new XYSeries("CX call");
+        for (Single r : rows) {
+            local.add(r.n(), r.localMflops());
+            call.add(r.n(), r.callMflops());
+        }
+        XYSeriesCollection data = new XYSeriesCollection();
+        data.addSeries(local);
+        data.addSeries(call);
+        JFreeChart chart = ChartFactory.createXYLineChart("Linpack: a CX call against a local solve",
+                "matrix size n", "Mflops", data, PlotOrientation.VERTICAL, true, false, false);
+        Files.createDirectories(dir);
+        Path file = dir.resolve("linpack-call.png");
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 800, 500);
+        return file;
+    }
+
+    /** Mean response time and aggregate throughput against the number of clients. */
+    public static Path multiChart(List<Multi> rows, Path dir) throws IOException {
+        XYSeries response = new XYSeries("mean response (s)");
+        XYSeries perCall = new XYSeries("Mflops per call / 100");
+        for (Multi r : rows) {
+            response.add(r.clients(), r.meanResponseMs() / 1e3);
+            perCall.add(r.clients(), r.meanMflops() / 100);
+        }
+        XYSeriesCollection data = new XYSeriesCollection();
+        data.addSeries(response);
+        data.addSeries(perCall);
+        JFreeChart chart = ChartFactory.createXYLineChart("Linpack, n = " + rows.get(0).n()
+                        + ": clients calling every 3 s with probability 1/2", "clients", "", data,
+                PlotOrientation.VERTICAL, true, false, false);
+        Files.createDirectories(dir);
+        Path file = dir.resolve("linpack-clients.png");
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 800, 500);
+        return file;
+    }
+}
