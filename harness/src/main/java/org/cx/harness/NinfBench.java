@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.cx.consumer.Consumer;
 import org.cx.consumer.CxExecutor;
+import org.cx.examples.ep.Ep;
 import org.cx.examples.linpack.Linpack;
 import org.cx.server.ServerConfig;
 import org.jfree.chart.ChartFactory;
@@ -42,9 +43,61 @@ public final class NinfBench {
         }
     }
 
-    /** One client count: what the calls made in the run took and did. */
-    public record Multi(int n, int clients, int calls, double meanResponseMs, double maxResponseMs, double meanMflops,
-                        double aggregateMflops) {
+    /**
+     * One client count: what the calls made in the run took and did; the aggregate is their operations over the time
+     * from the first tick to the last answer.
+     */
+    public record Multi(String work, int clients, int calls, double meanResponseMs, double maxResponseMs,
+                        double meanMops, double aggregateMops) {
+    }
+
+    /** What a client calls: a name, the operations of one call, and the call itself, returning its time. */
+    public interface Work {
+        String name();
+
+        double operations();
+
+        double call(CxExecutor executor, long seed) throws InterruptedException, ExecutionException;
+    }
+
+    /** Linpack of size n: the matrix goes with the call; its flops. */
+    public static Work linpack(int n) {
+        return new Work() {
+            public String name() {
+                return "Linpack n = " + n;
+            }
+
+            public double operations() {
+                return Linpack.flops(n);
+            }
+
+            public double call(CxExecutor executor, long seed) throws InterruptedException, ExecutionException {
+                return NinfBench.call(executor, n, seed);
+            }
+        };
+    }
+
+    /** EP of 2^m pairs: nothing goes with the call but m; 2^(m+1) random numbers, as Ninf counts them. */
+    public static Work ep(int m) {
+        return new Work() {
+            public String name() {
+                return "EP m = " + m;
+            }
+
+            public double operations() {
+                return Math.pow(2, m + 1);
+            }
+
+            public double call(CxExecutor executor, long seed) throws InterruptedException, ExecutionException {
+                long start = System.nanoTime();
+                Ep.Result r = (Ep.Result) executor.call(Ep.class, "call", m).get();
+                double ms = (System.nanoTime() - start) / 1e6;
+                if (!Ep.verify(m, r)) {
+                    throw new IllegalStateException("EP of size " + m + " does not match the NPB reference");
+                }
+                return ms;
+            }
+        };
     }
 
     /** Local and CX-call times of Linpack at each size, medians of {@code repeats}, on one producer of one worker. */
@@ -104,8 +157,8 @@ public final class NinfBench {
      * {@code clients} clients, each with its own connection, that call Linpack of size {@code n} every
      * {@code interval} with probability {@code p} for {@code duration}, on one producer of {@code workers} workers.
      */
-    public static List<Multi> multi(int n, int[] clients, int workers, Duration duration, Duration interval, double p,
-                                    long seed, PrintStream log) throws Exception {
+    public static List<Multi> multi(Work work, int[] clients, int workers, Duration duration, Duration interval,
+                                    double p, long seed, PrintStream log) throws Exception {
         List<Multi> rows = new ArrayList<>();
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("ninf"), 1, workers, true)) {
             for (int c : clients) {
@@ -118,7 +171,7 @@ public final class NinfBench {
                     times.add(mine);
                     Consumer consumer = cluster.consumer();
                     SplittableRandom random = new SplittableRandom(seed * 31 + c * 1000L + i);
-                    Thread t = new Thread(() -> client(consumer, n, start, end, interval.toNanos(), p, random, mine),
+                    Thread t = new Thread(() -> client(consumer, work, start, end, interval.toNanos(), p, random, mine),
                             "ninf-client-" + i);
                     threads.add(t);
                     t.start();
@@ -126,15 +179,17 @@ public final class NinfBench {
                 for (Thread t : threads) {
                     t.join();
                 }
+                double spanSeconds = Math.max(end, System.nanoTime()) - start; // the last calls end after the run
+                spanSeconds /= 1e9;
                 List<Double> all = times.stream().flatMap(List::stream).toList();
                 double mean = all.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
                 double max = all.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-                double mflops = all.stream().mapToDouble(ms -> Linpack.flops(n) / ms / 1e3).average()
+                double mops = all.stream().mapToDouble(ms -> work.operations() / ms / 1e3).average()
                         .orElse(Double.NaN);
-                double aggregate = all.size() * Linpack.flops(n) / (duration.toNanos() / 1e3);
-                Multi row = new Multi(n, c, all.size(), mean, max, mflops, aggregate);
-                log.printf("  n = %d, %2d clients: %3d calls, response mean %.0f ms (max %.0f), %.0f Mflops per call,"
-                        + " %.0f Mflops in all%n", n, c, all.size(), mean, max, mflops, aggregate);
+                double aggregate = all.size() * work.operations() / spanSeconds / 1e6;
+                Multi row = new Multi(work.name(), c, all.size(), mean, max, mops, aggregate);
+                log.printf("  %s, %2d clients: %3d calls, response mean %.0f ms (max %.0f), %.0f Mops per call,"
+                        + " %.0f Mops in all%n", work.name(), c, all.size(), mean, max, mops, aggregate);
                 rows.add(row);
             }
         }
@@ -142,7 +197,7 @@ public final class NinfBench {
     }
 
     /** One client: at each tick, with probability {@code p}, a call; its response times go to {@code times}. */
-    private static void client(Consumer consumer, int n, long start, long end, long intervalNanos, double p,
+    private static void client(Consumer consumer, Work work, long start, long end, long intervalNanos, double p,
                                SplittableRandom random, List<Double> times) {
         try (consumer) {
             CxExecutor executor = CxExecutor.on(consumer);
@@ -152,14 +207,14 @@ public final class NinfBench {
                     TimeUnit.NANOSECONDS.sleep(wait); // the client's think time, as Ninf's clients had
                 }
                 if (random.nextDouble() < p) {
-                    times.add(call(executor, n, random.nextLong()));
+                    times.add(work.call(executor, random.nextLong()));
                 }
             }
             executor.shutdown();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
-            throw new IllegalStateException("a Linpack call failed: " + e.getCause(), e.getCause());
+            throw new IllegalStateException("a call of " + work.name() + " failed: " + e.getCause(), e.getCause());
         }
     }
 
@@ -183,21 +238,21 @@ public final class NinfBench {
     }
 
     /** Mean response time and aggregate throughput against the number of clients. */
-    public static Path multiChart(List<Multi> rows, Path dir) throws IOException {
+    public static Path multiChart(List<Multi> rows, Path dir, String fileName) throws IOException {
         XYSeries response = new XYSeries("mean response (s)");
-        XYSeries perCall = new XYSeries("Mflops per call / 100");
+        XYSeries aggregate = new XYSeries("Gops/s in all");
         for (Multi r : rows) {
             response.add(r.clients(), r.meanResponseMs() / 1e3);
-            perCall.add(r.clients(), r.meanMflops() / 100);
+            aggregate.add(r.clients(), r.aggregateMops() / 1e3);
         }
         XYSeriesCollection data = new XYSeriesCollection();
         data.addSeries(response);
-        data.addSeries(perCall);
-        JFreeChart chart = ChartFactory.createXYLineChart("Linpack, n = " + rows.get(0).n()
+        data.addSeries(aggregate);
+        JFreeChart chart = ChartFactory.createXYLineChart(rows.get(0).work()
                         + ": clients calling every 3 s with probability 1/2", "clients", "", data,
                 PlotOrientation.VERTICAL, true, false, false);
         Files.createDirectories(dir);
-        Path file = dir.resolve("linpack-clients.png");
+        Path file = dir.resolve(fileName);
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 800, 500);
         return file;
     }

@@ -40,6 +40,14 @@ public final class Ep extends Task {
         this.batchesPerLeaf = batchesPerLeaf;
     }
 
+    /**
+     * EP of 2^m pairs in one call, where it runs: how Ninf calls it ({@code cx call app.jar
+     * org.cx.examples.ep.Ep.call 24}); {@link #verify} checks the result.
+     */
+    public static Result call(int m) {
+        return compute(0, 1L << (checkSize(m) - MK));
+    }
+
     private static int checkSize(int m) {
         if (m < MK || m > 40) {
             throw new IllegalArgumentException("EP size M must be in " + MK + "..40, got " + m);
