@@ -63,14 +63,17 @@ public final class NinfBench {
     /** Linpack of size n: the matrix goes with the call; its flops. */
     public static Work linpack(int n) {
         return new Work() {
+            @Override
             public String name() {
                 return "Linpack n = " + n;
             }
 
+            @Override
             public double operations() {
                 return Linpack.flops(n);
             }
 
+            @Override
             public double call(CxExecutor executor, long seed) throws InterruptedException, ExecutionException {
                 return NinfBench.call(executor, n, seed);
             }
@@ -80,14 +83,17 @@ public final class NinfBench {
     /** EP of 2^m pairs: nothing goes with the call but m; 2^(m+1) random numbers, as Ninf counts them. */
     public static Work ep(int m) {
         return new Work() {
+            @Override
             public String name() {
                 return "EP m = " + m;
             }
 
+            @Override
             public double operations() {
                 return Math.pow(2, m + 1);
             }
 
+            @Override
             public double call(CxExecutor executor, long seed) throws InterruptedException, ExecutionException {
                 long start = System.nanoTime();
                 Ep.Result r = (Ep.Result) executor.call(Ep.class, "call", m).get();

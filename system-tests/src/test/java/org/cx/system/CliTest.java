@@ -226,6 +226,21 @@ class CliTest {
         assertTrue(r.out().contains("estimate error"), r.out());
     }
 
+    /** The Ninf benchmarks end to end, small: a call against a local solve, then clients of Linpack and of EP. */
+    @Test
+    void ninfBenchPrintsItsTablesAndRefusesAnEpSizeWithoutReference(@TempDir Path dir) {
+        Run r = cx("bench", "ninf", "--sizes", "50,80", "--repeats", "1", "--clients", "1,2", "--clients-n", "60",
+                "--duration", "3s", "--ep-m", "24", "--seed", "7", "--chart", dir.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("n\tlocal ms\tlocal Mflops\tcall ms\tcall Mflops") && r.out().contains("\n80\t"),
+                r.out());
+        assertTrue(r.out().contains("Linpack n = 60, seed 7") && r.out().contains("EP m = 24, seed 7"), r.out());
+        assertTrue(Files.exists(dir.resolve("linpack-call.png")) && Files.exists(dir.resolve("ep-clients.png")));
+        Run bad = cx("bench", "ninf", "--ep-m", "26");
+        assertEquals(2, bad.exit(), bad.out());
+        assertTrue(bad.err().contains("--ep-m one of 24, 25, 28, 30"), bad.err());
+    }
+
     @Test
     void localForkJoinComparison() {
         Run r = cx("bench", "fib", "--n", "15", "--producers", "2", "--local", "--warmup", "0");
