@@ -6,6 +6,7 @@ import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,7 +22,6 @@ import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskRunner;
 import org.cx.wire.PeerValues;
 import org.cx.wire.ValueStore;
-import java.nio.file.Path;
 
 /**
  * A worker process: the only place a producer decodes and runs task code (with {@link TaskBox} isolation other than

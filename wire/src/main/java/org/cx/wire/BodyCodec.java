@@ -85,7 +85,7 @@ public final class BodyCodec {
     /**
      * Encodes a value that a task sends, of {@code computation}: as {@link #encode} if it is small, else into this
      * process's value store, returning a {@linkplain ValueRef reference} to it. A large primitive array goes straight
-     * to its file, never whole into a buffer.
+     * into the store, a chunk at a time, never whole into one buffer.
      */
     public byte[] encodeValue(Object value, long computation, String what) {
         if (values == null) {
