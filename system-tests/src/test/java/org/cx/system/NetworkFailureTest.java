@@ -9,6 +9,7 @@ import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.cx.api.Computation;
 import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.testing.Await;
@@ -175,6 +176,27 @@ class NetworkFailureTest {
                 assertTrue(why.contains("cancelled"), why);
                 assertEquals(Fib.value(10), consumer.<Long>submit(new Fib(10)).result().get(60, TimeUnit.SECONDS),
                         "the network runs the next computation");
+            }
+        }
+    }
+
+    /**
+     * The server that holds a large value, waiting for its reader's other input, dies: its heir holds the mirror's copy
+     * (its chunks went to the mirror ahead of the batch that stored it), and the answer is right.
+     */
+    @Test
+    void aLargeValueOutlivesTheServerThatHeldIt() throws Exception {
+        int bytes = 24 << 20;
+        try (ServerProcesses network = ServerProcesses.start(3, dir)) {
+            network.attachProducers(1);
+            int root = network.atPosition(0);
+            try (Consumer consumer = Consumer.connect(network.address(root))) {
+                Computation<Long> c = consumer.submit(new TestTasks.LargeThenSlow(bytes, 8_000));
+                Await.until("the reader to hold the large value and wait for the other", ServerProcesses.WAIT,
+                        () -> c.diagnose().join().waitingTasks().stream().anyMatch(
+                                t -> t.arity() == 2 && java.util.Arrays.equals(t.missing(), new int[] {1})));
+                network.kill(root);
+                assertEquals(bytes + 1L, c.result().get(120, TimeUnit.SECONDS));
             }
         }
     }

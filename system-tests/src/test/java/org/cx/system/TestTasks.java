@@ -189,6 +189,43 @@ final class TestTasks {
         }
     }
 
+    /** Sends a 1-byte array after {@code millis}: a task that is still running when something else happens. */
+    static final class SlowBytes extends Task {
+        private final long millis;
+
+        SlowBytes(long millis) {
+            this.millis = millis;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            context.sendResult(new byte[1]);
+        }
+    }
+
+    /** A large value made at once and a small one after {@code millis}, both to one {@link Lengths}. */
+    static final class LargeThenSlow extends Task {
+        private final int bytes;
+        private final long millis;
+
+        LargeThenSlow(int bytes, long millis) {
+            this.bytes = bytes;
+            this.millis = millis;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            TaskId lengths = context.storeTask(new Lengths(2), context.continuation());
+            context.storeTask(new BigResult(bytes), Continuation.to(lengths, 0));
+            context.storeTask(new SlowBytes(millis), Continuation.to(lengths, 1));
+        }
+    }
+
     /** A large value made at once and a small one made once {@link #GATE} opens, both to one {@link Lengths}. */
     static final class LargeThenGated extends Task {
         private final int bytes;
