@@ -78,14 +78,40 @@ public final class ValueStore implements AutoCloseable {
         }
     }
 
-    /** A store in a new directory under {@code java.io.tmpdir}, named after its owner, deleted on {@link #close}. */
+    /**
+     * A store in a new directory under {@code java.io.tmpdir}, named after its owner and this process, deleted on
+     * {@link #close}; the directories that processes killed before they could close theirs are deleted first.
+     */
     public static ValueStore temporary(String owner) {
         try {
-            return new ValueStore(Files.createTempDirectory("cx-values-" + owner.replaceAll("[^A-Za-z0-9._-]", "_")
-                    + "-"));
+            Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+            deleteLeftBehind(tmp);
+            return new ValueStore(Files.createTempDirectory(tmp, "cx-values-" + owner.replaceAll("[^A-Za-z0-9._-]",
+                    "_") + "-p" + ProcessHandle.current().pid() + "-"));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a value store under " + System.getProperty("java.io.tmpdir")
                     + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static final java.util.regex.Pattern LEFT_BEHIND = java.util.regex.Pattern.compile(
+            "cx-values-.*-p(\\d+)-[^-]*");
+
+    /** Deletes the store directories in {@code tmp} of processes that are no longer running. */
+    static void deleteLeftBehind(Path tmp) {
+        try (var entries = Files.list(tmp)) {
+            for (Path dir : (Iterable<Path>) entries::iterator) {
+                java.util.regex.Matcher m = LEFT_BEHIND.matcher(dir.getFileName().toString());
+                if (m.matches() && Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
+                    try (var files = Files.list(dir)) {
+                        files.forEach(f -> f.toFile().delete());
+                    }
+                    dir.toFile().delete();
+                }
+            }
+        } catch (IOException | NumberFormatException | UncheckedIOException e) {
+            // another process is at it, or the directory is not ours to clean: leave it
         }
     }
 

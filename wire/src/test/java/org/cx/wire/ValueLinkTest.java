@@ -163,4 +163,16 @@ class ValueLinkTest {
         in.finishAndReleaseAll();
         encoder.finishAndReleaseAll();
     }
+
+    /** The directory of a store whose process was killed goes when a store opens; a live process's stays. */
+    @Test
+    void storesLeftBehindByDeadProcessesAreDeleted(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path dead = Files.createDirectory(tmp.resolve("cx-values-producer-a-p999999999-42")); // over any pid_max
+        Files.writeString(dead.resolve("value"), "left behind");
+        Path alive = Files.createDirectory(tmp.resolve("cx-values-server-p" + ProcessHandle.current().pid() + "-7"));
+        Path other = Files.createDirectory(tmp.resolve("not-a-store-p999999999-1"));
+        ValueStore.deleteLeftBehind(tmp);
+        assertFalse(Files.exists(dead));
+        assertTrue(Files.exists(alive) && Files.exists(other));
+    }
 }
