@@ -375,42 +375,17 @@ public final class Scheduler {
 
     /** Forgets finished computations whose results were not collected within the retention time. */
     public int expire(long nowNanos) {
-        List<ComputationState> abandoned = new ArrayList<>();
+        Map<ComputationState, String> overdue = new LinkedHashMap<>();
         for (ComputationState c : computations.values()) {
-            if (c.phase == ComputationState.Phase.RUNNING && c.origin == self && c.consumer == null
-                    && c.abandonedSince >= 0 && nowNanos - c.abandonedSince > users.quotas().abandonedAfter().toNanos()) {
-                abandoned.add(c);
+            String why = Deadlines.overdue(c, self, users.quotas(), nowNanos);
+            if (why != null) {
+                overdue.put(c, why);
             }
         }
-        List<ComputationState> timedOut = new ArrayList<>();
-        for (ComputationState c : computations.values()) {
-            if (c.phase == ComputationState.Phase.RUNNING && c.origin == self && c.timeoutNanos > 0
-                    && nowNanos - c.submittedNanos > c.timeoutNanos) {
-                timedOut.add(c);
-            }
-        }
-        for (ComputationState c : timedOut) {
-            abandoned.remove(c);
-            fail(c, "", "it ran longer than its timeout of " + Duration.ofNanos(c.timeoutNanos).toMillis() / 1000.0
-                    + " s (set at submission): its tasks are dropped", nowNanos);
-        }
-        for (ComputationState c : abandoned) {
-            fail(c, "", "its consumer has been gone for " + users.quotas().abandonedAfter().toSeconds() + " s and nobody "
-                    + "collected it (--abandoned-after): its tasks are dropped", nowNanos);
-        }
-        Duration computationTime = users.quotas().computationTime();
-        List<ComputationState> overTime = new ArrayList<>();
-        for (ComputationState c : computations.values()) {
-            if (c.phase == ComputationState.Phase.RUNNING && !c.overTimeReported
-                    && c.taskTimeNanos() > computationTime.toNanos()) {
-                overTime.add(c);
-            }
-        }
-        for (ComputationState c : overTime) {
+        overdue.forEach((c, why) -> {
             c.overTimeReported = true; // a server other than the origin reports it once
-            fail(c, "", "its tasks have run for more than " + computationTime.toSeconds() + " s in all "
-                    + "(--computation-time-limit): its tasks are dropped", nowNanos);
-        }
+            fail(c, "", why, nowNanos);
+        });
         for (TaskEntry e : late.runningSince(nowNanos - users.quotas().taskTime().toNanos())) {
             ComputationState c = computations.get(e.envelope.id().computation());
             if (c != null && c.phase == ComputationState.Phase.RUNNING && c.tasks.get(e.envelope.id()) == e) {
