@@ -313,7 +313,8 @@ public final class Producer implements AutoCloseable {
 
     private void failOver(List<String> candidates) {
         try {
-            Channel next = WireClient.connectAny(group, candidates, config.tls(), hello(), this::attached, 30_000);
+            Channel next = WireClient.connectAny(group, candidates, config.tls(), hello(), this::attached, 30_000,
+                    values);
             next.eventLoop().execute(() -> {
                 outstandingCredit = 0;
                 serverIdleEstimate = -1;

@@ -187,17 +187,21 @@ class NetworkFailureTest {
     @Test
     void aLargeValueOutlivesTheServerThatHeldIt() throws Exception {
         int bytes = 24 << 20;
+        TestTasks.GATE = new java.util.concurrent.CountDownLatch(1);
         try (ServerProcesses network = ServerProcesses.start(3, dir)) {
-            network.attachProducers(1);
+            network.attachProducers(1); // in this process: the gate holds the reader's other input back
             int root = network.atPosition(0);
             try (Consumer consumer = Consumer.connect(network.address(root))) {
-                Computation<Long> c = consumer.submit(new TestTasks.LargeThenSlow(bytes, 8_000));
+                Computation<Long> c = consumer.submit(TestTasks.LargePair.thenGated(bytes));
                 Await.until("the reader to hold the large value and wait for the other", ServerProcesses.WAIT,
                         () -> c.diagnose().join().waitingTasks().stream().anyMatch(
                                 t -> t.arity() == 2 && java.util.Arrays.equals(t.missing(), new int[] {1})));
                 network.kill(root);
+                TestTasks.GATE.countDown();
                 assertEquals(bytes + 1L, c.result().get(120, TimeUnit.SECONDS));
             }
+        } finally {
+            TestTasks.GATE.countDown();
         }
     }
 

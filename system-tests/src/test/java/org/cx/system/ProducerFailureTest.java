@@ -84,7 +84,7 @@ class ProducerFailureTest {
              Consumer consumer = cluster.consumer()) {
             TaskServerNode server = cluster.server();
             Producer maker = cluster.addProducer(2, true);
-            Computation<Long> c = consumer.submit(new TestTasks.LargeThenGated(bytes));
+            Computation<Long> c = consumer.submit(TestTasks.LargePair.thenGated(bytes));
             Await.until("the server to hold the large value", Clusters.TIMEOUT, () -> server.values().count() == 1);
             cluster.addProducer(2, true);
             maker.cutConnection();

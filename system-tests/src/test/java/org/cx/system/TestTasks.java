@@ -33,19 +33,34 @@ final class TestTasks {
         }
     }
 
-    /** Two tasks each send an array of {@code bytes} bytes to a {@link Lengths}, which sends their total length. */
+    /**
+     * A task sends an array of {@code bytes} bytes, and {@code second} another array, to a {@link Lengths}, which
+     * sends their total length.
+     */
     static final class LargePair extends Task {
         private final int bytes;
+        private final Task second;
 
+        /** Two arrays of {@code bytes} bytes each. */
         LargePair(int bytes) {
+            this(bytes, new BigResult(bytes));
+        }
+
+        LargePair(int bytes, Task second) {
             this.bytes = bytes;
+            this.second = second;
+        }
+
+        /** A large array made at once and a 1-byte one made once {@link #GATE} opens. */
+        static LargePair thenGated(int bytes) {
+            return new LargePair(bytes, new Gated(new byte[1]));
         }
 
         @Override
         public void execute(TaskContext context) {
             TaskId lengths = context.storeTask(new Lengths(2), context.continuation());
             context.storeTask(new BigResult(bytes), Continuation.to(lengths, 0));
-            context.storeTask(new BigResult(bytes), Continuation.to(lengths, 1));
+            context.storeTask(second, Continuation.to(lengths, 1));
         }
     }
 
@@ -165,6 +180,17 @@ final class TestTasks {
 
     /** Sends 0 once {@link #GATE} opens. */
     static final class Gated extends Task {
+        private final Object value;
+
+        Gated() {
+            this(0L);
+        }
+
+        /** Sends {@code value} instead of 0. */
+        Gated(Object value) {
+            this.value = value;
+        }
+
         @Override
         public void execute(TaskContext context) {
             try {
@@ -172,73 +198,7 @@ final class TestTasks {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            context.sendResult(0L);
-        }
-    }
-
-    /** Sends a 1-byte array once {@link #GATE} opens. */
-    static final class GatedBytes extends Task {
-        @Override
-        public void execute(TaskContext context) {
-            try {
-                GATE.await(60, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            context.sendResult(new byte[1]);
-        }
-    }
-
-    /** Sends a 1-byte array after {@code millis}: a task that is still running when something else happens. */
-    static final class SlowBytes extends Task {
-        private final long millis;
-
-        SlowBytes(long millis) {
-            this.millis = millis;
-        }
-
-        @Override
-        public void execute(TaskContext context) {
-            try {
-                Thread.sleep(millis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            context.sendResult(new byte[1]);
-        }
-    }
-
-    /** A large value made at once and a small one after {@code millis}, both to one {@link Lengths}. */
-    static final class LargeThenSlow extends Task {
-        private final int bytes;
-        private final long millis;
-
-        LargeThenSlow(int bytes, long millis) {
-            this.bytes = bytes;
-            this.millis = millis;
-        }
-
-        @Override
-        public void execute(TaskContext context) {
-            TaskId lengths = context.storeTask(new Lengths(2), context.continuation());
-            context.storeTask(new BigResult(bytes), Continuation.to(lengths, 0));
-            context.storeTask(new SlowBytes(millis), Continuation.to(lengths, 1));
-        }
-    }
-
-    /** A large value made at once and a small one made once {@link #GATE} opens, both to one {@link Lengths}. */
-    static final class LargeThenGated extends Task {
-        private final int bytes;
-
-        LargeThenGated(int bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public void execute(TaskContext context) {
-            TaskId lengths = context.storeTask(new Lengths(2), context.continuation());
-            context.storeTask(new BigResult(bytes), Continuation.to(lengths, 0));
-            context.storeTask(new GatedBytes(), Continuation.to(lengths, 1));
+            context.sendResult(value);
         }
     }
 

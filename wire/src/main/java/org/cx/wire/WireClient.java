@@ -81,14 +81,9 @@ public final class WireClient {
      * Fails over: tries {@code addresses} in the given order, round after round, until one accepts or
      * {@code deadlineMillis} pass (a server taking over from a failed one may need a moment), or until {@code group}
      * shuts down (its owner closed: nothing could use a connection). Blocking: call it off the event loop.
+     * {@code values} is the process's value store, as for {@code connect}: a connection that fails over carries large
+     * values as the first did.
      */
-    public static Channel connectAny(EventLoopGroup group, List<String> addresses, Tls tls, Message.Hello hello,
-                                     Function<Message.Welcome, ChannelHandler> handlerFactory, long deadlineMillis)
-            throws IOException {
-        return connectAny(group, addresses, tls, hello, handlerFactory, deadlineMillis, null);
-    }
-
-    /** As {@link #connectAny(EventLoopGroup, List, Tls, Message.Hello, Function, long)}, with a value store. */
     public static Channel connectAny(EventLoopGroup group, List<String> addresses, Tls tls, Message.Hello hello,
                                      Function<Message.Welcome, ChannelHandler> handlerFactory, long deadlineMillis,
                                      ValueStore values) throws IOException {

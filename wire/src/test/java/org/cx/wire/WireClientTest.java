@@ -31,7 +31,7 @@ class WireClientTest {
         CompletableFuture<Void> failOver = CompletableFuture.runAsync(() -> {
             try {
                 WireClient.connectAny(group, List.of("127.0.0.1:" + deadPort), null, hello,
-                        welcome -> new ChannelInboundHandlerAdapter(), 600_000);
+                        welcome -> new ChannelInboundHandlerAdapter(), 600_000, null);
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
