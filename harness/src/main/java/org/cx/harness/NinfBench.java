@@ -51,59 +51,32 @@ public final class NinfBench {
                         double meanMops, double aggregateMops) {
     }
 
-    /** What a client calls: a name, the operations of one call, and the call itself, returning its time. */
-    public interface Work {
-        String name();
+    /** What a client calls: a name, the operations of one call, and the call itself. */
+    public record Work(String name, double operations, Call call) {
+    }
 
-        double operations();
-
-        double call(CxExecutor executor, long seed) throws InterruptedException, ExecutionException;
+    /** One call on {@code executor}, its inputs drawn from {@code seed}; returns its time in milliseconds. */
+    @FunctionalInterface
+    public interface Call {
+        double time(CxExecutor executor, long seed) throws InterruptedException, ExecutionException;
     }
 
     /** Linpack of size n: the matrix goes with the call; its flops. */
     public static Work linpack(int n) {
-        return new Work() {
-            @Override
-            public String name() {
-                return "Linpack n = " + n;
-            }
-
-            @Override
-            public double operations() {
-                return Linpack.flops(n);
-            }
-
-            @Override
-            public double call(CxExecutor executor, long seed) throws InterruptedException, ExecutionException {
-                return NinfBench.call(executor, n, seed);
-            }
-        };
+        return new Work("Linpack n = " + n, Linpack.flops(n), (executor, seed) -> call(executor, n, seed));
     }
 
     /** EP of 2^m pairs: nothing goes with the call but m; 2^(m+1) random numbers, as Ninf counts them. */
     public static Work ep(int m) {
-        return new Work() {
-            @Override
-            public String name() {
-                return "EP m = " + m;
+        return new Work("EP m = " + m, Math.pow(2, m + 1), (executor, seed) -> {
+            long start = System.nanoTime();
+            Ep.Result r = (Ep.Result) executor.call(Ep.class, "call", m).get();
+            double ms = (System.nanoTime() - start) / 1e6;
+            if (!Ep.verify(m, r)) {
+                throw new IllegalStateException("EP of size " + m + " does not match the NPB reference");
             }
-
-            @Override
-            public double operations() {
-                return Math.pow(2, m + 1);
-            }
-
-            @Override
-            public double call(CxExecutor executor, long seed) throws InterruptedException, ExecutionException {
-                long start = System.nanoTime();
-                Ep.Result r = (Ep.Result) executor.call(Ep.class, "call", m).get();
-                double ms = (System.nanoTime() - start) / 1e6;
-                if (!Ep.verify(m, r)) {
-                    throw new IllegalStateException("EP of size " + m + " does not match the NPB reference");
-                }
-                return ms;
-            }
-        };
+            return ms;
+        });
     }
 
     /** Local and CX-call times of Linpack at each size, medians of {@code repeats}, on one producer of one worker. */
@@ -213,7 +186,7 @@ public final class NinfBench {
                     TimeUnit.NANOSECONDS.sleep(wait); // the client's think time, as Ninf's clients had
                 }
                 if (random.nextDouble() < p) {
-                    times.add(work.call(executor, random.nextLong()));
+                    times.add(work.call().time(executor, random.nextLong()));
                 }
             }
             executor.shutdown();

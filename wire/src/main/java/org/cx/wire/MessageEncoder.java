@@ -49,10 +49,6 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
 
     @Override
     protected void encode(ChannelHandlerContext ctx, Message message, ByteBuf out) {
-        if (message instanceof Message.ValueChunk chunk) {
-            writeChunk(ctx, chunk);
-            return;
-        }
         long hint = sizeHint(message);
         Output output;
         if (hint > 1 << 20 && hint <= maxMessageBytes && hint < Integer.MAX_VALUE - 4096) {
@@ -128,17 +124,9 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
     }
 
     /**
-     * Writes a value's chunk as its header and its data, not a copy, ahead of the (empty) buffer this encoder then
-     * writes for the message. The frame reads as any other message.
-     */
-    private void writeChunk(ChannelHandlerContext ctx, Message.ValueChunk chunk) {
-        ByteBuf head = Unpooled.wrappedBuffer(chunkHeader(chunk.ref(), chunk.offset(), chunk.data().length));
-        ctx.write(Unpooled.wrappedBuffer(head, Unpooled.wrappedBuffer(chunk.data())), ctx.voidPromise());
-    }
-
-    /**
      * The start of the frame of a {@link Message.ValueChunk} of {@code length} bytes: its length prefix and every
-     * field up to the data, which follows it.
+     * field up to the data, which follows it ({@link ValueLink} writes chunks as such frames, straight from the
+     * store).
      */
     static byte[] chunkHeader(byte[] ref, long offset, int length) {
         Output header = new Output(ValueRef.BYTES + 32, -1);
