@@ -12,9 +12,9 @@ import java.util.List;
 
 /**
  * Large values on a connection ({@link PeerValues}): ahead of a message that refers to a value the other end may not
- * hold, its chunks are written, read from the file as the connection drains (a {@link ChunkedWriteHandler} keeps
- * at most about one chunk in flight and the messages in order); chunks that arrive are written to the store and not
- * passed on. Sits just after the codecs.
+ * hold, its chunks are written, read from the store as the connection drains (a {@link ChunkedWriteHandler}, added
+ * when the first value goes, keeps up to 16 chunks in flight and every message in order behind them); chunks that
+ * arrive are kept by the store and not passed on. Sits just after the codecs.
  */
 public final class ValueLink extends ChannelDuplexHandler {
     static final String NAME = "values";
@@ -46,7 +46,7 @@ public final class ValueLink extends ChannelDuplexHandler {
                 }
                 for (ValueRef ref : missing) {
                     try {
-                        ctx.write(new FileChunks(values.store().chunks(ref)));
+                        ctx.write(new StoreChunks(values.store().chunks(ref)));
                     } catch (java.io.IOException e) {
                         // let go here meanwhile (its computation ended): the message still goes, and whoever
                         // reads the reference says the value is not held
@@ -65,13 +65,13 @@ public final class ValueLink extends ChannelDuplexHandler {
     }
 
     /**
-     * A held value's chunks as the chunked writer pulls them: each a whole frame, read from the file straight into a
-     * transport buffer.
+     * A held value's chunks as the chunked writer pulls them: each a whole frame, copied from the store straight into
+     * a transport buffer.
      */
-    private static final class FileChunks implements ChunkedInput<ByteBuf> {
+    private static final class StoreChunks implements ChunkedInput<ByteBuf> {
         private final ValueStore.Chunks chunks;
 
-        FileChunks(ValueStore.Chunks chunks) {
+        StoreChunks(ValueStore.Chunks chunks) {
             this.chunks = chunks;
         }
 
