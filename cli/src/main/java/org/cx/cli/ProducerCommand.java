@@ -3,10 +3,13 @@ package org.cx.cli;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
+import org.cx.discovery.Networks;
 import org.cx.producer.BundleDiskCache;
 import org.cx.producer.Producer;
 import org.cx.producer.ProducerConfig;
+import org.cx.producer.ServerFinder;
 import org.cx.producer.TaskBox;
 import org.cx.security.CredentialRole;
 import org.cx.security.CxHome;
@@ -18,8 +21,12 @@ import picocli.CommandLine.Option;
 
 /** {@code cx producer}: a producer attached to a task server. */
 @Command(name = "producer", mixinStandardHelpOptions = true,
-        description = {"Runs a producer attached to a task server, until no server of its network is left.",
-            "If its server fails, it moves to a member of that server's mirror group (named when it attached).",
+        description = {"Runs a producer: a daemon that attaches to a task server and runs its tasks until stopped.",
+            "It waits for a server (or lookup service) that is not there yet, and looks again, with back-off, "
+                    + "whenever it loses its network; if its server fails, it first moves to a member of that "
+                    + "server's mirror group (named when it attached).",
+            "On SIGTERM (or Ctrl-C) it gives back the tasks it has not started, lets running ones finish for up to "
+                    + "--grace, and exits.",
             "Task code runs in one worker process per worker, inside a bubblewrap sandbox where the machine has one "
                     + "(see --task-isolation), never in the producer's own JVM unless asked."})
 final class ProducerCommand extends Printing implements Callable<Integer> {
@@ -74,6 +81,11 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                     + "(not enforced in-process). Default: ${DEFAULT-VALUE}.")
     Duration taskCpuLimit;
 
+    @Option(names = "--grace", defaultValue = "30s", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "On SIGTERM, how long running tasks may go on to finish (their results are kept); "
+                    + "cached tasks are given back at once. Default: ${DEFAULT-VALUE}.")
+    Duration grace;
+
     @Option(names = "--bundle-cache", paramLabel = "DIR",
             description = "Where code and shared data bundles are kept on disk for later computations and restarts "
                     + "(shared by the producers of a host). Default: ~/.cx/bundle-cache.")
@@ -105,8 +117,13 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                     + speed);
         }
         Tls tls = security.tls(CredentialRole.PRODUCER, false);
-        server = Lookups.serverOrLookup(server, lookup, true, tls);
-        InetSocketAddress address = WireClient.parseAddress(server);
+        if ((server == null) == (lookup == null)) {
+            throw new IllegalArgumentException("give either --server HOST:PORT or --lookup HOST:PORT (a lookup "
+                    + "service started with 'cx lookup')");
+        }
+        InetSocketAddress address = server == null ? null : WireClient.parseAddress(server); // checked now
+        ServerFinder finder = server != null ? ServerFinder.at(server)
+                : () -> List.of(Networks.serverForProducer(lookup, tls));
         String jmx = jmxOptions.start("127.0.0.1", tls);
         if (bundleCacheMiB < 0) {
             throw new IllegalArgumentException("--bundle-cache-size must be 0 or more MiB, got " + bundleCacheMiB);
@@ -116,25 +133,36 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                 .withCache(bundleCacheMiB == 0 ? BundleDiskCache.Settings.NONE : new BundleDiskCache.Settings(
                         bundleCache != null ? bundleCache : CxHome.dir().resolve("bundle-cache"),
                         bundleCacheMiB << 20));
-        try (Producer p = Producer.start(config)) {
-            out().println("producer '" + name + "' attached to " + server + " with " + workers + " worker"
-                    + (workers == 1 ? "" : "s") + "; task code runs " + where(p.isolation()));
-            out().flush();
-            while (p.tasksRun() == 0 && !p.disconnected().isDone()) {
-                Thread.sleep(5);
+        Producer p = Producer.daemon(config, finder, new Producer.Listener() {
+            @Override
+            public void attached(Producer producer, String at, boolean again) {
+                say("producer '" + name + "' attached to " + at + " with " + workers + " worker"
+                        + (workers == 1 ? "" : "s") + "; task code runs " + where(producer.isolation()));
             }
-            if (p.tasksRun() > 0) {
-                long sinceStart = System.currentTimeMillis()
-                        - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
-                out().println("producer '" + name + "' ran its first task " + sinceStart + " ms after its JVM "
-                        + "started");
-                out().flush();
+
+            @Override
+            public void waiting(String problem, Duration next) {
+                say("producer '" + name + "' waits for a server: " + problem + "; trying again in "
+                        + Math.max(1, Math.round(next.toMillis() / 1000.0)) + " s");
             }
-            p.disconnected().join();
-            out().println("producer '" + name + "' stops: its server is gone and no member of its mirror group "
-                    + "took it (" + p.tasksRun() + " tasks run)");
-        }
-        return 1;
+        });
+        Thread stopper = new Thread(() -> {
+            say("producer '" + name + "' stopping: giving back its cached tasks, letting running ones finish "
+                    + "(for at most " + grace.toSeconds() + " s)");
+            p.shutdown(grace);
+            say("producer '" + name + "' stopped (" + p.tasksRun() + " tasks run)");
+        }, "cx-producer-stop");
+        Runtime.getRuntime().addShutdownHook(stopper);
+        p.firstTask().thenRun(() -> say("producer '" + name + "' ran its first task "
+                + (System.currentTimeMillis() - java.lang.management.ManagementFactory.getRuntimeMXBean()
+                .getStartTime()) + " ms after its JVM started"));
+        p.disconnected().join();
+        return 0;
+    }
+
+    private synchronized void say(String line) {
+        out().println(line);
+        out().flush();
     }
 
     private static String where(TaskBox.Isolation isolation) {

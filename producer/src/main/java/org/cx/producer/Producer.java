@@ -29,6 +29,12 @@ import org.slf4j.LoggerFactory;
 /**
  * A producer attached to one task server. See the package docs for the flow.
  *
+ * <h2>Started once, or as a daemon</h2>
+ * {@link #start} attaches to its server at once, fails if it cannot, and stops when its server and that server's
+ * mirror group are gone. {@link #daemon} never gives up: it looks for a server through its {@link ServerFinder} with
+ * {@link Backoff back-off} until one takes it, and again whenever it loses its server and the mirror group; its
+ * {@link #shutdown} gives back the tasks it has not started and lets running ones finish first.
+ *
  * <h2>Threading</h2>
  * The connection's event loop decodes assignments, applies drops and decides what to request; it is the only
  * thread that touches the request bookkeeping. Workers block on the {@link TaskCache} and hand completions back
@@ -71,6 +77,11 @@ public final class Producer implements AutoCloseable {
     /** Computations whose results other producers check: this one claims and keeps none of their tasks. */
     private final java.util.Set<Long> validated = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final long startedNanos = System.nanoTime();
+    /** Where to look for a server when there is none; null: stop instead ({@link #start}). */
+    private final ServerFinder finder;
+    private final Listener listener;
+    /** Wakes the thread that looks for a server from its back-off when the producer closes. */
+    private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
     private final IdleLog idleLog;
     private final TaskTimeline timeline;
     private javax.management.ObjectName mbeanName;
@@ -83,8 +94,30 @@ public final class Producer implements AutoCloseable {
     private int serverIdleEstimate = -1;
     private long requestSentNanos;
 
-    private Producer(ProducerConfig config, EventLoopGroup group, boolean ownsGroup, ClassLoader applicationClasses) {
+    /** What a daemon producer tells its owner as it finds and loses servers. */
+    public interface Listener {
+        /** {@code producer} attached to {@code server} (again, after a loss, if {@code again}). */
+        void attached(Producer producer, String server, boolean again);
+
+        /** No server took this producer: {@code problem} says why; the next try is in {@code next}. */
+        void waiting(String problem, java.time.Duration next);
+
+        Listener SILENT = new Listener() {
+            @Override
+            public void attached(Producer producer, String server, boolean again) {
+            }
+
+            @Override
+            public void waiting(String problem, java.time.Duration next) {
+            }
+        };
+    }
+
+    private Producer(ProducerConfig config, EventLoopGroup group, boolean ownsGroup, ClassLoader applicationClasses,
+                     ServerFinder finder, Listener listener) {
         this.config = config;
+        this.finder = finder;
+        this.listener = listener;
         this.group = group;
         this.ownsGroup = ownsGroup;
         this.values = ValueStore.temporary("producer-" + config.name());
@@ -109,9 +142,11 @@ public final class Producer implements AutoCloseable {
     }
 
     private static Producer start(ProducerConfig config, EventLoopGroup group, boolean ownsGroup) throws IOException {
-        Producer p = new Producer(config, group, ownsGroup, Thread.currentThread().getContextClassLoader());
+        Producer p = new Producer(config, group, ownsGroup, Thread.currentThread().getContextClassLoader(), null,
+                Listener.SILENT);
         try {
             p.connect();
+            p.workers.start();
             p.registerMBean();
         } catch (IOException | RuntimeException e) {
             if (ownsGroup) {
@@ -122,9 +157,22 @@ public final class Producer implements AutoCloseable {
         return p;
     }
 
+    /**
+     * Starts a producer that never gives up: its workers start at once, and it looks for a server through
+     * {@code finder} until one takes it, and again each time it loses its server and that server's mirror group.
+     * {@code listener} hears when it attaches and why it waits.
+     */
+    public static Producer daemon(ProducerConfig config, ServerFinder finder, Listener listener) {
+        Producer p = new Producer(config, EventLoops.create("cx-producer-io", 1), true,
+                Thread.currentThread().getContextClassLoader(), finder, listener);
+        p.workers.start();
+        p.registerMBean();
+        p.lookForAServer(List.of());
+        return p;
+    }
+
     private void connect() throws IOException {
         channel = WireClient.connect(group, config.server(), config.tls(), hello(), this::attached, 10_000, values);
-        workers.start();
         channel.eventLoop().execute(this::drain);
         LOG.debug("producer {} attached to {} with {} workers", config.name(), config.server(), config.workers());
     }
@@ -210,7 +258,15 @@ public final class Producer implements AutoCloseable {
         return tasksFailed.get();
     }
 
-    /** Completes when the connection to the server is gone and no server of its mirror group took this producer. */
+    /** Completes when a worker has run its first task. */
+    public CompletableFuture<Void> firstTask() {
+        return workers.firstTask;
+    }
+
+    /**
+     * Completes when the producer stops: closed, or (started once) its server is gone and no server of its mirror
+     * group took it.
+     */
     public CompletableFuture<Void> disconnected() {
         return disconnected;
     }
@@ -232,9 +288,41 @@ public final class Producer implements AutoCloseable {
         channel.close();
     }
 
+    /**
+     * Stops as a daemon should: the workers take no new task, the cached ones are given back to the server at once
+     * (others run them), running tasks may finish for up to {@code grace} and their completions are sent, and then
+     * the producer closes.
+     */
+    public void shutdown(java.time.Duration grace) {
+        closing = true;
+        workers.finish();
+        Channel ch = channel;
+        if (ch != null && ch.isActive()) {
+            ch.eventLoop().execute(() -> {
+                giveBack(cache.takeAll());
+                channel.flush();
+            });
+        }
+        if (!workers.awaitIdle(grace)) {
+            LOG.info("producer {}: tasks still running after {} s are abandoned", config.name(), grace.toSeconds());
+        }
+        if (ch != null && ch.isActive()) {
+            ch.eventLoop().submit(this::drain).syncUninterruptibly(); // the last completions
+        }
+        close();
+    }
+
+    /** Tells the server this producer holds {@code ids} no longer (event loop). */
+    private void giveBack(List<TaskId> ids) {
+        if (!ids.isEmpty()) {
+            channel.write(new Message.GiveBack(ids.toArray(TaskId[]::new)));
+        }
+    }
+
     @Override
     public void close() {
         closing = true;
+        closed.countDown();
         Jmx.unregister(mbeanName);
         cache.close();
         workers.stop();
@@ -311,23 +399,75 @@ public final class Producer implements AutoCloseable {
         }
     }
 
-    private void failOver(List<String> candidates) {
-        try {
-            Channel next = WireClient.connectAny(group, candidates, config.tls(), hello(), this::attached, 30_000,
-                    values);
-            next.eventLoop().execute(() -> {
-                outstandingCredit = 0;
-                serverIdleEstimate = -1;
-                requestSentNanos = 0;
-                failovers.incrementAndGet();
-                drain();
-            });
-        } catch (IOException e) {
-            if (!closing) {
-                LOG.warn("producer {} found no server to fail over to: {}", config.name(), e.getMessage());
+    /**
+     * Off the event loop: tries {@code mirrorGroup} (the lost server's) for a while, then, as a daemon, what the
+     * finder names, with back-off, until a server takes this producer or it closes.
+     */
+    private void reconnect(List<String> mirrorGroup) {
+        if (!mirrorGroup.isEmpty()) {
+            try {
+                attachedTo(WireClient.connectAny(group, mirrorGroup, config.tls(), hello(), this::attached, 30_000,
+                        values), true);
+                return;
+            } catch (IOException e) {
+                if (!closing) {
+                    LOG.warn("producer {} found no server to fail over to: {}", config.name(), e.getMessage());
+                }
             }
-            disconnected.complete(null);
         }
+        if (finder == null || closing) {
+            disconnected.complete(null);
+            return;
+        }
+        Backoff backoff = new Backoff(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(30),
+                java.util.concurrent.ThreadLocalRandom.current());
+        while (!closing) {
+            String problem;
+            try {
+                List<String> found = finder.candidates();
+                if (found.isEmpty()) {
+                    problem = "no server is known yet";
+                } else {
+                    attachedTo(WireClient.connectAny(group, found, config.tls(), hello(), this::attached, 2_000,
+                            values), !mirrorGroup.isEmpty());
+                    return;
+                }
+            } catch (IOException | RuntimeException e) {
+                problem = e.getMessage() == null ? e.toString() : e.getMessage();
+            }
+            java.time.Duration wait = backoff.next();
+            listener.waiting(problem, wait);
+            try {
+                if (closed.await(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        disconnected.complete(null);
+    }
+
+    /** A new connection is up: start over with its server, which knows nothing of this producer's requests. */
+    private void attachedTo(Channel next, boolean again) {
+        next.eventLoop().execute(() -> {
+            outstandingCredit = 0;
+            serverIdleEstimate = -1;
+            requestSentNanos = 0;
+            if (again) {
+                failovers.incrementAndGet();
+            }
+            drain();
+        });
+        listener.attached(this, next.remoteAddress() instanceof java.net.InetSocketAddress a
+                ? a.getHostString() + ":" + a.getPort() : String.valueOf(next.remoteAddress()), again);
+    }
+
+    private void lookForAServer(List<String> mirrorGroup) {
+        Thread t = new Thread(() -> reconnect(mirrorGroup), config.name() + "-reconnect");
+        t.setDaemon(true);
+        t.start();
     }
 
     // ---------------------------------------------------------------- messages from the server (event loop)
@@ -515,16 +655,14 @@ public final class Producer implements AutoCloseable {
             return;
         }
         List<String> candidates = new ArrayList<>(mirrors);
-        if (candidates.isEmpty()) {
+        if (candidates.isEmpty() && finder == null) {
             LOG.warn("producer {} lost its server {}", config.name(), server);
             disconnected.complete(null);
             return;
         }
         java.util.Collections.shuffle(candidates); // spread the failed server's producers over its group
-        LOG.info("producer {} lost its server {}; failing over to one of {}", config.name(), server,
-                candidates);
-        Thread t = new Thread(() -> failOver(candidates), config.name() + "-failover");
-        t.setDaemon(true);
-        t.start();
+        LOG.info("producer {} lost its server {}; {}", config.name(), server, candidates.isEmpty()
+                ? "looking for another" : "failing over to one of " + candidates);
+        lookForAServer(candidates);
     }
 }

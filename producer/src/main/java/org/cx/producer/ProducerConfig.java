@@ -8,7 +8,7 @@ import org.cx.security.Tls;
 /**
  * Producer settings, checked once.
  *
- * @param server     the task server to attach to
+ * @param server     the task server to attach to; null for a {@link Producer#daemon}, whose finder names it
  * @param name       shown in the server's logs and status
  * @param workers    worker threads (W)
  * @param prefetch   keep tasks cached beyond the running ones (off only for experiments)

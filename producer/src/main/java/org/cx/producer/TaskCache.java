@@ -135,6 +135,29 @@ public final class TaskCache {
         }
     }
 
+    /** Removes every cached task; returns their ids. */
+    public List<TaskId> takeAll() {
+        lock.lock();
+        try {
+            List<TaskId> ids = new ArrayList<>(byId.keySet());
+            ready.clear();
+            byId.clear();
+            return ids;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes the workers that wait for a task, so that they ask {@code stillWanted} again. */
+    public void wakeAll() {
+        lock.lock();
+        try {
+            available.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Removes every cached task of a computation. */
     public int dropComputation(long computation) {
         lock.lock();
@@ -184,11 +207,20 @@ public final class TaskCache {
      * that waits across a failover gets the new server's task and the new connection, never an old pair.
      */
     public Taken takeUnder(long timeoutNanos) throws InterruptedException {
+        return takeUnder(timeoutNanos, () -> true);
+    }
+
+    /**
+     * Like {@link #takeUnder(long)}, while {@code stillWanted} holds: it is asked before each wait and after each
+     * {@link #wakeAll}, and a worker no longer wanted gets null.
+     */
+    public Taken takeUnder(long timeoutNanos, java.util.function.BooleanSupplier stillWanted)
+            throws InterruptedException {
         lock.lock();
         try {
             long remaining = timeoutNanos;
-            while (ready.isEmpty()) {
-                if (closed || remaining <= 0) {
+            while (ready.isEmpty() || !stillWanted.getAsBoolean()) {
+                if (closed || remaining <= 0 || !stillWanted.getAsBoolean()) {
                     return null;
                 }
                 if (idleWorkers++ == 0) {
@@ -230,6 +262,15 @@ public final class TaskCache {
         try {
             closed = true;
             available.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
         } finally {
             lock.unlock();
         }

@@ -54,6 +54,8 @@ final class WorkerPool {
     private final Runnable drain;
     private final AtomicLong tasksFailed;
     private final AtomicLong tasksRun = new AtomicLong();
+    /** Completes when a worker has run its first task. */
+    final java.util.concurrent.CompletableFuture<Void> firstTask = new java.util.concurrent.CompletableFuture<>();
     private final LongAdder idleNanos = new LongAdder();
     private final List<Thread> threads = new ArrayList<>();
     /** Each worker's executor, by worker. */
@@ -66,6 +68,8 @@ final class WorkerPool {
     private Path scratchRoot;
     private ScheduledExecutorService cpuWatch;
     private volatile boolean stopping;
+    /** Which workers may take tasks: the thermostat and a pause narrow it; a shutdown closes it. */
+    private final WorkerGate gate;
     /** The frame limit, read once. */
     private final int maxMessageBytes = WireConfig.maxMessageBytes();
 
@@ -83,6 +87,36 @@ final class WorkerPool {
         this.toServer = toServer;
         this.drain = drain;
         this.tasksFailed = tasksFailed;
+        this.gate = new WorkerGate(config.workers(), cache::wakeAll);
+    }
+
+    WorkerGate gate() {
+        return gate;
+    }
+
+    /** The workers take no new task; each ends after the one it runs. */
+    void finish() {
+        gate.finish();
+    }
+
+    /** Waits up to {@code grace} for every worker to end after {@link #finish}; false if some still run. */
+    boolean awaitIdle(java.time.Duration grace) {
+        long deadline = System.nanoTime() + grace.toNanos();
+        try {
+            for (Thread t : threads) {
+                long left = deadline - System.nanoTime();
+                if (left > 0) {
+                    t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                }
+                if (t.isAlive()) {
+                    return false;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -181,15 +215,25 @@ final class WorkerPool {
             ReadyTask task = null;
             int taken = 0;
             while (!stopping) {
+                if (task != null && !gate.mayRun(worker)) {
+                    cache.add(List.of(task)); // claimed, but this worker is to stop: another may run it
+                    task = null;
+                }
                 if (task == null) {
+                    if (!gate.await(worker)) {
+                        return; // the producer is finishing
+                    }
                     long waitFrom = System.nanoTime();
                     idleLog.waiting(worker, waitFrom);
-                    TaskCache.Taken next = cache.takeUnder(Long.MAX_VALUE);
+                    TaskCache.Taken next = cache.takeUnder(Long.MAX_VALUE, () -> gate.mayRun(worker));
                     long waitTo = System.nanoTime();
                     idleLog.working(worker, waitTo);
                     idleNanos.add(waitTo - waitFrom);
                     if (next == null) {
-                        return;
+                        if (stopping || cache.isClosed()) {
+                            return;
+                        }
+                        continue; // the gate narrowed while it waited
                     }
                     task = next.task();
                     taken = next.connection();
@@ -224,7 +268,9 @@ final class WorkerPool {
         ReadyTask next = null;
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {
-                tasksRun.incrementAndGet();
+                if (tasksRun.incrementAndGet() == 1) {
+                    firstTask.complete(null);
+                }
                 if (taken != cache.connection()) {
                     return null; // a task of a server this producer has left: the server that took over runs it
                 }

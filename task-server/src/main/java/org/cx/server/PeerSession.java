@@ -171,6 +171,7 @@ abstract class PeerSession {
                     }
                 }
                 case Message.Released r -> scheduler.released(producer, r.ids());
+                case Message.GiveBack g -> scheduler.givenBack(producer, g.ids());
                 case Message.TaskFailed f -> scheduler.taskFailed(producer, f.id(), f.reason(), node.cycle().now());
                 case Message.FetchBundle f -> {
                     if (toldOf(f.bundle())) {

@@ -444,18 +444,46 @@ public final class Scheduler {
         held.sort(java.util.Comparator.comparingLong(e -> e.seq)); // a repeatable order (a simulation replays it)
         for (TaskEntry e : held) {
             e.removeHolder(p);
-            if (e.holderCount() == 0) {
-                e.revoke = TaskEntry.Revoke.NONE;
-                late.stopped(e);
-                revocable.remove(e);
-                if (e.opinions != null) {
-                    awaitingOpinion.add(e); // its second opinion must come from someone else
-                }
-            }
-            ready.update(e);
+            letGo(e);
         }
         counters.tasksReleased += p.held.size();
         p.held.clear();
+        dispatch();
+    }
+
+    /** One holder less for {@code e}: with none left it is fresh for the others. */
+    private void letGo(TaskEntry e) {
+        if (e.holderCount() == 0) {
+            e.revoke = TaskEntry.Revoke.NONE;
+            late.stopped(e);
+            revocable.remove(e);
+            if (e.opinions != null) {
+                awaitingOpinion.add(e); // its second opinion must come from someone else
+            }
+        }
+        ready.update(e);
+    }
+
+    /**
+     * {@code p} holds {@code ids} no longer, unasked (it is stopping, or its owner paused it): each is fresh for the
+     * others once no one else holds it. A revoke of one of them that {@code p} has yet to answer no longer counts.
+     */
+    public void givenBack(ProducerState p, TaskId[] ids) {
+        for (TaskId id : ids) {
+            ComputationState c = computations.get(id.computation());
+            TaskEntry e = c == null ? null : c.tasks.get(id);
+            if (e == null || !e.removeHolder(p)) {
+                continue;
+            }
+            p.held.remove(e);
+            if (e.revoke == TaskEntry.Revoke.REQUESTED && p.pendingRevokes.stream().anyMatch(
+                    asked -> java.util.Arrays.asList(asked).contains(id))) {
+                e.revoke = TaskEntry.Revoke.NONE; // p's answer to that revoke will not name it
+                revokesOutstanding--;
+            }
+            letGo(e);
+            counters.tasksReleased++;
+        }
         dispatch();
     }
 

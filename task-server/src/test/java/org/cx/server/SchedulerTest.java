@@ -301,6 +301,25 @@ class SchedulerTest {
     }
 
     @Test
+    void tasksGivenBackAreFreshForOthersAndACompletionOfThemFromTheGiverIsRefused() {
+        ProducerState a = scheduler.addProducer(1, "a", 1);
+        ProducerState b = scheduler.addProducer(2, "b", 1);
+        long c = submitForkJoin();
+        TaskId root = TaskId.root(c);
+        scheduler.request(a, 1, 0); // prefetch: a is busy
+        scheduler.request(b, 1, 1); // b has an idle worker: a's copy is asked for back
+        assertTrue(out.log.contains("revoke [" + root + "] @ a"), out.log.toString());
+        scheduler.givenBack(a, new TaskId[] {root, root.child(1)}); // a pauses; it never held the second
+        assertEquals("assign " + root + " -> b", out.log.get(out.log.size() - 1));
+        assertEquals(0, a.heldCount());
+        scheduler.released(a, new TaskId[0]); // a's late answer to the revoke changes nothing
+        assertEquals(1, b.heldCount());
+        long refusedBefore = scheduler.counters().completionsRefused();
+        scheduler.completed(a, new Completion(root, new TaskEnvelope[0], new ValueEnvelope[0], 0));
+        assertEquals(refusedBefore + 1, scheduler.counters().completionsRefused(), "a gave it back");
+    }
+
+    @Test
     void unstartedPrefetchedCopiesAreRevokedForIdleWorkers() {
         ProducerState a = scheduler.addProducer(1, "a", 1);
         ProducerState b = scheduler.addProducer(2, "b", 1);

@@ -241,6 +241,13 @@ public sealed interface Message {
     }
 
     /**
+     * Producer, unasked: I hold these tasks no longer (I am stopping, or my owner paused me); give them to others.
+     * Ones I had started are abandoned: a completion of them from me would be refused.
+     */
+    record GiveBack(TaskId[] ids) implements Message {
+    }
+
+    /**
      * Server: keep copies of these unready tasks; you hold a task whose successor each is. Their inputs so far
      * follow in {@link Inputs}.
      */

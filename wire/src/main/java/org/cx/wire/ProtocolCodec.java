@@ -251,6 +251,8 @@ public final class ProtocolCodec {
             out.writeVarLong(c.offset(), true);
             writeBytes(out, c.data());
         }, in -> readValueChunk(in));
+        register(kryo, Message.GiveBack.class, id++, (out, m) -> writeTaskIds(out, m.ids()),
+                in -> new Message.GiveBack(readTaskIds(in)));
     }
 
     /** An array of objects (each may be null or a registered subtype), its length checked before allocation. */
