@@ -8,7 +8,11 @@ import java.util.concurrent.Callable;
 import org.cx.discovery.Networks;
 import org.cx.producer.BundleDiskCache;
 import org.cx.producer.Producer;
+import org.cx.producer.CpuCapMode;
+import org.cx.producer.OwnerSettings;
 import org.cx.producer.ProducerConfig;
+import org.cx.producer.RunWhen;
+import org.cx.producer.Thermostat;
 import org.cx.producer.ServerFinder;
 import org.cx.producer.TaskBox;
 import org.cx.security.CredentialRole;
@@ -21,6 +25,7 @@ import picocli.CommandLine.Option;
 
 /** {@code cx producer}: a producer attached to a task server. */
 @Command(name = "producer", mixinStandardHelpOptions = true,
+        subcommands = {ProducerThermostatCommand.class, ProducerStatusCommand.class},
         description = {"Runs a producer: a daemon that attaches to a task server and runs its tasks until stopped.",
             "It waits for a server (or lookup service) that is not there yet, and looks again, with back-off, "
                     + "whenever it loses its network; if its server fails, it first moves to a member of that "
@@ -28,7 +33,9 @@ import picocli.CommandLine.Option;
             "On SIGTERM (or Ctrl-C) it gives back the tasks it has not started, lets running ones finish for up to "
                     + "--grace, and exits.",
             "Task code runs in one worker process per worker, inside a bubblewrap sandbox where the machine has one "
-                    + "(see --task-isolation), never in the producer's own JVM unless asked."})
+                    + "(see --task-isolation), never in the producer's own JVM unless asked.",
+            "The machine's owner decides when task code runs (--run-when) and caps what it uses with a thermostat "
+                    + "file ('cx producer thermostat'); 'cx producer status' shows what the producer does."})
 final class ProducerCommand extends Printing implements Callable<Integer> {
 
     @Option(names = "--server", paramLabel = "HOST:PORT", description = "The task server to attach to.")
@@ -86,6 +93,46 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                     + "cached tasks are given back at once. Default: ${DEFAULT-VALUE}.")
     Duration grace;
 
+    @Option(names = "--run-when", defaultValue = "always", paramLabel = "WHEN", converter = RunWhenConverter.class,
+            description = {"When task code runs: 'always' (as the thermostat allows), 'idle' (while the owner is "
+                    + "away: no keyboard or mouse input for --idle-after where a desktop session exists, and the "
+                    + "owner's own programs under --owner-cpu; when the owner comes back, running tasks are frozen "
+                    + "at once), or 'schedule' (only within the thermostat's intervals). Default: ${DEFAULT-VALUE}."})
+    RunWhen runWhen;
+
+    @Option(names = "--idle-after", defaultValue = "5m", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With --run-when idle: input-free time after which the owner counts as away. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Duration idleAfter;
+
+    @Option(names = "--owner-cpu", defaultValue = "25%", paramLabel = "PERCENT",
+            description = "With --run-when idle: the owner's own programs using more of the machine's processors "
+                    + "than this count as the owner being there. Default: ${DEFAULT-VALUE}.")
+    String ownerCpu;
+
+    @Option(names = "--give-back-after", defaultValue = "1m", paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            description = "A pause (the owner came back, or the thermostat allows no CPU) longer than this gives "
+                    + "the producer's tasks back to its server, for others to run. Default: ${DEFAULT-VALUE}.")
+    Duration giveBackAfter;
+
+    @Option(names = "--thermostat", paramLabel = "FILE",
+            description = "The thermostat file: caps on the CPU and memory task code may use, by time of the "
+                    + "week; re-read within a second of a change; see 'cx producer thermostat'. "
+                    + "Default: ~/.cx/thermostat.json (no file: no caps).")
+    Path thermostat;
+
+    @Option(names = "--cpu-cap-by", defaultValue = "workers", paramLabel = "HOW", converter = CapModeConverter.class,
+            description = "How a CPU cap is kept: 'workers' (fewer workers at full speed; a remainder under one "
+                    + "processor duty-cycled) or 'duty-cycle' (every worker, stopped for part of each half second). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    CpuCapMode cpuCapBy;
+
+    @Option(names = "--state-dir", paramLabel = "DIR",
+            description = "Where the producer writes its status (for 'cx producer status') and its log of offered "
+                    + "capacity. Default: ~/.cx/producers/NAME.")
+    Path stateDir;
+
     @Option(names = "--bundle-cache", paramLabel = "DIR",
             description = "Where code and shared data bundles are kept on disk for later computations and restarts "
                     + "(shared by the producers of a host). Default: ~/.cx/bundle-cache.")
@@ -95,6 +142,44 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
             description = "Bytes of bundles kept on disk at most, in MiB; least recently used first out; "
                     + "0: keep none on disk. Default: ${DEFAULT-VALUE}.")
     long bundleCacheMiB;
+
+    /** The thermostat file this user's producers read unless told another. */
+    static Path defaultThermostat() {
+        return CxHome.dir().resolve("thermostat.json");
+    }
+
+    /** Where a producer named {@code name} writes its status unless told another place. */
+    static Path defaultStateDir(String name) {
+        return CxHome.dir().resolve("producers").resolve(name);
+    }
+
+    /** Reads {@code always}, {@code idle} or {@code schedule}. */
+    static final class RunWhenConverter implements picocli.CommandLine.ITypeConverter<RunWhen> {
+        @Override
+        public RunWhen convert(String value) {
+            for (RunWhen w : RunWhen.values()) {
+                if (w.name().equalsIgnoreCase(value)) {
+                    return w;
+                }
+            }
+            throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a time to run: choose "
+                    + "always, idle or schedule");
+        }
+    }
+
+    /** Reads {@code workers} or {@code duty-cycle}. */
+    static final class CapModeConverter implements picocli.CommandLine.ITypeConverter<CpuCapMode> {
+        @Override
+        public CpuCapMode convert(String value) {
+            for (CpuCapMode m : CpuCapMode.values()) {
+                if (m.name().replace('_', '-').equalsIgnoreCase(value)) {
+                    return m;
+                }
+            }
+            throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a way to cap CPU: choose "
+                    + "workers or duty-cycle");
+        }
+    }
 
     /** Reads {@code sandbox}, {@code process}, {@code in-process} or {@code auto}. */
     static final class IsolationConverter implements picocli.CommandLine.ITypeConverter<TaskBox.Isolation> {
@@ -132,7 +217,10 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                 .withJmx(jmx).withSpeed(speed).withBox(new TaskBox(isolation, taskHeapMiB, taskCpuLimit))
                 .withCache(bundleCacheMiB == 0 ? BundleDiskCache.Settings.NONE : new BundleDiskCache.Settings(
                         bundleCache != null ? bundleCache : CxHome.dir().resolve("bundle-cache"),
-                        bundleCacheMiB << 20));
+                        bundleCacheMiB << 20))
+                .withOwner(new OwnerSettings(runWhen, thermostat != null ? thermostat : defaultThermostat(),
+                        idleAfter, Thermostat.parseCpu(ownerCpu), giveBackAfter, cpuCapBy,
+                        stateDir != null ? stateDir : defaultStateDir(name)));
         Producer p = Producer.daemon(config, finder, new Producer.Listener() {
             @Override
             public void attached(Producer producer, String at, boolean again) {

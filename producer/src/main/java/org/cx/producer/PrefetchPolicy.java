@@ -17,7 +17,7 @@ public final class PrefetchPolicy {
     /** Round trips vary; cover twice the average so a slow one still finds a task cached. */
     private static final double RTT_MARGIN = 2.0;
 
-    private final int workers;
+    private int workers;
     private final boolean enabled;
     private final int maxCached;
     private double taskNanos = -1;
@@ -30,6 +30,11 @@ public final class PrefetchPolicy {
         this.workers = workers;
         this.enabled = enabled;
         this.maxCached = maxCached;
+    }
+
+    /** Only {@code n} workers (0..W) may take tasks now (the owner's thermostat, or a pause): cache for those. */
+    public void openWorkers(int n) {
+        workers = Math.max(0, n);
     }
 
     public void recordTaskNanos(long nanos) {
@@ -50,7 +55,7 @@ public final class PrefetchPolicy {
 
     /** The high watermark: tasks to keep cached beyond those running. */
     public int depth() {
-        if (!enabled) {
+        if (!enabled || workers == 0) {
             return 0;
         }
         if (taskNanos < 0 || rttNanos < 0) {

@@ -85,6 +85,8 @@ public final class Producer implements AutoCloseable {
     private final IdleLog idleLog;
     private final TaskTimeline timeline;
     private javax.management.ObjectName mbeanName;
+    /** Carries out the owner's rules and caps; null if there are none. */
+    private volatile Governor governor;
     // Event-loop-only state.
     private int outstandingCredit;
     /**
@@ -146,7 +148,7 @@ public final class Producer implements AutoCloseable {
                 Listener.SILENT);
         try {
             p.connect();
-            p.workers.start();
+            p.startWorkers();
             p.registerMBean();
         } catch (IOException | RuntimeException e) {
             if (ownsGroup) {
@@ -165,10 +167,44 @@ public final class Producer implements AutoCloseable {
     public static Producer daemon(ProducerConfig config, ServerFinder finder, Listener listener) {
         Producer p = new Producer(config, EventLoops.create("cx-producer-io", 1), true,
                 Thread.currentThread().getContextClassLoader(), finder, listener);
-        p.workers.start();
+        p.startWorkers();
         p.registerMBean();
         p.lookForAServer(List.of());
         return p;
+    }
+
+    private void startWorkers() {
+        workers.start();
+        if (config.owner().governed()) {
+            governor = Governor.start(config.name(), config.workers(), workers, config.owner(), new Governor.Hooks() {
+                @Override
+                public void giveBackCached() {
+                    Channel ch = channel;
+                    if (ch != null) {
+                        ch.eventLoop().execute(() -> {
+                            giveBack(cache.takeAll());
+                            drain();
+                        });
+                    }
+                }
+
+                @Override
+                public String server() {
+                    return serverAddress();
+                }
+
+                @Override
+                public long tasksRun() {
+                    return Producer.this.tasksRun();
+                }
+            });
+        }
+    }
+
+    /** What the owner's rules make this producer do now; null if it has none ({@link OwnerSettings#NONE}). */
+    Governor.Status ownerStatus() {
+        Governor g = governor;
+        return g == null ? null : g.status();
     }
 
     private void connect() throws IOException {
@@ -190,7 +226,12 @@ public final class Producer implements AutoCloseable {
     /** The address of the server this producer is attached to now. */
     public String serverAddress() {
         Channel ch = channel;
-        return ch == null ? "" : String.valueOf(ch.remoteAddress());
+        return ch == null || !ch.isActive() ? "" : hostPort(ch.remoteAddress());
+    }
+
+    private static String hostPort(java.net.SocketAddress address) {
+        return address instanceof java.net.InetSocketAddress a ? a.getHostString() + ":" + a.getPort()
+                : String.valueOf(address);
     }
 
     /** {@code System.nanoTime()} when tasks last arrived from the server. */
@@ -295,6 +336,7 @@ public final class Producer implements AutoCloseable {
      */
     public void shutdown(java.time.Duration grace) {
         closing = true;
+        closeGovernor(); // frozen tasks must run to finish
         workers.finish();
         Channel ch = channel;
         if (ch != null && ch.isActive()) {
@@ -312,6 +354,14 @@ public final class Producer implements AutoCloseable {
         close();
     }
 
+    private void closeGovernor() {
+        Governor g = governor;
+        governor = null;
+        if (g != null) {
+            g.close();
+        }
+    }
+
     /** Tells the server this producer holds {@code ids} no longer (event loop). */
     private void giveBack(List<TaskId> ids) {
         if (!ids.isEmpty()) {
@@ -323,6 +373,7 @@ public final class Producer implements AutoCloseable {
     public void close() {
         closing = true;
         closed.countDown();
+        closeGovernor();
         Jmx.unregister(mbeanName);
         cache.close();
         workers.stop();
@@ -387,6 +438,7 @@ public final class Producer implements AutoCloseable {
     }
 
     private void requestIfNeeded() {
+        policy.openWorkers(workers.gate().openWorkers());
         int starving = cache.starvingWorkers();
         int credit = policy.creditToRequest(starving, cache.size(), outstandingCredit);
         if (credit != 0 || starving != serverIdleEstimate) {
@@ -460,8 +512,7 @@ public final class Producer implements AutoCloseable {
             }
             drain();
         });
-        listener.attached(this, next.remoteAddress() instanceof java.net.InetSocketAddress a
-                ? a.getHostString() + ":" + a.getPort() : String.valueOf(next.remoteAddress()), again);
+        listener.attached(this, hostPort(next.remoteAddress()), again);
     }
 
     private void lookForAServer(List<String> mirrorGroup) {

@@ -23,10 +23,11 @@ import org.cx.security.Tls;
  * @param tls        this producer's credential (the server must hold a server one); null for a plain connection
  * @param box        where task code runs, and within which limits
  * @param cache      where code and shared data bundles are kept on disk ({@link BundleDiskCache.Settings#NONE}: not)
+ * @param owner      when task code may run and within which caps, as the machine's owner decides
  */
 public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached,
                              boolean claim, String jmx, double speed, boolean timeline, Tls tls, TaskBox box,
-                             BundleDiskCache.Settings cache) {
+                             BundleDiskCache.Settings cache, OwnerSettings owner) {
 
     /** Largest host speed accepted: beyond it a synthetic load is no longer a load. */
     public static final double MAX_SPEED = 1000;
@@ -51,50 +52,58 @@ public record ProducerConfig(InetSocketAddress server, String name, int workers,
     /** With {@code tls} (null: a plain connection). */
     public static ProducerConfig of(InetSocketAddress server, int workers, Tls tls) {
         return new ProducerConfig(server, "producer", workers, true, 256, true, "", 1.0, false, tls,
-                TaskBox.defaults(), BundleDiskCache.Settings.NONE);
+                TaskBox.defaults(), BundleDiskCache.Settings.NONE, OwnerSettings.NONE);
     }
 
     public ProducerConfig withName(String newName) {
         return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx, speed, timeline,
-                tls, box, cache);
+                tls, box, cache, owner);
     }
 
     public ProducerConfig withPrefetch(boolean on) {
-        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed, timeline, tls, box, cache);
+        return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed, timeline, tls, box, cache,
+                owner);
     }
 
     public ProducerConfig withClaim(boolean on) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx, speed, timeline,
-                tls, box, cache);
+                tls, box, cache, owner);
     }
 
     public ProducerConfig withJmx(String url) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url, speed, timeline,
-                tls, box, cache);
+                tls, box, cache, owner);
     }
 
     public ProducerConfig withSpeed(double factor) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, factor, timeline,
-                tls, box, cache);
+                tls, box, cache, owner);
     }
 
     public ProducerConfig withTls(Tls newTls) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline,
-                newTls, box, cache);
+                newTls, box, cache, owner);
     }
 
     public ProducerConfig withTimeline(boolean on) {
-        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, on, tls, box, cache);
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, on, tls, box, cache,
+                owner);
     }
 
     /** Keeps code and shared data bundles on disk as {@code settings} say, across computations and restarts. */
     public ProducerConfig withCache(BundleDiskCache.Settings settings) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline, tls, box,
-                settings);
+                settings, owner);
+    }
+
+    /** Runs task code when and within what {@code settings} say. */
+    public ProducerConfig withOwner(OwnerSettings settings) {
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline, tls, box,
+                cache, settings);
     }
 
     public ProducerConfig withBox(TaskBox newBox) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline,
-                tls, newBox, cache);
+                tls, newBox, cache, owner);
     }
 }

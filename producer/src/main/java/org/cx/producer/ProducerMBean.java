@@ -67,4 +67,46 @@ final class ProducerMBean implements ProducerMXBean {
     public long getWorkerRestarts() {
         return producer.workerRestarts();
     }
+
+    @Override
+    public String getState() {
+        Governor.Status s = producer.ownerStatus();
+        return s == null ? RunPolicy.State.RUNNING.name() : s.state().name();
+    }
+
+    @Override
+    public String getStateReason() {
+        Governor.Status s = producer.ownerStatus();
+        return s == null ? "running: no owner's rules" : s.why();
+    }
+
+    @Override
+    public double getCpuCap() {
+        Governor.Status s = producer.ownerStatus();
+        return s == null ? 1 : s.cap().cpu();
+    }
+
+    @Override
+    public String getMemoryCap() {
+        Governor.Status s = producer.ownerStatus();
+        return (s == null ? Thermostat.Memory.UNLIMITED : s.cap().memory()).toString();
+    }
+
+    @Override
+    public int getOpenWorkers() {
+        Governor.Status s = producer.ownerStatus();
+        return s == null ? producer.config().workers() : s.openWorkers();
+    }
+
+    @Override
+    public long getTasksToday() {
+        Governor.Status s = producer.ownerStatus();
+        return s == null ? producer.tasksRun() : s.tasksToday();
+    }
+
+    @Override
+    public double getCpuSecondsToday() {
+        Governor.Status s = producer.ownerStatus();
+        return s == null ? 0 : s.cpuToday();
+    }
 }

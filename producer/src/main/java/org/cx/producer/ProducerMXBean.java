@@ -31,4 +31,28 @@ public interface ProducerMXBean {
 
     /** Worker processes replaced because task code ended them, or was stopped (CPU limit, computation ended). */
     long getWorkerRestarts();
+
+    /**
+     * What the owner's rules make the producer do: {@code RUNNING}, {@code CAPPED} (within a CPU cap) or
+     * {@code PAUSED}; {@code RUNNING} if it has no rules.
+     */
+    String getState();
+
+    /** Why, in words ("the owner is using this machine", "running within cpu 50%, memory 2G" …). */
+    String getStateReason();
+
+    /** The thermostat's CPU cap in force, as a share of the machine's processors, 0..1. */
+    double getCpuCap();
+
+    /** The thermostat's memory cap in force ({@code 2G}, {@code 50%}, {@code unlimited}). */
+    String getMemoryCap();
+
+    /** Workers that may take tasks now (fewer than all under a CPU cap, none while paused). */
+    int getOpenWorkers();
+
+    /** Tasks run since local midnight. */
+    long getTasksToday();
+
+    /** CPU seconds used by task code since local midnight (0 for in-process workers). */
+    double getCpuSecondsToday();
 }

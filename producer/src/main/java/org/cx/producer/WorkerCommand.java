@@ -46,10 +46,20 @@ final class WorkerCommand {
         return isolation;
     }
 
+    /** The heap a worker gets unless the owner's memory cap leaves less. */
+    int heapMiB() {
+        return heapMiB;
+    }
+
     /** The command that starts a worker whose scratch directory is {@code scratch}. */
     List<String> command(Path scratch) {
+        return command(scratch, heapMiB);
+    }
+
+    /** The same, with a heap of {@code heap} MiB. */
+    List<String> command(Path scratch, int heap) {
         List<String> java = new ArrayList<>(List.of(javaExecutable(),
-                "-Xmx" + heapMiB + "m", "-XX:MaxMetaspaceSize=256m", "-XX:MaxDirectMemorySize=64m",
+                "-Xmx" + heap + "m", "-XX:MaxMetaspaceSize=256m", "-XX:MaxDirectMemorySize=64m",
                 "-XX:+UseSerialGC", "-XX:-UsePerfData",
                 "-Djava.io.tmpdir=" + scratch, "-Duser.home=" + scratch));
         if (Runtime.version().feature() >= 24) {

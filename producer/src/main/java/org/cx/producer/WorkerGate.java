@@ -7,8 +7,9 @@ package org.cx.producer;
  */
 final class WorkerGate {
     private final int workers;
-    private int open;
-    private boolean finishing;
+    // Written under this object's lock; read without it on hot paths (a drain asks how many workers are open).
+    private volatile int open;
+    private volatile boolean finishing;
     /** Called when the gate narrows or closes: wakes the workers that wait on the cache, so they come here. */
     private final Runnable narrowed;
 
@@ -40,12 +41,12 @@ final class WorkerGate {
         narrowed.run();
     }
 
-    synchronized int openWorkers() {
+    int openWorkers() {
         return finishing ? 0 : open;
     }
 
     /** Whether {@code worker} may take a task now. */
-    synchronized boolean mayRun(int worker) {
+    boolean mayRun(int worker) {
         return !finishing && worker < open;
     }
 

@@ -70,6 +70,8 @@ final class WorkerPool {
     private volatile boolean stopping;
     /** Which workers may take tasks: the thermostat and a pause narrow it; a shutdown closes it. */
     private final WorkerGate gate;
+    /** Per worker, 1 while its running task is being stopped to be given back to the server rather than reported. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray givingBack;
     /** The frame limit, read once. */
     private final int maxMessageBytes = WireConfig.maxMessageBytes();
 
@@ -88,6 +90,62 @@ final class WorkerPool {
         this.drain = drain;
         this.tasksFailed = tasksFailed;
         this.gate = new WorkerGate(config.workers(), cache::wakeAll);
+        this.givingBack = new java.util.concurrent.atomic.AtomicIntegerArray(config.workers());
+    }
+
+    /** The worker processes and their descendants (empty for in-process workers). */
+    long[] workerPids() {
+        return processes().flatMapToLong(w -> java.util.Arrays.stream(w.pids())).toArray();
+    }
+
+    /** Workers that run a task now in a worker process. */
+    int busyWorkers() {
+        return (int) processes().filter(WorkerProcess::busy).count();
+    }
+
+    /** Stops the tasks worker processes run now, to give them back to the server; returns how many. */
+    int giveBackRunning() {
+        int stopped = 0;
+        for (int i = 0; i < executors.size(); i++) {
+            if (executors.get(i) instanceof WorkerProcess w && giveBack(i, w)) {
+                stopped++;
+            }
+        }
+        return stopped;
+    }
+
+    /**
+     * Gives back the task of each worker process whose resident memory is over {@code bytes} (the owner's memory
+     * cap, shared among the open workers), and lowers the heap of processes started from now on to fit it.
+     */
+    void memoryShare(long bytes) {
+        int heap = (int) Math.max(32, Math.min(config.box().heapMiB(), (bytes >> 20) - WORKER_OVERHEAD_MIB));
+        for (int i = 0; i < executors.size(); i++) {
+            if (executors.get(i) instanceof WorkerProcess w) {
+                w.heapMiB(heap);
+                long resident = ProcessSignals.residentBytes(w.pids());
+                if (w.busy() && resident > bytes && giveBack(i, w)) {
+                    LOG.info("producer {}: worker {} used {} MiB, over the {} MiB its owner's memory cap leaves it: "
+                            + "its task is given back", config.name(), i, resident >> 20, bytes >> 20);
+                }
+            }
+        }
+    }
+
+    /** Memory of a worker process beyond its heap (code, metaspace, thread stacks, buffers), in MiB. */
+    private static final int WORKER_OVERHEAD_MIB = 64;
+
+    private boolean giveBack(int worker, WorkerProcess w) {
+        givingBack.set(worker, 1);
+        if (w.giveBackIfRunning()) {
+            return true;
+        }
+        givingBack.set(worker, 0);
+        return false;
+    }
+
+    private java.util.stream.Stream<WorkerProcess> processes() {
+        return executors.stream().filter(WorkerProcess.class::isInstance).map(WorkerProcess.class::cast);
     }
 
     WorkerGate gate() {
@@ -252,6 +310,12 @@ final class WorkerPool {
     private ReadyTask runAndClaim(int worker, ReadyTask task, int taken) {
         long start = timeline.enabled() ? System.nanoTime() : 0;
         TaskRunner.Outcome outcome = executors.get(worker).run(task);
+        boolean givenBack = givingBack.getAndSet(worker, 0) == 1;
+        if (outcome == null && givenBack && !stopping) {
+            toServer.add(new Message.GiveBack(new org.cx.api.TaskId[] {task.task().id()}));
+            drain.run();
+            return null;
+        }
         if (outcome == null || stopping) {
             return null; // stopped: its computation is over, or the producer is closing (and ended the process)
         }

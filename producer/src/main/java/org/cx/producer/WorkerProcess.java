@@ -52,6 +52,8 @@ final class WorkerProcess implements TaskExecutor {
     /** Lines of a worker's standard error kept to explain its end. */
     private static final int TAIL_LINES = 12;
     private static final String ENDED = "";
+    /** Why a task stopped by {@link #giveBackIfRunning} was: it is given back, not reported as failed. */
+    private static final String GIVEN_BACK = "given back";
 
     private final String name;
     private final WorkerCommand command;
@@ -67,6 +69,10 @@ final class WorkerProcess implements TaskExecutor {
     private final org.cx.wire.ValueStore values;
     private final boolean ownsValues;
     private final AtomicLong restarts = new AtomicLong();
+    /** The heap a new process gets now, in MiB: the owner's memory cap may lower it. */
+    private volatile int heapMiB;
+    /** The heap the running process was started with. */
+    private int processHeapMiB;
     /** Computations that ended since the process last heard: it may drop their code. */
     private final Queue<Long> endedSinceLastTask = new ConcurrentLinkedQueue<>();
 
@@ -110,6 +116,15 @@ final class WorkerProcess implements TaskExecutor {
         this.ownsValues = codecs.values() == null; // a process's large values come back whatever the codecs
         this.values = ownsValues ? org.cx.wire.ValueStore.temporary(name) : codecs.values();
         this.scratch = scratchRoot.resolve(name);
+        this.heapMiB = command.heapMiB();
+    }
+
+    /**
+     * New processes get a heap of {@code mib}; a process started with more is replaced before its next task (the
+     * owner's memory cap fell).
+     */
+    void heapMiB(int mib) {
+        heapMiB = mib;
     }
 
     /** Starts the process ahead of the first task, so that its JVM boots meanwhile. */
@@ -171,7 +186,7 @@ final class WorkerProcess implements TaskExecutor {
             }
             String exit = end();
             restarts.incrementAndGet();
-            if (why == ENDED) {
+            if (why == ENDED || why == GIVEN_BACK) {
                 return null;
             }
             if (why != null) {
@@ -196,13 +211,15 @@ final class WorkerProcess implements TaskExecutor {
      */
     private void ensureStarted() throws IOException {
         synchronized (this) {
-            if (process != null && process.isAlive() && !killed && streams.pending() == 0) {
+            if (process != null && process.isAlive() && !killed && streams.pending() == 0
+                    && processHeapMiB <= heapMiB) {
                 return;
             }
         }
         end();
         Scratch.empty(scratch);
-        ProcessBuilder pb = new ProcessBuilder(command.command(scratch)).directory(scratch.toFile());
+        int heap = heapMiB;
+        ProcessBuilder pb = new ProcessBuilder(command.command(scratch, heap)).directory(scratch.toFile());
         pb.environment().clear();
         Process p = pb.start();
         Deque<String> tail = new ArrayDeque<>();
@@ -211,6 +228,7 @@ final class WorkerProcess implements TaskExecutor {
         logger.start();
         synchronized (this) {
             process = p;
+            processHeapMiB = heap;
             killed = false;
             watchedSeq = -1;
             tree = null;
@@ -304,12 +322,48 @@ final class WorkerProcess implements TaskExecutor {
         stopIfRunning(computation, ENDED);
     }
 
-    private synchronized void stopIfRunning(long computation, String why) {
+    /**
+     * Stops the running task, if any, so that the producer gives it back to its server ({@link #run} returns null);
+     * true if one ran.
+     */
+    boolean giveBackIfRunning() {
+        return stopIfRunning(-1, GIVEN_BACK);
+    }
+
+    private synchronized boolean stopIfRunning(long computation, String why) {
         if (process != null && runningComputation != -1 && (computation == -1 || runningComputation == computation)) {
             stoppedBecause = why;
             killed = true;
             kill(process);
+            return true;
         }
+        return false;
+    }
+
+    /** Whether a task runs now. */
+    synchronized boolean busy() {
+        return process != null && runningComputation != -1;
+    }
+
+    /** The process and its descendants as found once per process (empty if none runs). */
+    long[] pids() {
+        Process p;
+        synchronized (this) {
+            p = process;
+        }
+        return p == null ? new long[0] : tree(p);
+    }
+
+    private synchronized long[] tree(Process p) {
+        if (tree == null || process != p) {
+            long[] found = java.util.stream.LongStream.concat(java.util.stream.LongStream.of(p.pid()),
+                    p.descendants().mapToLong(ProcessHandle::pid)).toArray();
+            if (process != p || found.length == 1 && command.isolation() == TaskBox.Isolation.SANDBOX) {
+                return found; // bubblewrap has yet to start the JVM: look again next time
+            }
+            tree = found;
+        }
+        return tree;
     }
 
     /**
@@ -349,14 +403,7 @@ final class WorkerProcess implements TaskExecutor {
      * starts count once they end, as their parent's children); -1 if the process is gone.
      */
     private long cpuNanos(Process p) {
-        long[] pids;
-        synchronized (this) {
-            if (tree == null) {
-                tree = java.util.stream.LongStream.concat(java.util.stream.LongStream.of(p.pid()),
-                        p.descendants().mapToLong(ProcessHandle::pid)).toArray();
-            }
-            pids = tree;
-        }
+        long[] pids = tree(p);
         long total = 0;
         for (long pid : pids) {
             long cpu = ProcessCpu.nanos(pid);
