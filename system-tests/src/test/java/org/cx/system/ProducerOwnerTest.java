@@ -1,0 +1,159 @@
+package org.cx.system;
+
+import static org.cx.system.Cli.cx;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.cx.api.Computation;
+import org.cx.cli.Cx;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.examples.fib.Load;
+import org.cx.harness.LocalCluster;
+import org.cx.server.TaskServerNode;
+import org.cx.testing.Await;
+import org.cx.testing.ChildProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The machine's owner in charge of a producer ({@code cx producer} with a thermostat and a screensaver mode): task
+ * code is frozen when the owner says so or comes back, runs again without a restart, and a long pause gives the
+ * producer's tasks back.
+ */
+class ProducerOwnerTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final Load LEAF_20MS = Load.ofMillis(Load.Kind.SLEEP, 0, 20, 0);
+
+    @TempDir
+    Path dir;
+
+    private ChildProcess producer(TaskServerNode server, String... options) throws IOException {
+        List<String> args = new ArrayList<>(List.of("producer", "--server", "127.0.0.1:" + server.port(),
+                "--workers", "2", "--name", "owned", "--no-jmx", "--task-isolation", "process",
+                "--thermostat", dir.resolve("thermostat.json").toString(), "--state-dir", dir.resolve("state")
+                        .toString()));
+        args.addAll(List.of(options));
+        ChildProcess p = ChildProcess.start("owned", Cx.class.getName(), args.toArray(String[]::new));
+        p.awaitLine("attached to", WAIT);
+        return p;
+    }
+
+    private void thermostat(String cpu) {
+        Cli.Run set = cx("producer", "thermostat", "set", "--file", dir.resolve("thermostat.json").toString(),
+                "--cpu", cpu);
+        assertEquals(0, set.exit(), set.err());
+    }
+
+    private String status() {
+        Cli.Run status = cx("producer", "status", "--state-dir", dir.resolve("state").toString());
+        return status.out() + status.err();
+    }
+
+    /** The worker processes (JVMs running WorkerMain) of producer process {@code producer}. */
+    private static List<ProcessHandle> workers(ChildProcess producer) {
+        return ProcessHandle.of(producer.pid()).orElseThrow().descendants()
+                .filter(h -> commandLine(h.pid()).contains("org.cx.producer.WorkerMain")).toList();
+    }
+
+    /** From {@code /proc}: the JDK gives no arguments of other processes here. */
+    private static String commandLine(long pid) {
+        try {
+            return Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ');
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static boolean allFrozen(ChildProcess producer) {
+        List<ProcessHandle> w = workers(producer);
+        return !w.isEmpty() && w.stream().allMatch(h -> state(h.pid()) == 'T');
+    }
+
+    private static boolean noneFrozen(ChildProcess producer) {
+        return workers(producer).stream().noneMatch(h -> state(h.pid()) == 'T');
+    }
+
+    private static char state(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.charAt(stat.lastIndexOf(')') + 2);
+        } catch (IOException e) {
+            return '?';
+        }
+    }
+
+    @Test
+    void theThermostatFreezesTaskCodeAndAChangeLetsItRunWithoutARestart() throws Exception {
+        thermostat("0%");
+        try (LocalCluster cluster = Clusters.audited(0, 1, true);
+             Consumer consumer = cluster.consumer();
+             ChildProcess owned = producer(cluster.server())) {
+            Computation<Long> c = consumer.submit(new Fib(10, LEAF_20MS));
+            Await.until("the worker processes to be frozen", WAIT, () -> allFrozen(owned));
+            Await.until("the status to say so", WAIT, () -> status().contains("suspended"));
+            assertTrue(status().contains("the thermostat allows no CPU now"), status());
+            assertEquals(0, cluster.server().status().tasksCompleted(), "nothing ran");
+
+            thermostat("100%");
+            assertEquals(Fib.value(10), c.result().get(60, TimeUnit.SECONDS));
+            assertTrue(noneFrozen(owned));
+            Await.until("the status to say it runs", WAIT, () -> status().contains("idle: no tasks to run"));
+            assertTrue(status().contains(Fib.taskCount(10) + " tasks"), status());
+            String offered = Files.readString(dir.resolve("state").resolve("offered.log"));
+            assertTrue(offered.indexOf("\"paused\"") < offered.indexOf("\"running\"") && offered.contains(
+                    "\"running\""), offered);
+        }
+    }
+
+    @Test
+    void whenTheOwnersProgramsGetBusyTaskCodeIsFrozenAndThawedWhenTheyStop() throws Exception {
+        try (LocalCluster cluster = Clusters.audited(0, 1, true);
+             Consumer consumer = cluster.consumer();
+             ChildProcess owned = producer(cluster.server(), "--run-when", "idle", "--owner-cpu", "60%")) {
+            Computation<Long> c = consumer.submit(new Fib(13, LEAF_20MS));
+            Await.until("tasks to run", WAIT, () -> cluster.server().status().tasksCompleted() > 20);
+            List<Process> owner = new ArrayList<>();
+            try {
+                for (int i = 0; i < Runtime.getRuntime().availableProcessors(); i++) {
+                    owner.add(new ProcessBuilder("sh", "-c", "while :; do :; done").start());
+                }
+                Await.until("the worker processes to be frozen", WAIT, () -> allFrozen(owned));
+                assertTrue(status().contains("the owner's programs use"), status());
+                assertFalse(c.result().isDone());
+            } finally {
+                owner.forEach(Process::destroyForcibly);
+            }
+            assertEquals(Fib.value(13), c.result().get(120, TimeUnit.SECONDS));
+            assertTrue(noneFrozen(owned));
+            assertEquals(1, cluster.server().audit().maxApplied(), "no task's effects applied twice");
+        }
+    }
+
+    @Test
+    void aPauseLongerThanItsLimitGivesTheTasksBackForOthersToRun() throws Exception {
+        thermostat("100%");
+        try (LocalCluster cluster = Clusters.audited(0, 1, true);
+             Consumer consumer = cluster.consumer();
+             ChildProcess owned = producer(cluster.server(), "--give-back-after", "1s")) {
+            TaskServerNode server = cluster.server();
+            Computation<Long> c = consumer.submit(new Fib(13, LEAF_20MS));
+            Await.until("tasks to run", WAIT, () -> server.status().tasksCompleted() > 20);
+            thermostat("0%");
+            Await.until("the paused producer to give its tasks back", WAIT,
+                    () -> server.status().tasksReleased() > 0);
+            cluster.addProducer(2, true);
+            assertEquals(Fib.value(13), c.result().get(120, TimeUnit.SECONDS));
+            assertTrue(allFrozen(owned) || workers(owned).isEmpty(), "it stayed paused");
+            assertEquals(1, server.audit().maxApplied(), "no task's effects applied twice");
+        }
+    }
+}
