@@ -18,11 +18,11 @@ import picocli.CommandLine.Option;
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Shows what this machine's producers do: running, idle (no tasks), suspended (and why) or "
                 + "waiting for a server; the cap in force; tasks run and CPU used today.",
-            "Reads the status each producer writes every few seconds (see 'cx producer --state-dir')."})
+            "Reads the status each producer writes when it changes and every 10 s (see 'cx producer --state-dir')."})
 final class ProducerStatusCommand extends Printing implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** A status older than this, of a process still alive, is of a producer that does not answer. */
-    private static final Duration STALE = Duration.ofSeconds(30);
+    private static final Duration STALE = Duration.ofSeconds(60);
 
     @Option(names = "--name", paramLabel = "NAME", description = "Only the producer of this name.")
     String name;

@@ -139,17 +139,21 @@ public final class LocalCluster implements AutoCloseable {
     /** Attaches one more producer that runs task code as {@code box} says. */
     public Producer addProducer(int server, int workers, boolean prefetch, double speed, TaskBox box)
             throws IOException {
+        return addProducer(server, workers, c -> c.withPrefetch(prefetch).withSpeed(speed).withBox(box));
+    }
+
+    /** Attaches one more producer to server {@code server}, its settings as {@code adjust} makes them. */
+    public Producer addProducer(int server, int workers, java.util.function.UnaryOperator<ProducerConfig> adjust)
+            throws IOException {
         TaskServerNode to = servers.get(server);
         String name = "producer-" + producers.size();
         ProducerConfig pc = (to.config().insecure() ? ProducerConfig.of(to.address(), workers, null)
                 : ownCredentials ? ProducerConfig.of(to.address(), workers, CxHome.local(CredentialRole.PRODUCER, name,
                 false)) : ProducerConfig.of(to.address(), workers))
                 .withName(name)
-                .withPrefetch(prefetch)
-                .withSpeed(speed)
                 .withTimeline(timelines)
                 .withBox(box);
-        Producer p = Producer.start(pc, producerLoops);
+        Producer p = Producer.start(adjust.apply(pc), producerLoops);
         producers.add(p);
         producerServers.add(server);
         return p;

@@ -24,7 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries out what a producer's owner decided ({@link OwnerSettings}), on one thread, every {@link #TICK_MILLIS}:
+ * Carries out what a producer's owner decided ({@link OwnerSettings}), on one thread, every {@link #TICK_MILLIS} while
+ * task code runs (or is frozen, or duty-cycled) and every {@link #IDLE_TICK_MILLIS} while it has nothing to run (then
+ * there is nothing to freeze at once, and an idle producer costs its owner little):
  * <ol>
  *   <li>re-reads the thermostat file if it changed, and takes the cap in force now;</li>
  *   <li>asks the {@link RunPolicy} whether task code may run (the screensaver rule, the schedule);</li>
@@ -42,9 +44,10 @@ final class Governor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Governor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     static final long TICK_MILLIS = 250;
+    static final long IDLE_TICK_MILLIS = 1000;
     static final long DUTY_PERIOD_MILLIS = 500;
     /** How often the status file is rewritten when nothing changed. */
-    private static final long STATUS_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
+    static final long STATUS_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     static final String STATUS_FILE = "status.json";
     static final String OFFERED_LOG = "offered.log";
 
@@ -140,7 +143,7 @@ final class Governor implements AutoCloseable {
     }
 
     void start() {
-        thread.scheduleWithFixedDelay(this::tickSafely, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        thread.execute(this::tickSafely);
     }
 
     Status status() {
@@ -152,6 +155,10 @@ final class Governor implements AutoCloseable {
             tick(System.nanoTime());
         } catch (RuntimeException e) {
             LOG.warn("producer {}: the governor's round failed: {}", name, e.toString(), e);
+        }
+        if (!thread.isShutdown()) {
+            boolean active = duty < 1 || pool.busyWorkers() > 0;
+            thread.schedule(this::tickSafely, active ? TICK_MILLIS : IDLE_TICK_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -376,7 +383,7 @@ final class Governor implements AutoCloseable {
         n.put("cpuSecondsToday", Math.round(s.cpuToday() * 10) / 10.0);
         try {
             Files.createDirectories(dir);
-            Path temp = Files.createTempFile(dir, ".status", ".tmp");
+            Path temp = dir.resolve("." + STATUS_FILE + ".tmp"); // this thread alone writes it
             Files.writeString(temp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(n) + "\n");
             Files.move(temp, dir.resolve(STATUS_FILE), StandardCopyOption.ATOMIC_MOVE,
                     StandardCopyOption.REPLACE_EXISTING);

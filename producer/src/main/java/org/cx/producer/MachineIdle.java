@@ -22,17 +22,16 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>input: the idle hint of logind's graphical sessions ({@code loginctl}), the X11 screensaver's idle time
  *       ({@code xprintidle}, where {@code DISPLAY} is set and it is installed), and the last read of a terminal
- *       (the access time of {@code /dev/pts/*} and {@code /dev/tty<n>}, as {@code w} shows it); none of these: no
+ *       (the access time of {@code /dev/pts/*} and of the consoles {@code /dev/tty1..9}, as {@code w} shows it); none of these: no
  *       desktop session;</li>
- *   <li>the owner's processes: the machine's busy time from {@code /proc/stat} less what task code and this producer
- *       used, over the time since the last sample.</li>
+ *   <li>the owner's processes: the machine's busy time from {@code /proc/uptime} less what task code and this
+ *       producer used, over the time since the last sample.</li>
  * </ul>
- * The programs are asked at most once a second; the files are read at each sample.
+ * The programs and the terminals are asked at most once a second; {@code /proc/uptime} is read at each sample.
  */
 final class MachineIdle implements IdleSource {
     private static final Logger LOG = LoggerFactory.getLogger(MachineIdle.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final long TICK_NANOS = 10_000_000L; // /proc/stat counts in 1/100 s
     private static final long ASK_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final LongSupplier ourCpuNanos;
@@ -55,9 +54,9 @@ final class MachineIdle implements IdleSource {
     public RunPolicy.Sample sample(long nowNanos) {
         if (nowNanos - askedAt >= ASK_EVERY_NANOS) {
             askedAt = nowNanos;
-            desktopInput = desktopInput();
+            desktopInput = min(desktopInput(), terminalInput());
         }
-        Duration input = min(desktopInput, terminalInput());
+        Duration input = desktopInput;
         long busy = busyNanos();
         long ours = ourCpuNanos.getAsLong();
         if (lastNanos >= 0 && busy >= 0 && nowNanos > lastNanos) {
@@ -149,7 +148,7 @@ final class MachineIdle implements IdleSource {
     /** Time since a terminal was last read (a key typed in it); null if there is none. */
     private static Duration terminalInput() {
         List<Path> ttys = new ArrayList<>();
-        for (String[] glob : new String[][] {{"/dev/pts", "[0-9]*"}, {"/dev", "tty[0-9]*"}}) {
+        for (String[] glob : new String[][] {{"/dev/pts", "[0-9]*"}, {"/dev", "tty[1-9]"}}) {
             try (DirectoryStream<Path> s = Files.newDirectoryStream(Path.of(glob[0]), glob[1])) {
                 s.forEach(ttys::add);
             } catch (IOException e) {
@@ -178,24 +177,24 @@ final class MachineIdle implements IdleSource {
         }
     }
 
-    /** The machine's busy time so far from the first line of {@code /proc/stat}; -1 if it cannot be read. */
-    private static long busyNanos() {
-        try (var lines = Files.lines(Path.of("/proc/stat"))) {
-            String cpu = lines.findFirst().orElse("");
-            return busyTicks(cpu) * TICK_NANOS;
+    /**
+     * The machine's busy time so far: its processors' time since boot less their idle time, from
+     * {@code /proc/uptime} (two numbers; {@code /proc/stat} would cost the kernel a line per interrupt); -1 if it
+     * cannot be read.
+     */
+    private long busyNanos() {
+        try {
+            return busyNanos(Files.readString(Path.of("/proc/uptime")), processors);
         } catch (IOException | RuntimeException e) {
             return -1;
         }
     }
 
-    /** user + nice + system + irq + softirq + steal of a {@code /proc/stat} cpu line (guest time is in user). */
-    static long busyTicks(String cpuLine) {
-        String[] f = cpuLine.trim().split("\\s+");
-        long busy = 0;
-        for (int i : new int[] {1, 2, 3, 6, 7, 8}) {
-            busy += i < f.length ? Long.parseLong(f[i]) : 0;
-        }
-        return busy;
+    /** From {@code /proc/uptime}'s "seconds-up idle-seconds-of-all-processors" on {@code processors}. */
+    static long busyNanos(String uptime, int processors) {
+        String[] f = uptime.trim().split("\\s+");
+        double busy = Double.parseDouble(f[0]) * processors - Double.parseDouble(f[1]);
+        return (long) (Math.max(0, busy) * 1e9);
     }
 
     private static String run(String... command) throws IOException {

@@ -9,7 +9,7 @@ import java.time.Duration;
  * A process's CPU time, cheaply: on Linux one read of {@code /proc/PID/stat} (user and system time, its own and that
  * of children it has waited for); elsewhere the JDK's {@link ProcessHandle.Info}, which reads more.
  */
-final class ProcessCpu {
+public final class ProcessCpu {
     /** Clock ticks per second of {@code /proc} times: 100 on every Linux this runs on ({@code getconf CLK_TCK}). */
     private static final long TICKS_PER_SECOND = 100;
     private static final boolean PROC = Files.isReadable(Path.of("/proc/self/stat"));
@@ -18,7 +18,7 @@ final class ProcessCpu {
     }
 
     /** CPU nanoseconds used by process {@code pid} so far, or -1 if there is no such process. */
-    static long nanos(long pid) {
+    public static long nanos(long pid) {
         if (!PROC) {
             return ProcessHandle.of(pid).flatMap(h -> h.info().totalCpuDuration()).map(Duration::toNanos)
                     .orElse(-1L);

@@ -289,6 +289,11 @@ public final class Producer implements AutoCloseable {
         return workers.isolation();
     }
 
+    /** The worker processes and their descendants now (none for in-process workers), for monitoring. */
+    public long[] workerPids() {
+        return workers.workerPids();
+    }
+
     /** Worker processes replaced because task code ended them or was stopped (or its computation ended). */
     public long workerRestarts() {
         return workers.workerRestarts();

@@ -334,7 +334,7 @@ public final class Thermostat {
         return d.name().substring(0, 3).toLowerCase(Locale.ROOT);
     }
 
-    static String percent(double share) {
+    public static String percent(double share) {
         double p = share * 100;
         return (p == Math.rint(p) ? Long.toString(Math.round(p)) : String.format(Locale.ROOT, "%.1f", p)) + "%";
     }

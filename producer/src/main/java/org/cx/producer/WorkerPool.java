@@ -203,7 +203,7 @@ final class WorkerPool {
                 for (TaskExecutor e : executors) {
                     ((WorkerProcess) e).checkCpu(box.cpuPerTask());
                 }
-            }, 200, 200, TimeUnit.MILLISECONDS);
+            }, 500, 500, TimeUnit.MILLISECONDS);
         } else {
             for (int i = 0; i < config.workers(); i++) {
                 executors.add(new TaskExecutor.InProcess(codecs, config.speed()));

@@ -44,9 +44,8 @@ class MachineIdleTest {
     }
 
     @Test
-    void busyTimeIsEverythingButIdleAndWaiting() {
-        // cpu user nice system idle iowait irq softirq steal guest guest_nice
-        assertEquals(1 + 2 + 3 + 6 + 7 + 8, MachineIdle.busyTicks("cpu  1 2 3 4 5 6 7 8 9 10"));
+    void busyTimeIsTheProcessorsTimeLessTheirIdleTime() {
+        assertEquals(15_500_000_000L, MachineIdle.busyNanos("100.00 184.50\n", 2));
     }
 
     /** A thread of this JVM that spins is the owner's program, as the producer is told nothing of it. */
