@@ -46,7 +46,7 @@ final class Governor implements AutoCloseable {
     static final long TICK_MILLIS = 250;
     static final long IDLE_TICK_MILLIS = 1000;
     static final long DUTY_PERIOD_MILLIS = 500;
-    /** How often the status file is rewritten when nothing changed. */
+    /** How often the status file is rewritten when nothing changed (when tasks run: every second). */
     static final long STATUS_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     static final String STATUS_FILE = "status.json";
     static final String OFFERED_LOG = "offered.log";
@@ -325,7 +325,9 @@ final class Governor implements AutoCloseable {
             offered = nowOffered;
             logOffered(d, cap);
         }
-        if (changed || nowNanos - statusWrittenNanos >= STATUS_EVERY_NANOS) {
+        boolean counted = status.tasksToday() != was.tasksToday()
+                && nowNanos - statusWrittenNanos >= TimeUnit.SECONDS.toNanos(1); // while tasks run: each second
+        if (changed || counted || nowNanos - statusWrittenNanos >= STATUS_EVERY_NANOS) {
             statusWrittenNanos = nowNanos;
             writeStatus();
         }

@@ -106,8 +106,9 @@ class ProducerOwnerTest {
             thermostat("100%");
             assertEquals(Fib.value(10), c.result().get(60, TimeUnit.SECONDS));
             assertTrue(noneFrozen(owned));
-            Await.until("the status to say it runs", WAIT, () -> status().contains("idle: no tasks to run"));
-            assertTrue(status().contains(Fib.taskCount(10) + " tasks"), status());
+            Await.until("the status to count the tasks run", WAIT,
+                    () -> status().contains("today: " + Fib.taskCount(10) + " tasks"));
+            assertTrue(status().contains("idle: no tasks to run"), status());
             String offered = Files.readString(dir.resolve("state").resolve("offered.log"));
             assertTrue(offered.indexOf("\"paused\"") < offered.indexOf("\"running\"") && offered.contains(
                     "\"running\""), offered);
