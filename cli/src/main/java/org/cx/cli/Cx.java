@@ -19,6 +19,7 @@ import picocli.CommandLine.Spec;
             "  cx run fib --server 127.0.0.1:7070 --n 25",
             "  cx submit examples/target/examples-0.1.0-SNAPSHOT-fib-app.jar --server 127.0.0.1:7070 25"},
         subcommands = {DemoCommand.class, LookupCommand.class, ServerCommand.class, ProducerCommand.class, RunCommand.class,
+                DistCommand.class,
                 SubmitCommand.class, CallCommand.class, JobCommand.class, StatusCommand.class, CompletionCommand.class,
                 BenchCommand.class, NetworkCommand.class, SimCommand.class, KeysCommand.class,
                 CommandLine.HelpCommand.class})

@@ -25,7 +25,8 @@ import picocli.CommandLine.Option;
 
 /** {@code cx producer}: a producer attached to a task server. */
 @Command(name = "producer", mixinStandardHelpOptions = true,
-        subcommands = {ProducerThermostatCommand.class, ProducerStatusCommand.class},
+        subcommands = {ProducerThermostatCommand.class, ProducerStatusCommand.class,
+            ProducerInstallCommand.Install.class, ProducerInstallCommand.Uninstall.class},
         description = {"Runs a producer: a daemon that attaches to a task server and runs its tasks until stopped.",
             "It waits for a server (or lookup service) that is not there yet, and looks again, with back-off, "
                     + "whenever it loses its network; if its server fails, it first moves to a member of that "

@@ -1,0 +1,151 @@
+package org.cx.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.spi.ToolProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cx dist}: the self-contained distribution a volunteer installs without Maven or a JDK: a runtime made by
+ * jlink from this JDK with the modules the jars need (found by jdeps), the jars, and {@code bin/cx}.
+ */
+@Command(name = "dist", mixinStandardHelpOptions = true,
+        description = {"Builds the self-contained distribution of this cx: cx-" + DistCommand.VERSION + ".tar.gz "
+                + "(a Java runtime made by jlink, the jars, bin/cx) and, with --deb, a Debian package made by "
+                + "jpackage (installs to /opt/cx).",
+            "Run it from a built checkout (./cx dist); whoever unpacks the archive needs neither Maven nor a JDK."})
+final class DistCommand extends Printing implements Callable<Integer> {
+    static final String VERSION = "0.1.0";
+    /** Modules loaded by name or reflection, which jdeps does not see. */
+    private static final List<String> ALSO = List.of("jdk.zipfs", "jdk.crypto.ec", "jdk.net");
+
+    @Option(names = "--out", defaultValue = "dist", paramLabel = "DIR",
+            description = "Where to write the archive (and the package). Default: ${DEFAULT-VALUE}.")
+    Path out;
+
+    @Option(names = "--deb", description = "Also build cx_" + VERSION + "_amd64.deb with jpackage (needs fakeroot "
+            + "and dpkg-deb).")
+    boolean deb;
+
+    @Override
+    public Integer call() throws Exception {
+        List<Path> jars = classPathJars();
+        String name = "cx-" + VERSION;
+        Path stage = out.resolve(name);
+        if (Files.exists(stage)) {
+            throw new IllegalArgumentException(stage + " exists already: remove it, or give another --out");
+        }
+        Path lib = Files.createDirectories(stage.resolve("lib"));
+        for (Path jar : jars) {
+            Files.copy(jar, lib.resolve(jar.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        say("copied " + jars.size() + " jars to " + lib);
+        String modules = String.join(",", modules(jars));
+        run("jlink", "--add-modules", modules, "--output", stage.resolve("runtime").toString(), "--strip-debug",
+                "--no-man-pages", "--no-header-files", "--compress", "zip-6");
+        say("made a runtime with " + modules);
+        Path bin = Files.createDirectories(stage.resolve("bin"));
+        Files.writeString(bin.resolve("cx"), launcher());
+        Files.setPosixFilePermissions(bin.resolve("cx"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path archive = out.resolve(name + ".tar.gz");
+        Process tar = new ProcessBuilder("tar", "-czf", archive.toString(), "-C", out.toString(), name)
+                .redirectErrorStream(true).start();
+        String tarOut = new String(tar.getInputStream().readAllBytes());
+        if (tar.waitFor() != 0) {
+            throw new IOException("tar failed: " + tarOut.trim());
+        }
+        say("wrote " + archive + " (" + (Files.size(archive) >> 20) + " MiB): unpack it anywhere and run "
+                + name + "/bin/cx");
+        if (deb) {
+            run("jpackage", "--type", "deb", "--name", "cx", "--app-version", VERSION, "--input", lib.toString(),
+                    "--main-jar", jars.get(0).getFileName().toString(), "--main-class", Cx.class.getName(),
+                    "--runtime-image", stage.resolve("runtime").toString(), "--dest", out.toString(),
+                    "--description", "CX, a computational exchange: task servers, producers and consumers",
+                    "--vendor", "CX", "--linux-package-name", "cx", "--java-options", String.join(" ", jvmFlags()));
+            say("wrote the Debian package to " + out + " (installs /opt/cx/bin/cx)");
+        }
+        return 0;
+    }
+
+    /**
+     * The jars of this process's class path, cx's own first; cx must run from its jar (a built checkout's, as
+     * {@code ./cx} runs it), and directories on the class path are left out.
+     */
+    private static List<Path> classPathJars() throws java.net.URISyntaxException {
+        Path own = Path.of(Cx.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        if (!Files.isRegularFile(own)) {
+            throw new IllegalArgumentException("cx runs from " + own + ", not from its jar: run cx dist from a built "
+                    + "checkout (./mvnw package, then ./cx dist)");
+        }
+        List<Path> jars = new ArrayList<>(List.of(own));
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path p = Path.of(entry).toAbsolutePath();
+            if (entry.endsWith(".jar") && Files.isRegularFile(p) && !p.equals(own.toAbsolutePath())) {
+                jars.add(p);
+            }
+        }
+        return jars;
+    }
+
+    /** What jdeps finds the jars need, and the modules named {@link #ALSO} that this JDK has. */
+    private static Set<String> modules(List<Path> jars) throws IOException {
+        List<String> args = new ArrayList<>(List.of("--ignore-missing-deps", "--print-module-deps",
+                "--multi-release", Integer.toString(Runtime.version().feature()), "-q"));
+        jars.forEach(j -> args.add(j.toString()));
+        Set<String> modules = new LinkedHashSet<>(List.of(run("jdeps", args.toArray(String[]::new)).trim()
+                .split(",")));
+        for (String m : ALSO) {
+            if (ModuleLayer.boot().findModule(m).isPresent()) {
+                modules.add(m);
+            }
+        }
+        return modules;
+    }
+
+    /** Runs a JDK tool in this process; its output, or an exception with it. */
+    private static String run(String tool, String... args) throws IOException {
+        ToolProvider provider = ToolProvider.findFirst(tool).orElseThrow(() -> new IOException("this Java runtime "
+                + "has no " + tool + ": run cx dist on a full JDK"));
+        StringWriter text = new StringWriter();
+        PrintWriter w = new PrintWriter(text);
+        int status = provider.run(w, w, args);
+        w.flush();
+        if (status != 0) {
+            throw new IOException(tool + " failed (status " + status + "): " + text.toString().trim());
+        }
+        return text.toString();
+    }
+
+    private static List<String> jvmFlags() {
+        return Runtime.version().feature() >= 24
+                ? List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED") : List.of();
+    }
+
+    private static String launcher() {
+        return """
+                #!/bin/sh
+                # cx, as unpacked from its distribution: its own Java runtime and jars. Extra JVM options: CX_JAVA_OPTS.
+                here=$(cd "$(dirname "$0")/.." && pwd)
+                # shellcheck disable=SC2086
+                exec "$here/runtime/bin/java" %s ${CX_JAVA_OPTS:-} -Dcx.launcher="$here/bin/cx" -cp "$here/lib/*" \\
+                    org.cx.cli.Cx "$@"
+                """.formatted(String.join(" ", jvmFlags()));
+    }
+
+    private void say(String line) {
+        out().println("cx dist: " + line);
+        out().flush();
+    }
+}

@@ -1,0 +1,103 @@
+package org.cx.system;
+
+import static org.cx.system.Cli.cx;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.harness.LocalCluster;
+import org.cx.server.ServerConfig;
+import org.cx.testing.Await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The volunteer's path: the self-contained distribution is built ({@code cx dist}), unpacked into a temporary prefix,
+ * and its {@code cx producer install} starts a producer that runs a computation; {@code uninstall} stops it. Here
+ * systemd is not PID 1, so the producer is a plain process; the unit it would run as is checked by
+ * {@code systemd-analyze verify} where that exists.
+ */
+class ProducerInstallTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    private record Result(int exit, String output) {
+    }
+
+    private Result run(Path cx, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(cx.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("CX_HOME", System.getProperty("cx.home", dir.resolve("home").toString()));
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
+        return new Result(p.exitValue(), out);
+    }
+
+    @Test
+    void theDistributionInstallsAProducerThatRunsAComputation() throws Exception {
+        Cli.Run dist = cx("dist", "--out", dir.resolve("dist").toString());
+        assertEquals(0, dist.exit(), dist.err());
+        Path prefix = Files.createDirectories(dir.resolve("opt"));
+        Process tar = new ProcessBuilder("tar", "-xzf", dir.resolve("dist").resolve("cx-0.1.0.tar.gz").toString(),
+                "-C", prefix.toString()).inheritIO().start();
+        assertEquals(0, tar.waitFor());
+        Path cx = prefix.resolve("cx-0.1.0").resolve("bin").resolve("cx");
+        assertTrue(Files.isExecutable(prefix.resolve("cx-0.1.0/runtime/bin/java")), "it brings its own Java");
+
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("volunteers"), 0, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            Result wrong = run(cx, "producer", "install", "--prefix", dir.resolve("root").toString(), "--server",
+                    "127.0.0.1:" + cluster.server().port(), "--wokers", "2");
+            assertEquals(2, wrong.exit(), wrong.output());
+            assertTrue(wrong.output().contains("the producer would refuse its options: Unknown options: '--wokers'"),
+                    wrong.output());
+
+            Result installed = run(cx, "producer", "install", "--prefix", dir.resolve("root").toString(),
+                    "--name", "installed", "--server", "127.0.0.1:" + cluster.server().port(), "--workers", "2",
+                    "--task-isolation", "process", "--no-jmx");
+            assertEquals(0, installed.exit(), installed.output());
+            Path unit;
+            try (var files = Files.walk(dir.resolve("root"))) {
+                unit = files.filter(f -> f.getFileName().toString().equals("cx-producer.service")).findFirst()
+                        .orElseThrow();
+            }
+            assertTrue(Files.readString(unit).contains("ExecStart=" + cx + " producer --server"), unit.toString());
+            verifyUnit(unit);
+
+            Await.until("the installed producer to attach", WAIT, () -> cluster.server().status().producers() == 1);
+            assertEquals(Fib.value(15), consumer.<Long>submit(new Fib(15)).result().get(60, TimeUnit.SECONDS));
+
+            Result uninstalled = run(cx, "producer", "uninstall", "--prefix", dir.resolve("root").toString(),
+                    "--name", "installed");
+            assertEquals(0, uninstalled.exit(), uninstalled.output());
+            Await.until("the producer to leave", WAIT, () -> cluster.server().status().producers() == 0);
+            assertTrue(Files.notExists(unit));
+        }
+    }
+
+    /** {@code systemd-analyze verify} finds nothing to say about the unit (where systemd's tools are installed). */
+    private static void verifyUnit(Path unit) throws IOException, InterruptedException {
+        if (!Files.isExecutable(Path.of("/usr/bin/systemd-analyze"))) {
+            System.out.println("systemd-analyze is not installed here: the unit is not verified");
+            return;
+        }
+        Process p = new ProcessBuilder("systemd-analyze", "verify", unit.toString()).redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertEquals(0, p.waitFor(), out);
+        assertEquals("", out, "systemd-analyze verify " + unit);
+    }
+}
