@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
         description = {"Measures what a producer's owner gets: the CPU task code uses under caps of 25, 50 and 75 % "
                 + "(from /proc, each way of keeping a cap), the throughput each way keeps, how soon task code is "
                 + "frozen when the owner's programs get busy and thawed when they stop, and the CPU of an idle "
-                + "producer.", "One server in this process; producers with worker processes. Takes about 8 minutes."})
+                + "producer.", "One server in this process; producers with worker processes. Takes about 12 minutes."})
 final class BenchThermostatCommand extends Printing implements Callable<Integer> {
     @Option(names = "--only", split = ",", paramLabel = "PART",
             description = "Parts to run: caps, suspension, idle. Default: all.")
@@ -69,12 +69,12 @@ final class BenchThermostatCommand extends Printing implements Callable<Integer>
                     l.resumeMs().stream().mapToDouble(d -> d).max().orElse(0));
         }
         if (only.contains("idle")) {
-            out().println("An idle producer process with 2 worker processes (CPU over 30 s from its 30th second, as "
-                    + "a share of one processor):");
+            out().println("An idle producer process with 2 worker processes (CPU over 30 s from its 90th second, "
+                    + "once its JIT is done, as a share of one processor):");
             for (List<String> options : List.of(List.<String>of(), List.of("--run-when", "idle"))) {
                 List<Double> runs = new ArrayList<>();
                 for (int r = 0; r < 2; r++) {
-                    runs.add(ThermostatBench.idleCpu(options, Duration.ofSeconds(30), Duration.ofSeconds(30),
+                    runs.add(ThermostatBench.idleCpu(options, Duration.ofSeconds(90), Duration.ofSeconds(30),
                             scratch));
                 }
                 out().printf(Locale.ROOT, "  %-18s %.2f %% of a processor (mean of %s)%n", options.isEmpty()

@@ -73,7 +73,8 @@ final class DistCommand extends Printing implements Callable<Integer> {
                     "--main-jar", jars.get(0).getFileName().toString(), "--main-class", Cx.class.getName(),
                     "--runtime-image", stage.resolve("runtime").toString(), "--dest", out.toString(),
                     "--description", "CX, a computational exchange: task servers, producers and consumers",
-                    "--vendor", "CX", "--linux-package-name", "cx", "--java-options", String.join(" ", jvmFlags()));
+                    "--vendor", "CX", "--linux-package-name", "cx", "--java-options",
+                    String.join(" ", jvmFlags()) + " -Dcx.launcher=$BINDIR/cx");
             say("wrote the Debian package to " + out + " (installs /opt/cx/bin/cx)");
         }
         return 0;

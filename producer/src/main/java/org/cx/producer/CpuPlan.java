@@ -9,8 +9,6 @@ package org.cx.producer;
  */
 record CpuPlan(int open, double duty) {
 
-    static final CpuPlan FULL = new CpuPlan(Integer.MAX_VALUE, 1);
-
     /**
      * The plan for a cap of {@code share} of a machine of {@code processors}, with {@code workers} workers: the
      * processors the open workers can keep busy, times the duty, is at most {@code share * processors}.

@@ -89,6 +89,7 @@ final class Governor implements AutoCloseable {
     /** CPU of each worker process (and this producer's), as last read, by pid. */
     private final Map<Long, Long> cpuByPid = new HashMap<>();
     private long taskCpuNanos;
+    private boolean wasBusy = true;
     private LocalDate today;
     private long tasksBeforeToday;
     private long taskCpuBeforeToday;
@@ -111,13 +112,14 @@ final class Governor implements AutoCloseable {
                   double duty, long tasksToday, double cpuToday) {
     }
 
-    Governor(String name, int workers, WorkerPool pool, OwnerSettings settings, IdleSource idle, Hooks hooks,
-             Clock clock) {
+    /** @param idle the owner as seen through the CPU this governor counts as task code's and its producer's */
+    Governor(String name, int workers, WorkerPool pool, OwnerSettings settings,
+             java.util.function.Function<java.util.function.LongSupplier, IdleSource> idle, Hooks hooks, Clock clock) {
         this.name = name;
         this.workers = workers;
         this.pool = pool;
         this.settings = settings;
-        this.idle = idle;
+        this.idle = idle.apply(this::ourCpuNanos);
         this.hooks = hooks;
         this.clock = clock;
         this.open = workers;
@@ -134,10 +136,7 @@ final class Governor implements AutoCloseable {
 
     /** The governor of {@code pool}'s workers, looking at this machine for the owner. */
     static Governor start(String name, int workers, WorkerPool pool, OwnerSettings settings, Hooks hooks) {
-        Governor[] self = new Governor[1];
-        Governor g = new Governor(name, workers, pool, settings, new MachineIdle(() -> self[0].ourCpuNanos()),
-                hooks, Clock.systemDefaultZone());
-        self[0] = g;
+        Governor g = new Governor(name, workers, pool, settings, MachineIdle::new, hooks, Clock.systemDefaultZone());
         g.start();
         return g;
     }
@@ -290,6 +289,19 @@ final class Governor implements AutoCloseable {
 
     /** Adds what each worker process used since the last round; counts from zero again after midnight. */
     private void updateCpu(LocalDate date) {
+        boolean busy = pool.busyWorkers() > 0;
+        if (busy || wasBusy) { // idle worker processes use next to nothing: an idle producer reads nothing
+            readTaskCpu();
+        }
+        wasBusy = busy;
+        if (!date.equals(today)) {
+            today = date;
+            tasksBeforeToday = hooks.tasksRun();
+            taskCpuBeforeToday = taskCpuNanos;
+        }
+    }
+
+    private void readTaskCpu() {
         Map<Long, Long> now = new HashMap<>();
         for (long pid : pool.workerPids()) {
             long cpu = ProcessCpu.nanos(pid);
@@ -300,11 +312,6 @@ final class Governor implements AutoCloseable {
         }
         cpuByPid.clear();
         cpuByPid.putAll(now);
-        if (!date.equals(today)) {
-            today = date;
-            tasksBeforeToday = hooks.tasksRun();
-            taskCpuBeforeToday = taskCpuNanos;
-        }
     }
 
     // ---------------------------------------------------------------- reports

@@ -456,56 +456,6 @@ public final class Producer implements AutoCloseable {
         }
     }
 
-    /**
-     * Off the event loop: tries {@code mirrorGroup} (the lost server's) for a while, then, as a daemon, what the
-     * finder names, with back-off, until a server takes this producer or it closes.
-     */
-    private void reconnect(List<String> mirrorGroup) {
-        if (!mirrorGroup.isEmpty()) {
-            try {
-                attachedTo(WireClient.connectAny(group, mirrorGroup, config.tls(), hello(), this::attached, 30_000,
-                        values), true);
-                return;
-            } catch (IOException e) {
-                if (!closing) {
-                    LOG.warn("producer {} found no server to fail over to: {}", config.name(), e.getMessage());
-                }
-            }
-        }
-        if (finder == null || closing) {
-            disconnected.complete(null);
-            return;
-        }
-        Backoff backoff = new Backoff(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(30),
-                java.util.concurrent.ThreadLocalRandom.current());
-        while (!closing) {
-            String problem;
-            try {
-                List<String> found = finder.candidates();
-                if (found.isEmpty()) {
-                    problem = "no server is known yet";
-                } else {
-                    attachedTo(WireClient.connectAny(group, found, config.tls(), hello(), this::attached, 2_000,
-                            values), !mirrorGroup.isEmpty());
-                    return;
-                }
-            } catch (IOException | RuntimeException e) {
-                problem = e.getMessage() == null ? e.toString() : e.getMessage();
-            }
-            java.time.Duration wait = backoff.next();
-            listener.waiting(problem, wait);
-            try {
-                if (closed.await(wait.toNanos(), TimeUnit.NANOSECONDS)) {
-                    break;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        disconnected.complete(null);
-    }
-
     /** A new connection is up: start over with its server, which knows nothing of this producer's requests. */
     private void attachedTo(Channel next, boolean again) {
         next.eventLoop().execute(() -> {
@@ -521,9 +471,23 @@ public final class Producer implements AutoCloseable {
     }
 
     private void lookForAServer(List<String> mirrorGroup) {
-        Thread t = new Thread(() -> reconnect(mirrorGroup), config.name() + "-reconnect");
-        t.setDaemon(true);
-        t.start();
+        new ServerSearch(config.name(), finder, listener, new ServerSearch.Attach() {
+            @Override
+            public Channel connect(List<String> addresses, long millis) throws IOException {
+                return WireClient.connectAny(group, addresses, config.tls(), hello(), Producer.this::attached, millis,
+                        values);
+            }
+
+            @Override
+            public void attached(Channel next, boolean again) {
+                attachedTo(next, again);
+            }
+
+            @Override
+            public void gaveUp() {
+                disconnected.complete(null);
+            }
+        }, closed, () -> closing).start(mirrorGroup);
     }
 
     // ---------------------------------------------------------------- messages from the server (event loop)

@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
  */
 final class WorkerPool {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);
+    /** Memory of a worker process beyond its heap (code, metaspace, thread stacks, buffers), in MiB. */
+    private static final int WORKER_OVERHEAD_MIB = 64;
 
     private final ProducerConfig config;
     private final TaskCache cache;
@@ -131,9 +133,6 @@ final class WorkerPool {
             }
         }
     }
-
-    /** Memory of a worker process beyond its heap (code, metaspace, thread stacks, buffers), in MiB. */
-    private static final int WORKER_OVERHEAD_MIB = 64;
 
     private boolean giveBack(int worker, WorkerProcess w) {
         givingBack.set(worker, 1);
