@@ -124,8 +124,9 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
     Path thermostat;
 
     @Option(names = "--cpu-cap-by", defaultValue = "workers", paramLabel = "HOW", converter = CapModeConverter.class,
-            description = "How a CPU cap is kept: 'workers' (fewer workers at full speed; a remainder under one "
-                    + "processor duty-cycled) or 'duty-cycle' (every worker, stopped for part of each half second). "
+            description = "How a CPU cap is kept: 'workers' (only as many workers as the cap has processors, "
+                    + "rounded up, duty-cycled only for the fraction) or 'duty-cycle' (every worker, stopped for part "
+                    + "of each half second). "
                     + "Default: ${DEFAULT-VALUE}.")
     CpuCapMode cpuCapBy;
 
@@ -214,14 +215,15 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         if (bundleCacheMiB < 0) {
             throw new IllegalArgumentException("--bundle-cache-size must be 0 or more MiB, got " + bundleCacheMiB);
         }
+        Path thermostatFile = thermostat != null ? thermostat : defaultThermostat();
+        Thermostat.read(thermostatFile); // a malformed one is refused now, saying where, rather than run uncapped
         ProducerConfig config = ProducerConfig.of(address, workers, tls).withName(name).withPrefetch(!noPrefetch)
                 .withJmx(jmx).withSpeed(speed).withBox(new TaskBox(isolation, taskHeapMiB, taskCpuLimit))
                 .withCache(bundleCacheMiB == 0 ? BundleDiskCache.Settings.NONE : new BundleDiskCache.Settings(
                         bundleCache != null ? bundleCache : CxHome.dir().resolve("bundle-cache"),
                         bundleCacheMiB << 20))
-                .withOwner(new OwnerSettings(runWhen, thermostat != null ? thermostat : defaultThermostat(),
-                        idleAfter, Thermostat.parseCpu(ownerCpu), giveBackAfter, cpuCapBy,
-                        stateDir != null ? stateDir : defaultStateDir(name)));
+                .withOwner(new OwnerSettings(runWhen, thermostatFile, idleAfter, Thermostat.parseCpu(ownerCpu),
+                        giveBackAfter, cpuCapBy, stateDir != null ? stateDir : defaultStateDir(name)));
         Producer p = Producer.daemon(config, finder, new Producer.Listener() {
             @Override
             public void attached(Producer producer, String at, boolean again) {
