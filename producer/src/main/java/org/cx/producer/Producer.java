@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.cx.api.TaskId;
 import org.cx.wire.BodyCodecs;
-import org.cx.wire.CodeBundle;
 import org.cx.wire.Completion;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Jmx;
@@ -61,10 +60,8 @@ public final class Producer implements AutoCloseable {
     private final CompletableFuture<Void> disconnected = new CompletableFuture<>();
     private final WorkerPool workers;
     private final BundleFetcher bundles;
-    /** Bundles kept on disk across computations and restarts, if configured. */
-    private final BundleDiskCache disk;
-    /** Bundles found on disk instead of fetched. */
-    private final AtomicLong bundlesFromDisk = new AtomicLong();
+    /** Bundles on their way: from the disk cache or the server, checked off the event loop. */
+    private final ProducerCode code;
     private volatile boolean closing;
     private volatile Channel channel;
     /** Where to go if the server fails: its mirror group, as it last told us. */
@@ -130,7 +127,29 @@ public final class Producer implements AutoCloseable {
         this.workers = new WorkerPool(config, cache, kept, codecs, c -> owners.getOrDefault(c, ""),
                 validated::contains, idleLog, timeline, fromWorkers, this::scheduleDrain, tasksFailed);
         this.bundles = new BundleFetcher(codecs, config.name());
-        this.disk = new BundleDiskCache(config.cache());
+        this.code = new ProducerCode(config.name(), config.tls(), bundles, new BundleDiskCache(config.cache()),
+                new ProducerCode.Link() {
+                    @Override
+                    public Channel channel() {
+                        return channel;
+                    }
+
+                    @Override
+                    public void cache(List<ReadyTask> tasks) {
+                        Producer.this.cache(tasks);
+                    }
+
+                    @Override
+                    public void drain() {
+                        Producer.this.drain();
+                    }
+
+                    @Override
+                    public void failed(Message.TaskFailed failed) {
+                        tasksFailed.incrementAndGet();
+                        channel.write(failed);
+                    }
+                });
     }
 
     /** Connects with its own event loop thread. */
@@ -271,12 +290,12 @@ public final class Producer implements AutoCloseable {
 
     /** Code and shared data bundles this producer fetched from its server. */
     public long bundlesFetched() {
-        return bundles.fetches() - bundlesFromDisk.get();
+        return bundles.fetches() - code.fromDisk();
     }
 
     /** Code and shared data bundles this producer found in its disk cache instead of fetching them. */
     public long bundlesFromDisk() {
-        return bundlesFromDisk.get();
+        return code.fromDisk();
     }
 
     /** Tasks waiting for their code bundle to arrive. */
@@ -531,8 +550,8 @@ public final class Producer implements AutoCloseable {
             }
             case Message.Mirrors m -> mirrors = List.of(m.addresses());
             case Message.Code c -> onCode(c);
-            case Message.BundleChunk c -> onChunk(c);
-            case Message.NoBundle n -> noCode(n.bundle(), n.reason());
+            case Message.BundleChunk c -> code.chunk(c);
+            case Message.NoBundle n -> code.unavailable(n.bundle(), n.reason());
             case Message.Refused r -> LOG.warn("server refused this producer: {}", r.reason());
             default -> LOG.warn("ignoring unexpected {} from the server", msg.getClass().getSimpleName());
         }
@@ -547,93 +566,7 @@ public final class Producer implements AutoCloseable {
         if (c.validated()) {
             validated.add(c.computation());
         }
-        for (Message.FetchBundle fetch : bundles.code(c.computation(), c.bundle())) {
-            if (disk.has(fetch.bundle())) {
-                loadFromDisk(fetch);
-            } else {
-                channel.write(fetch);
-            }
-        }
-    }
-
-    /** Reads a bundle from the disk cache off the event loop, checks it, and fetches it after all if that fails. */
-    private void loadFromDisk(Message.FetchBundle fetch) {
-        Channel ch = channel;
-        java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
-            CodeBundle bundle = disk.load(fetch.bundle());
-            try {
-                if (bundle != null) {
-                    bundle.signer(config.tls()); // as for one from the network
-                }
-            } catch (CodeBundle.InvalidBundleException e) {
-                LOG.warn("producer {}: bundle {} on disk: {}", config.name(), CodeBundle.shortHash(fetch.bundle()),
-                        e.getMessage());
-                bundle = null;
-            }
-            CodeBundle found = bundle;
-            ch.eventLoop().execute(() -> {
-                if (channel != ch) {
-                    return; // failed over meanwhile: the new server says again what is needed
-                }
-                if (found == null) {
-                    channel.writeAndFlush(fetch);
-                    return;
-                }
-                bundlesFromDisk.incrementAndGet();
-                cache(bundles.arrived(found));
-                drain();
-            });
-        });
-    }
-
-    private void onChunk(Message.BundleChunk chunk) {
-        String hash = chunk.bundle();
-        BundleFetcher.Assembled all;
-        try {
-            all = bundles.chunk(chunk);
-        } catch (CodeBundle.InvalidBundleException e) {
-            noCode(hash, e.getMessage());
-            return;
-        }
-        if (all == null) {
-            return;
-        }
-        // Hashing a large bundle takes a while: not on the event loop, which other producers may share.
-        Channel ch = channel;
-        java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
-            CodeBundle bundle = null;
-            String problem = null;
-            try {
-                bundle = CodeBundle.verified(hash, all.bytes(), all.signed());
-                bundle.signer(config.tls()); // code runs only if a user of this network signed it
-            } catch (CodeBundle.InvalidBundleException e) {
-                problem = e.getMessage();
-            }
-            CodeBundle verified = bundle;
-            String why = problem;
-            ch.eventLoop().execute(() -> {
-                if (channel != ch) {
-                    return; // failed over meanwhile: the new server says again what is needed
-                }
-                if (verified != null) {
-                    cache(bundles.arrived(verified));
-                    if (disk.enabled()) {
-                        java.util.concurrent.ForkJoinPool.commonPool().execute(() -> disk.store(verified));
-                    }
-                } else {
-                    noCode(hash, why);
-                }
-                drain();
-            });
-        });
-    }
-
-    /** Bundle {@code hash} cannot be had: every task waiting for it fails, saying why. */
-    private void noCode(String hash, String reason) {
-        for (Message.TaskFailed failed : bundles.unavailable(hash, reason)) {
-            tasksFailed.incrementAndGet();
-            channel.write(failed);
-        }
+        code.code(c);
     }
 
     private void onAssign(ReadyTask[] tasks) {
