@@ -14,6 +14,9 @@ record CpuPlan(int open, double duty) {
      * processors the open workers can keep busy, times the duty, is at most {@code share * processors}.
      */
     static CpuPlan of(double share, int processors, int workers, CpuCapMode mode) {
+        if (share >= 1) {
+            return new CpuPlan(workers, 1); // no cap: every worker, however many the owner chose
+        }
         double allowed = share * processors;
         if (allowed <= 0) {
             return new CpuPlan(0, 1);

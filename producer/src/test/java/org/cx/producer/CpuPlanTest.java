@@ -10,6 +10,7 @@ class CpuPlanTest {
         // share, processors, workers, mode, open, duty
         Object[][] cases = {
             {1.0, 2, 2, CpuCapMode.WORKERS, 2, 1.0},
+            {1.0, 2, 8, CpuCapMode.WORKERS, 8, 1.0},       // no cap: more workers than processors stay open
             {0.5, 2, 2, CpuCapMode.WORKERS, 1, 1.0},     // half the workers, each at full speed
             {0.5, 2, 2, CpuCapMode.DUTY_CYCLE, 2, 0.5},        // both, half of the time
             {0.25, 2, 2, CpuCapMode.WORKERS, 1, 0.5},    // under one processor: one worker, duty-cycled
