@@ -100,7 +100,9 @@ class BadInputTest {
             assertEquals(Fib.value(16), running.result().get(120, TimeUnit.SECONDS));
             assertEquals(1, cluster.server().audit().maxApplied());
             assertEquals(6, cluster.server().connectionsRefused());
-            assertEquals(2, cluster.server().status().producers(), "the real producers were not disturbed");
+            // The last refused connection may still be closing on the server's side: its producer leaves then.
+            org.cx.testing.Await.until("only the real producers to remain", Clusters.TIMEOUT,
+                    () -> cluster.server().status().producers() == 2);
         }
     }
 }
