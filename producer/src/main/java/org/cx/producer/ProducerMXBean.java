@@ -50,7 +50,7 @@ public interface ProducerMXBean {
     /** Workers that may take tasks now (fewer than all under a CPU cap, none while paused). */
     int getOpenWorkers();
 
-    /** Tasks run since local midnight. */
+    /** Tasks run since local midnight (since it started, for a producer without owner's rules). */
     long getTasksToday();
 
     /** CPU seconds used by task code since local midnight (0 for in-process workers). */
