@@ -182,20 +182,11 @@ public final class ThermostatBench {
     private static boolean allStopped(Producer p, boolean stopped) {
         long[] pids = p.workerPids();
         for (long pid : pids) {
-            if ((state(pid) == 'T') != stopped) {
+            if (ProcessCpu.stopped(pid) != stopped) {
                 return false;
             }
         }
         return pids.length > 0;
-    }
-
-    private static char state(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            return stat.charAt(stat.lastIndexOf(')') + 2);
-        } catch (IOException e) {
-            return '?';
-        }
     }
 
     private static void await(java.util.function.BooleanSupplier condition, String what)

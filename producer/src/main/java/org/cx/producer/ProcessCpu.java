@@ -17,6 +17,16 @@ public final class ProcessCpu {
     private ProcessCpu() {
     }
 
+    /** Whether process {@code pid} is stopped ({@code SIGSTOP}: state {@code T} in {@code /proc/PID/stat}). */
+    public static boolean stopped(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.charAt(stat.lastIndexOf(')') + 2) == 'T';
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** CPU nanoseconds used by process {@code pid} so far, or -1 if there is no such process. */
     public static long nanos(long pid) {
         if (!PROC) {

@@ -55,14 +55,4 @@ final class ProcessSignals {
         }
         return total;
     }
-
-    /** The state letter of process {@code pid} ({@code R}, {@code S}, {@code T} when stopped …); '?' if unknown. */
-    static char state(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            return stat.charAt(stat.lastIndexOf(')') + 2);
-        } catch (IOException | RuntimeException e) {
-            return '?';
-        }
-    }
 }

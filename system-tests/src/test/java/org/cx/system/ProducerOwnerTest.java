@@ -18,6 +18,7 @@ import org.cx.consumer.Consumer;
 import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
 import org.cx.harness.LocalCluster;
+import org.cx.producer.ProcessCpu;
 import org.cx.server.TaskServerNode;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
@@ -75,20 +76,11 @@ class ProducerOwnerTest {
 
     private static boolean allFrozen(ChildProcess producer) {
         List<ProcessHandle> w = workers(producer);
-        return !w.isEmpty() && w.stream().allMatch(h -> state(h.pid()) == 'T');
+        return !w.isEmpty() && w.stream().allMatch(h -> ProcessCpu.stopped(h.pid()));
     }
 
     private static boolean noneFrozen(ChildProcess producer) {
-        return workers(producer).stream().noneMatch(h -> state(h.pid()) == 'T');
-    }
-
-    private static char state(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            return stat.charAt(stat.lastIndexOf(')') + 2);
-        } catch (IOException e) {
-            return '?';
-        }
+        return workers(producer).stream().noneMatch(h -> ProcessCpu.stopped(h.pid()));
     }
 
     @Test
