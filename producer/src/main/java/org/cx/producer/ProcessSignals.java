@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * Freezes and thaws worker processes ({@code SIGSTOP}, {@code SIGCONT}) and reads their resident memory. The JDK
  * sends no other signal than the ones that end a process, so a signal is one {@code kill} for all the processes.
  */
-final class ProcessSignals {
+public final class ProcessSignals {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessSignals.class);
     private static final long PAGE_BYTES = 4096;
 
@@ -43,7 +43,7 @@ final class ProcessSignals {
     }
 
     /** Resident memory of {@code pids}, summed, from {@code /proc/PID/statm}; processes gone count nothing. */
-    static long residentBytes(long[] pids) {
+    public static long residentBytes(long... pids) {
         long total = 0;
         for (long pid : pids) {
             try {

@@ -127,7 +127,7 @@ final class WorkerPool {
                 w.heapMiB(heap);
                 long resident = ProcessSignals.residentBytes(w.pids());
                 if (w.busy() && resident > bytes && giveBack(i, w)) {
-                    LOG.info("producer {}: worker {} used {} MiB, over the {} MiB its owner's memory cap leaves it: "
+                    LOG.warn("producer {}: worker {} used {} MiB, over the {} MiB its owner's memory cap leaves it: "
                             + "its task is given back", config.name(), i, resident >> 20, bytes >> 20);
                 }
             }

@@ -19,6 +19,7 @@ import org.cx.examples.fib.Fib;
 import org.cx.examples.fib.Load;
 import org.cx.harness.LocalCluster;
 import org.cx.producer.ProcessCpu;
+import org.cx.producer.ProcessSignals;
 import org.cx.server.TaskServerNode;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
@@ -51,6 +52,12 @@ class ProducerOwnerTest {
     private void thermostat(String cpu) {
         Cli.Run set = cx("producer", "thermostat", "set", "--file", dir.resolve("thermostat.json").toString(),
                 "--cpu", cpu);
+        assertEquals(0, set.exit(), set.err());
+    }
+
+    private void thermostatMemory(String memory) {
+        Cli.Run set = cx("producer", "thermostat", "set", "--file", dir.resolve("thermostat.json").toString(),
+                "--memory", memory);
         assertEquals(0, set.exit(), set.err());
     }
 
@@ -147,6 +154,26 @@ class ProducerOwnerTest {
             assertEquals(Fib.value(13), c.result().get(120, TimeUnit.SECONDS));
             assertTrue(allFrozen(owned) || workers(owned).isEmpty(), "it stayed paused");
             assertEquals(1, server.audit().maxApplied(), "no task's effects applied twice");
+        }
+    }
+
+    @Test
+    void aMemoryCapGivesBackTheTaskOfAWorkerOverItAndStartsWorkersWithSmallerHeaps() throws Exception {
+        try (LocalCluster cluster = Clusters.audited(0, 1, true);
+             Consumer consumer = cluster.consumer();
+             ChildProcess owned = producer(cluster.server())) {
+            TaskServerNode server = cluster.server();
+            assertTrue(workers(owned).stream().allMatch(h -> commandLine(h.pid()).contains("-Xmx512m")));
+            consumer.submit(new TestTasks.Hoard(250));
+            Await.until("the task to fill 250 MiB", WAIT, () -> workers(owned).stream()
+                    .anyMatch(h -> ProcessSignals.residentBytes(h.pid()) > (250L << 20)));
+            assertEquals(0, server.status().tasksReleased());
+
+            thermostatMemory("400M"); // 200 MiB for each of the 2 workers, 136 MiB of it heap
+            Await.until("the task over its share to be given back", WAIT, () -> server.status().tasksReleased() > 0);
+            Await.until("a worker to start with the smaller heap", WAIT, () -> workers(owned).stream()
+                    .anyMatch(h -> commandLine(h.pid()).contains("-Xmx136m")));
+            owned.awaitLine("over the 200 MiB its owner's memory cap leaves it: its task is given back", WAIT);
         }
     }
 }

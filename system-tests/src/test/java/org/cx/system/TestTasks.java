@@ -107,6 +107,33 @@ final class TestTasks {
         }
     }
 
+    /** Fills {@code mib} MiB of its worker's heap and keeps them for up to a minute before sending how many. */
+    static final class Hoard extends Task {
+        private final int mib;
+
+        Hoard(int mib) {
+            this.mib = mib;
+        }
+
+        @Override
+        public void execute(TaskContext context) {
+            byte[][] kept = new byte[mib][];
+            for (int i = 0; i < mib; i++) {
+                kept[i] = new byte[1 << 20];
+                java.util.Arrays.fill(kept[i], (byte) i);
+            }
+            long end = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+            try {
+                while (System.nanoTime() < end) {
+                    Thread.sleep(50);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            context.sendResult(kept.length);
+        }
+    }
+
     /** Sends the total length of its inputs, arrays of bytes. */
     static final class Lengths extends Task {
         Lengths(int arity) {
