@@ -48,7 +48,9 @@ class ProducerInstallTest {
 
     @Test
     void theDistributionInstallsAProducerThatRunsAComputation() throws Exception {
-        Cli.Run dist = cx("dist", "--out", dir.resolve("dist").toString());
+        boolean deb = onPath("dpkg-deb") && onPath("fakeroot");
+        Cli.Run dist = deb ? cx("dist", "--out", dir.resolve("dist").toString(), "--deb")
+                : cx("dist", "--out", dir.resolve("dist").toString());
         assertEquals(0, dist.exit(), dist.err());
         Path prefix = Files.createDirectories(dir.resolve("opt"));
         Process tar = new ProcessBuilder("tar", "-xzf", dir.resolve("dist").resolve("cx-0.1.0.tar.gz").toString(),
@@ -86,6 +88,26 @@ class ProducerInstallTest {
             Await.until("the producer to leave", WAIT, () -> cluster.server().status().producers() == 0);
             assertTrue(Files.notExists(unit));
         }
+        if (deb) {
+            debianPackageRuns(dir.resolve("dist").resolve("cx_0.1.0_amd64.deb"));
+        } else {
+            System.out.println("ProducerInstallTest: no dpkg-deb or fakeroot here, so the Debian package is not built");
+        }
+    }
+
+    /** The package unpacks (as {@code dpkg -i} would, without installing it) to a {@code cx} that runs. */
+    private void debianPackageRuns(Path deb) throws IOException, InterruptedException {
+        Path root = dir.resolve("deb");
+        Process unpack = new ProcessBuilder("dpkg-deb", "-x", deb.toString(), root.toString()).inheritIO().start();
+        assertEquals(0, unpack.waitFor());
+        Result version = run(root.resolve("opt/cx/bin/cx"), "--version");
+        assertEquals(0, version.exit(), version.output());
+        assertTrue(version.output().startsWith("cx 0.1.0 (protocol"), version.output());
+    }
+
+    private static boolean onPath(String program) {
+        return java.util.Arrays.stream(System.getenv("PATH").split(java.io.File.pathSeparator))
+                .anyMatch(d -> Files.isExecutable(Path.of(d, program)));
     }
 
     /** {@code systemd-analyze verify} finds nothing to say about the unit (where systemd's tools are installed). */
