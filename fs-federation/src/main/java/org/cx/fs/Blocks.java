@@ -1,0 +1,31 @@
+package org.cx.fs;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/** The unit of transfer and of checking: blocks of 1 MiB, each with its CRC32C. */
+public final class Blocks {
+    /** Bytes in a block; the last block of a file may be shorter. */
+    public static final int SIZE = 1 << 20;
+
+    private Blocks() {
+    }
+
+    /** How many blocks hold {@code size} bytes. */
+    public static int count(long size) {
+        return (int) ((size + SIZE - 1) / SIZE);
+    }
+
+    public static int crc(byte[] bytes, int offset, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, offset, length);
+        return (int) crc.getValue();
+    }
+
+    /** The CRC32C of the bytes between {@code buffer}'s position and limit, which it leaves as they were. */
+    public static int crc(ByteBuffer buffer) {
+        CRC32C crc = new CRC32C();
+        crc.update(buffer.duplicate());
+        return (int) crc.getValue();
+    }
+}

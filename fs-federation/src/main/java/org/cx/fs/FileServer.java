@@ -1,0 +1,520 @@
+package org.cx.fs;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.util.concurrent.MoreExecutors;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.handler.ssl.SslHandler;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.cx.fs.FsException.Code;
+import org.cx.security.Tls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A file server: exports a directory of its host's disk to the federation. Files created through the federation are
+ * blobs in {@code ROOT/.cx-fs/blobs}, written to {@code .cx-fs/incoming} first and renamed into place only when all
+ * their blocks arrived, matched their CRC32C and were forced to the disk; files already under the root can be linked
+ * into the namespace where they are ({@code @path} blobs). Disk work runs on a pool of its own, in order per
+ * connection; a connection that sends faster than the disk writes is paused (no unbounded buffer). Reads go out
+ * zero-copy ({@code sendfile}) on plain connections.
+ *
+ * <p>It registers with its name service at start and every {@link NameService#RENEW}, with its id (kept in
+ * {@code .cx-fs/id}, so it survives restarts and new addresses), its address and its free space.
+ */
+public final class FileServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(FileServer.class);
+    static final String RESERVED = ".cx-fs";
+    /** Bytes a connection may have waiting for the disk before it is paused. */
+    private static final long PAUSE_ABOVE = 8L << 20;
+    private static final int READS_IN_FLIGHT = 4;
+
+    /**
+     * How to start a file server.
+     *
+     * @param root      the directory it exports
+     * @param host      the address to listen on
+     * @param port      the port (0: any free one)
+     * @param advertise the host others reach it at (null: {@code host}, or this host's name when that is a wildcard)
+     * @param names     the name service's address
+     * @param tls       this server's credential (a server's), or null for plain connections
+     * @param bytesPerSecond a bandwidth limit on reads and writes (0: none), standing in for a slow disk or link
+     */
+    public record Config(Path root, String host, int port, String advertise, String names, Tls tls,
+                         long bytesPerSecond) {
+    }
+
+    private final Config config;
+    private final Path root;
+    private final Path blobs;
+    private final Path incoming;
+    private final String id;
+    private final ExecutorService disk = Executors.newFixedThreadPool(4, r -> {
+        Thread t = new Thread(r, "cx-fs-disk");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Throttle throttle;
+    private final FsListener listener;
+    private final ScheduledExecutorService renewal = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cx-fs-register");
+        t.setDaemon(true);
+        return t;
+    });
+    private FsConnection names;
+    private volatile boolean registered;
+
+    private FileServer(Config config) throws IOException {
+        this.config = config;
+        this.root = config.root().toAbsolutePath().normalize();
+        if (!Files.isDirectory(root)) {
+            throw new FsException(Code.ENOENT, root + " is not a directory: give the directory to export with "
+                    + "--root");
+        }
+        this.blobs = Files.createDirectories(root.resolve(RESERVED).resolve("blobs"));
+        this.incoming = Files.createDirectories(root.resolve(RESERVED).resolve("incoming"));
+        try (var stale = Files.list(incoming)) {
+            for (Path p : stale.toList()) {
+                Files.deleteIfExists(p); // transfers cut short by a crash: never named, never visible
+            }
+        }
+        this.id = idOf(root.resolve(RESERVED).resolve("id"));
+        this.throttle = new Throttle(config.bytesPerSecond());
+        this.listener = new FsListener("cx-fs-serve", config.host(), config.port(), config.tls(), Handler::new);
+    }
+
+    public static FileServer start(Config config) throws IOException {
+        FileServer s = new FileServer(config);
+        s.renewal.scheduleWithFixedDelay(s::register, 0, NameService.RENEW.toMillis(), TimeUnit.MILLISECONDS);
+        return s;
+    }
+
+    private static String idOf(Path file) throws IOException {
+        if (Files.exists(file)) {
+            return Files.readString(file).trim();
+        }
+        byte[] b = new byte[6];
+        new SecureRandom().nextBytes(b);
+        String id = "fs-" + HexFormat.of().formatHex(b);
+        Files.writeString(file, id + "\n");
+        return id;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public int port() {
+        return listener.port();
+    }
+
+    /** The address this server gives the name service: host others reach it at, and port. */
+    public String address() {
+        String host = config.advertise() != null ? config.advertise()
+                : config.host().equals("0.0.0.0") || config.host().equals("::") ? localHost() : config.host();
+        return host + ":" + port();
+    }
+
+    private static String localHost() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "127.0.0.1";
+        }
+    }
+
+    /** Whether the name service took the last registration. */
+    public boolean registered() {
+        return registered;
+    }
+
+    private void register() {
+        try {
+            if (names == null) {
+                names = FsConnection.open(config.names(), config.tls(), Caller.SERVICE.name());
+            }
+            FileStore store = Files.getFileStore(root);
+            names.call(Json.op("register").put("id", id).put("address", address()).put("host", localHost())
+                    .put("capacity", store.getTotalSpace()).put("free", store.getUsableSpace()));
+            if (!registered) {
+                LOG.info("file server {} registered with the name service at {}", id, config.names());
+            }
+            registered = true;
+        } catch (IOException e) {
+            if (registered || names == null) {
+                LOG.warn("file server {}: cannot register with the name service at {} ({}); trying again every {} s",
+                        id, config.names(), e.getMessage(), NameService.RENEW.toSeconds());
+            }
+            registered = false;
+            if (names != null) {
+                names.close();
+                names = null;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- blobs
+
+    private Path blobPath(String blob) throws FsException {
+        if (blob.startsWith("@")) {
+            return SafePaths.file(root, blob.substring(1), RESERVED);
+        }
+        if (!blob.matches("[0-9a-f]{32}")) {
+            throw new FsException(Code.EINVAL, "'" + blob + "' is not a blob name");
+        }
+        return blobs.resolve(blob.substring(0, 2)).resolve(blob);
+    }
+
+    /** The CRC32C of each block of {@code file}. */
+    private List<Integer> crcsOf(Path file) throws IOException {
+        List<Integer> crcs = new ArrayList<>();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocateDirect(Blocks.SIZE);
+            while (true) {
+                b.clear();
+                while (b.hasRemaining() && ch.read(b) >= 0) {
+                    // fill the block
+                }
+                if (b.position() == 0) {
+                    break;
+                }
+                b.flip();
+                crcs.add(Blocks.crc(b));
+                if (b.limit() < Blocks.SIZE) {
+                    break;
+                }
+            }
+        }
+        return crcs;
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    /** One connection: requests in order, disk work in order on the shared pool. */
+    private final class Handler extends FsHandler {
+        private final Executor serial = MoreExecutors.newSequentialExecutor(disk);
+        private final AtomicLong waiting = new AtomicLong();
+        private Put put;
+
+        @Override
+        protected void request(ChannelHandlerContext ctx, String op, ObjectNode r) throws FsException {
+            switch (op) {
+                case "put" -> {
+                    if (put != null) {
+                        throw new FsException(Code.EINVAL, "a put while another is under way");
+                    }
+                    String blob = Json.text(r, "blob");
+                    Path target = blobPath(blob);
+                    if (blob.startsWith("@")) {
+                        throw new FsException(Code.EINVAL, "a put makes a new blob, not a linked file");
+                    }
+                    put = new Put(target);
+                    Put p = put;
+                    serial.execute(() -> p.open(ctx));
+                }
+                case "end" -> {
+                    if (put == null) {
+                        throw new FsException(Code.EINVAL, "'end' without a put");
+                    }
+                    Put p = put;
+                    put = null;
+                    List<Integer> crcs = new ArrayList<>();
+                    r.path("crcs").forEach(c -> crcs.add(c.asInt()));
+                    serial.execute(() -> p.end(ctx, crcs));
+                }
+                case "get" -> {
+                    Path file = blobPath(Json.text(r, "blob"));
+                    long offset = r.path("offset").asLong(0);
+                    long length = r.path("length").asLong(Long.MAX_VALUE);
+                    serial.execute(() -> get(ctx, file, offset, length));
+                }
+                case "check", "adopt" -> {
+                    String blob = op.equals("adopt") ? "@" + Json.text(r, "path") : Json.text(r, "blob");
+                    Path file = blobPath(blob);
+                    serial.execute(() -> {
+                        try {
+                            ObjectNode ok = Json.object().put("ok", true).put("blob", blob)
+                                    .put("size", Files.size(file));
+                            ArrayNode crcs = ok.putArray("crcs");
+                            crcsOf(file).forEach(crcs::add);
+                            reply(ctx, ok);
+                        } catch (IOException e) {
+                            refuse(ctx, new FsException(Code.EIO, "cannot read " + blob + ": " + e.getMessage()));
+                        }
+                    });
+                }
+                case "delete" -> {
+                    requireServer("delete blobs");
+                    Path file = blobPath(Json.text(r, "blob"));
+                    serial.execute(() -> {
+                        try {
+                            Files.deleteIfExists(file);
+                            reply(ctx, Json.object().put("ok", true));
+                        } catch (IOException e) {
+                            refuse(ctx, new FsException(Code.EIO, "cannot delete: " + e.getMessage()));
+                        }
+                    });
+                }
+                case "blobs" -> {
+                    requireServer("list blobs");
+                    serial.execute(() -> listBlobs(ctx));
+                }
+                default -> throw new FsException(Code.EINVAL, "unknown request '" + op + "'");
+            }
+        }
+
+        @Override
+        protected void data(ChannelHandlerContext ctx, ByteBuf frame) {
+            Put p = put;
+            if (p == null) {
+                refuse(ctx, new FsException(Code.EINVAL, "data outside a put"));
+                return;
+            }
+            ByteBuf block = frame.retain();
+            int n = block.readableBytes();
+            if (waiting.addAndGet(n) > PAUSE_ABOVE) {
+                ctx.channel().config().setAutoRead(false);
+            }
+            serial.execute(() -> {
+                try {
+                    p.write(block);
+                } finally {
+                    block.release();
+                    if (waiting.addAndGet(-n) <= PAUSE_ABOVE / 4 && !ctx.channel().config().isAutoRead()) {
+                        ctx.channel().eventLoop().execute(() -> ctx.channel().config().setAutoRead(true));
+                    }
+                }
+            });
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            Put p = put;
+            if (p != null) {
+                put = null;
+                serial.execute(p::abandon);
+            }
+            ctx.fireChannelInactive();
+        }
+    }
+
+    /** A blob on its way in: written to a part file, renamed into place when complete and checked. */
+    private final class Put {
+        private final Path target;
+        private final Path part;
+        private FileChannel channel;
+        private final List<Integer> crcs = new ArrayList<>();
+        private long size;
+        private FsException failure;
+
+        Put(Path target) {
+            this.target = target;
+            this.part = incoming.resolve(target.getFileName() + ".part");
+        }
+
+        void open(ChannelHandlerContext ctx) {
+            try {
+                if (Files.exists(target)) {
+                    throw new FsException(Code.EEXIST, "blob " + target.getFileName() + " exists already");
+                }
+                channel = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            } catch (IOException e) {
+                failure = e instanceof FsException f ? f : new FsException(Code.EIO, "cannot create a file on "
+                        + id + ": " + e.getMessage());
+            }
+        }
+
+        void write(ByteBuf block) {
+            if (failure != null || channel == null) {
+                return;
+            }
+            try {
+                int n = block.readableBytes();
+                ByteBuffer b = block.nioBuffer();
+                crcs.add(Blocks.crc(b));
+                throttle.take(n);
+                while (b.hasRemaining()) {
+                    channel.write(b);
+                }
+                size += n;
+            } catch (IOException e) {
+                failure = diskFailure(e);
+            }
+        }
+
+        void end(ChannelHandlerContext ctx, List<Integer> expected) {
+            try {
+                if (failure != null) {
+                    throw failure;
+                }
+                if (!expected.equals(crcs)) {
+                    throw new FsException(Code.EIO, "the blocks that arrived at " + id + " do not match their "
+                            + "checksums: the file was not stored");
+                }
+                channel.force(true);
+                channel.close();
+                Files.createDirectories(target.getParent());
+                Files.move(part, target, StandardCopyOption.ATOMIC_MOVE);
+                NameStore.forceDirectory(target.getParent());
+                ObjectNode ok = Json.object().put("ok", true).put("size", size);
+                ArrayNode list = ok.putArray("crcs");
+                crcs.forEach(list::add);
+                FsHandler.reply(ctx, ok);
+            } catch (IOException e) {
+                abandon();
+                FsHandler.refuse(ctx, e instanceof FsException f ? f : diskFailure(e));
+            }
+        }
+
+        void abandon() {
+            try {
+                if (channel != null) {
+                    channel.close();
+                }
+                Files.deleteIfExists(part);
+            } catch (IOException e) {
+                LOG.warn("cannot remove {}: {}", part, e.getMessage());
+            }
+        }
+
+        private FsException diskFailure(IOException e) {
+            String m = String.valueOf(e.getMessage());
+            return m.contains("No space left") ? new FsException(Code.ENOSPC, "file server " + id + " has no space "
+                    + "left on its disk: the file was not stored")
+                    : new FsException(Code.EIO, "file server " + id + " cannot write: " + m);
+        }
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    private void get(ChannelHandlerContext ctx, Path file, long offset, long length) {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (IOException e) {
+            FsHandler.refuse(ctx, new FsException(Code.ENOENT, "file server " + id + " has no " + file.getFileName()
+                    + " (" + e.getMessage() + "): run cx fs fsck"));
+            return;
+        }
+        if (offset < 0 || offset > size || offset % Blocks.SIZE != 0) {
+            FsHandler.refuse(ctx, new FsException(Code.EINVAL, "a read starts at a block boundary within the file,"
+                    + " not at " + offset));
+            return;
+        }
+        long end = offset + Math.min(length, size - offset);
+        FsHandler.reply(ctx, Json.object().put("ok", true).put("length", end - offset));
+        new Sender(ctx, file, offset, end).pump();
+    }
+
+    /** Sends a file's blocks, a few in flight at a time, each when the one before it went out. */
+    private final class Sender {
+        private final ChannelHandlerContext ctx;
+        private final Path file;
+        private final long end;
+        private final boolean zeroCopy;
+        private final Executor serial = MoreExecutors.newSequentialExecutor(disk);
+        private final AtomicInteger inFlight = new AtomicInteger();
+        private long position;
+        private FileChannel channel;
+
+        Sender(ChannelHandlerContext ctx, Path file, long offset, long end) {
+            this.ctx = ctx;
+            this.file = file;
+            this.position = offset;
+            this.end = end;
+            this.zeroCopy = ctx.pipeline().get(SslHandler.class) == null;
+        }
+
+        void pump() {
+            serial.execute(this::send);
+        }
+
+        private void send() {
+            try {
+                while (inFlight.get() < READS_IN_FLIGHT && position < end && ctx.channel().isActive()) {
+                    int n = (int) Math.min(Blocks.SIZE, end - position);
+                    throttle.take(n);
+                    ctx.write(FsFrames.dataHeader(ctx.alloc(), n));
+                    Object body;
+                    if (zeroCopy) {
+                        body = new DefaultFileRegion(file.toFile(), position, n);
+                    } else {
+                        if (channel == null) {
+                            channel = FileChannel.open(file, StandardOpenOption.READ);
+                        }
+                        ByteBuf b = ctx.alloc().buffer(n);
+                        try {
+                            while (b.readableBytes() < n) {
+                                if (b.writeBytes(channel, position + b.readableBytes(), n - b.readableBytes()) < 0) {
+                                    throw new java.io.EOFException("the file ended while it was read");
+                                }
+                            }
+                        } catch (IOException e) {
+                            b.release();
+                            throw e;
+                        }
+                        body = b;
+                    }
+                    position += n;
+                    inFlight.incrementAndGet();
+                    ctx.writeAndFlush(body).addListener(f -> {
+                        inFlight.decrementAndGet();
+                        if (f.isSuccess()) {
+                            pump();
+                        } else {
+                            ctx.close();
+                        }
+                    });
+                }
+                if (position >= end && channel != null) {
+                    channel.close();
+                    channel = null;
+                }
+            } catch (IOException e) {
+                LOG.warn("file server {}: reading {} failed: {}", id, file, e.getMessage());
+                ctx.close(); // the client sees the stream end short of the length and says so
+            }
+        }
+    }
+
+    private void listBlobs(ChannelHandlerContext ctx) {
+        ObjectNode ok = Json.object().put("ok", true);
+        ArrayNode list = ok.putArray("blobs");
+        try (var files = Files.walk(blobs)) {
+            files.filter(Files::isRegularFile).forEach(p -> list.add(p.getFileName().toString()));
+            FsHandler.reply(ctx, ok);
+        } catch (IOException e) {
+            FsHandler.refuse(ctx, new FsException(Code.EIO, "cannot list blobs: " + e.getMessage()));
+        }
+    }
+
+    @Override
+    public void close() {
+        renewal.shutdownNow();
+        listener.close();
+        disk.shutdownNow();
+        if (names != null) {
+            names.close();
+        }
+    }
+}

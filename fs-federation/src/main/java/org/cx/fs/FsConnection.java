@@ -1,0 +1,167 @@
+package org.cx.fs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import org.cx.fs.FsException.Code;
+import org.cx.security.Tls;
+
+/**
+ * One blocking connection to a name service or file server, as a client holds it: a request, then its reply (and for
+ * transfers, the DATA frames between). Not for concurrent use; {@link FsClient} keeps a pool of them.
+ */
+final class FsConnection implements AutoCloseable {
+    private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
+    private static final int BUFFER = 256 << 10;
+
+    private final String address;
+    private final Socket socket;
+    private final DataInputStream in;
+    private final DataOutputStream out;
+
+    private FsConnection(String address, Socket socket) throws IOException {
+        this.address = address;
+        this.socket = socket;
+        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), BUFFER));
+        this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), BUFFER));
+    }
+
+    /**
+     * Connects to {@code address} (host:port) and says who calls: with {@code tls} its credential (the peer must be
+     * a server of the network), else plainly as {@code user}.
+     */
+    static FsConnection open(String address, Tls tls, String user) throws FsException {
+        HostPort hp = HostPort.parse(address);
+        Socket s = null;
+        try {
+            s = tls == null ? new Socket() : tls.socketFactory().createSocket();
+            s.connect(new InetSocketAddress(hp.host(), hp.port()), CONNECT_TIMEOUT_MILLIS);
+            s.setTcpNoDelay(true);
+            if (s instanceof javax.net.ssl.SSLSocket ssl) {
+                ssl.startHandshake();
+            }
+            FsConnection c = new FsConnection(address, s);
+            c.call(Json.op("hello").put("user", user));
+            return c;
+        } catch (FsException e) {
+            closeQuietly(s);
+            throw e;
+        } catch (IOException e) {
+            closeQuietly(s);
+            throw new FsException(Code.EIO, "cannot reach the file service at " + address + ": " + e.getMessage()
+                    + " (is a cx fs process running there?)", e);
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            if (s != null) {
+                s.close();
+            }
+        } catch (IOException ignored) {
+            // closing after a failure
+        }
+    }
+
+    String address() {
+        return address;
+    }
+
+    /** Sends {@code request} and returns its reply; an error reply is thrown as the {@link FsException} it says. */
+    ObjectNode call(ObjectNode request) throws FsException {
+        send(request);
+        return reply();
+    }
+
+    void send(ObjectNode request) throws FsException {
+        try {
+            byte[] body = Json.MAPPER.writeValueAsBytes(request);
+            out.writeInt(body.length + 1);
+            out.writeByte(FsFrames.JSON);
+            out.write(body);
+            out.flush();
+        } catch (IOException e) {
+            throw lost(e);
+        }
+    }
+
+    ObjectNode reply() throws FsException {
+        try {
+            int length = in.readInt();
+            byte kind = in.readByte();
+            if (kind != FsFrames.JSON || length < 1 || length > FsFrames.MAX_FRAME + 1) {
+                throw new FsException(Code.EIO, address + " sent a frame of kind " + kind + " and length " + length
+                        + " where a reply was due");
+            }
+            byte[] body = new byte[length - 1];
+            in.readFully(body);
+            JsonNode reply = Json.MAPPER.readTree(body);
+            if (reply.has("error")) {
+                Code code;
+                try {
+                    code = Code.valueOf(reply.path("code").asText("EIO"));
+                } catch (IllegalArgumentException e) {
+                    code = Code.EIO;
+                }
+                throw new FsException(code, reply.path("error").asText());
+            }
+            return (ObjectNode) reply;
+        } catch (FsException e) {
+            throw e;
+        } catch (IOException e) {
+            throw lost(e);
+        }
+    }
+
+    /** Sends {@code length} bytes of {@code bytes} as one DATA frame (buffered: {@link #flush} or a request sends). */
+    void data(byte[] bytes, int offset, int length) throws FsException {
+        try {
+            out.writeInt(length + 1);
+            out.writeByte(FsFrames.DATA);
+            out.write(bytes, offset, length);
+        } catch (IOException e) {
+            throw lost(e);
+        }
+    }
+
+    /** Reads one DATA frame into {@code into}; returns its length. */
+    int readData(byte[] into) throws FsException {
+        try {
+            int length = in.readInt();
+            byte kind = in.readByte();
+            if (kind == FsFrames.JSON) {
+                byte[] body = new byte[length - 1];
+                in.readFully(body);
+                JsonNode reply = Json.MAPPER.readTree(body);
+                throw new FsException(Code.EIO, address + " stopped sending: " + reply.path("error").asText());
+            }
+            if (kind != FsFrames.DATA || length - 1 > into.length || length < 1) {
+                throw new FsException(Code.EIO, address + " sent a frame of kind " + kind + " and length " + length
+                        + " where data was due");
+            }
+            in.readFully(into, 0, length - 1);
+            return length - 1;
+        } catch (FsException e) {
+            throw e;
+        } catch (IOException e) {
+            throw lost(e);
+        }
+    }
+
+    private FsException lost(IOException e) {
+        String why = e instanceof EOFException ? "it closed the connection" : e.getMessage();
+        return new FsException(Code.EIO, "lost the connection to " + address + " (" + why + ")", e);
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(socket);
+    }
+}

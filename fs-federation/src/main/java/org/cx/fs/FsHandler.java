@@ -1,0 +1,129 @@
+package org.cx.fs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.ssl.SslHandler;
+import java.io.IOException;
+import org.cx.fs.FsException.Code;
+import org.cx.security.CredentialRole;
+import org.cx.security.PeerIdentity;
+import org.cx.security.Tls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The first handler of a name service's or file server's connection, after the frame decoder: it learns who calls
+ * ({@code hello}: the credential's name and role, or with plain connections the declared user), decodes JSON
+ * requests and hands them and DATA frames to the service. A malformed frame or request is refused with an error
+ * reply, and the connection goes on; only a frame that breaks the framing ends it.
+ */
+abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
+    private static final Logger LOG = LoggerFactory.getLogger(FsHandler.class);
+
+    /** The caller, once it said hello; null before. */
+    protected Caller caller;
+    /** Whether the caller holds a server's credential (another process of the service). */
+    protected boolean server;
+
+    @Override
+    protected final void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+        byte kind = frame.readByte();
+        if (kind == FsFrames.DATA) {
+            if (caller == null) {
+                refuse(ctx, new FsException(Code.EINVAL, "data before hello"));
+                return;
+            }
+            data(ctx, frame);
+            return;
+        }
+        ObjectNode request;
+        try {
+            JsonNode node = Json.MAPPER.readTree((java.io.InputStream) new ByteBufInputStream(frame));
+            if (kind != FsFrames.JSON || !(node instanceof ObjectNode o) || !o.path("op").isTextual()) {
+                throw new FsException(Code.EINVAL, "a frame of kind " + kind + " is no request: expected a JSON "
+                        + "object with an 'op'");
+            }
+            request = o;
+        } catch (IOException e) {
+            refuse(ctx, e instanceof FsException f ? f : new FsException(Code.EINVAL, "not JSON: " + e.getMessage()));
+            return;
+        }
+        String op = request.get("op").asText();
+        if (op.equals("hello")) {
+            hello(ctx, request);
+            return;
+        }
+        if (caller == null) {
+            refuse(ctx, new FsException(Code.EINVAL, "'" + op + "' before hello"));
+            return;
+        }
+        try {
+            request(ctx, op, request);
+        } catch (FsException e) {
+            refuse(ctx, e);
+        } catch (RuntimeException e) {
+            LOG.warn("{} from {} failed", op, ctx.channel().remoteAddress(), e);
+            refuse(ctx, new FsException(Code.EIO, op + " failed: " + e));
+        }
+    }
+
+    private void hello(ChannelHandlerContext ctx, ObjectNode request) {
+        PeerIdentity peer = ctx.pipeline().get(SslHandler.class) == null ? null : Tls.peer(ctx.channel());
+        if (peer != null) {
+            caller = new Caller(peer.name(), peer.role() == CredentialRole.ADMIN);
+            server = peer.role() == CredentialRole.SERVER;
+        } else {
+            String user = request.path("user").asText("");
+            if (!user.matches("[A-Za-z0-9._@-]{1,64}")) {
+                refuse(ctx, new FsException(Code.EINVAL, "hello must name a user (1 to 64 letters, digits, '.', "
+                        + "'_', '@' or '-')"));
+                return;
+            }
+            caller = new Caller(user, false);
+            server = true; // plain connections take every peer on its word
+        }
+        reply(ctx, Json.object().put("ok", true).put("as", caller.name()));
+    }
+
+    /** A request after hello. */
+    protected abstract void request(ChannelHandlerContext ctx, String op, ObjectNode request) throws FsException;
+
+    /** A DATA frame after hello; the default refuses it. */
+    protected void data(ChannelHandlerContext ctx, ByteBuf frame) {
+        refuse(ctx, new FsException(Code.EINVAL, "data outside a transfer"));
+    }
+
+    static void reply(ChannelHandlerContext ctx, JsonNode reply) {
+        ctx.writeAndFlush(FsFrames.json(ctx.alloc(), reply));
+    }
+
+    static void refuse(ChannelHandlerContext ctx, FsException e) {
+        reply(ctx, error(e));
+    }
+
+    static ObjectNode error(FsException e) {
+        return Json.object().put("error", e.getMessage()).put("code", e.code().name());
+    }
+
+    void requireServer(String op) throws FsException {
+        if (!server) {
+            throw new FsException(Code.EACCES, "only the file service's own processes may " + op);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Tls.Failure tls = Tls.failure(cause);
+        if (tls != null) {
+            LOG.info("file service connection from {} refused in TLS: {}", ctx.channel().remoteAddress(), tls);
+        } else {
+            LOG.info("file service connection from {} closed: {}", ctx.channel().remoteAddress(),
+                    cause.getMessage());
+        }
+        ctx.close();
+    }
+}

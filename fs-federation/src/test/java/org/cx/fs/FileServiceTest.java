@@ -1,0 +1,108 @@
+package org.cx.fs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+import org.cx.fs.FsException.Code;
+import org.cx.security.CredentialRole;
+import org.cx.security.ThrowAwayCredentials;
+import org.cx.security.Tls;
+import org.cx.testing.Await;
+import org.cx.testing.Seeds;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A name service and two file servers on loopback, with TLS credentials of a throw-away authority: files go in and
+ * out whole and checked, names change atomically, and the namespace survives a restart.
+ */
+class FileServiceTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void filesGoInAndOutWholeAndTheNamespaceSurvivesARestart() throws Exception {
+        Random random = new Random(Seeds.seed("FileServiceTest"));
+        ThrowAwayCredentials keys = ThrowAwayCredentials.make();
+        Tls serverTls = keys.tls(CredentialRole.SERVER, "fs");
+        Tls ann = keys.tls(CredentialRole.USER, "ann");
+        Tls bob = keys.tls(CredentialRole.USER, "bob");
+        byte[] big = new byte[3 * Blocks.SIZE + 12345];
+        random.nextBytes(big);
+        Files.createDirectories(dir.resolve("disk1/data"));
+        Files.write(dir.resolve("disk1/data/old.bin"), big);
+        int port;
+        try (NameService names = NameService.start(new NameService.Config(dir.resolve("names"), "127.0.0.1", 0,
+                serverTls));
+             FileServer one = server(names, "disk1", serverTls);
+             FileServer two = server(names, "disk2", serverTls)) {
+            port = names.port();
+            try (FsClient a = FsClient.connect("127.0.0.1:" + port, ann, null);
+                 FsClient b = FsClient.connect("127.0.0.1:" + port, bob, null)) {
+                Await.until("both file servers to register", WAIT, () -> one.registered() && two.registered());
+                a.mkdir("/ann/results", true);
+                Entry written = a.write("/ann/results/big.bin", new ByteArrayInputStream(big), big.length,
+                        FsClient.Progress.NONE);
+                assertEquals(big.length, written.size());
+                assertEquals("ann", written.owner());
+                assertArrayEquals(big, read(b, "/ann/results/big.bin"));
+
+                a.write("/ann/empty", new ByteArrayInputStream(new byte[0]), 0, FsClient.Progress.NONE);
+                assertEquals(0, read(a, "/ann/empty").length);
+
+                FsException refused = assertThrows(FsException.class, () -> b.write("/ann/results/big.bin",
+                        new ByteArrayInputStream(new byte[1]), 1, FsClient.Progress.NONE));
+                assertEquals(Code.EACCES, refused.code());
+                assertTrue(refused.getMessage().contains("bob may not"), refused.getMessage());
+
+                a.rename("/ann/results/big.bin", "/ann/big.bin");
+                assertEquals(Code.ENOENT, assertThrows(FsException.class,
+                        () -> a.stat("/ann/results/big.bin")).code());
+
+                Entry linked = a.link(one.id(), "data/old.bin", "/ann/old.bin");
+                assertTrue(linked.linked());
+                assertArrayEquals(big, read(a, "/ann/old.bin"));
+                assertEquals(Code.EACCES, assertThrows(FsException.class,
+                        () -> a.link(one.id(), "../names/journal.jsonl", "/ann/x")).code());
+                a.remove("/ann/old.bin", false);
+                assertTrue(Files.exists(dir.resolve("disk1/data/old.bin")), "a linked file stays on its disk");
+            }
+        }
+        try (NameService names = NameService.start(new NameService.Config(dir.resolve("names"), "127.0.0.1", port,
+                serverTls));
+             FileServer one = server(names, "disk1", serverTls);
+             FileServer two = server(names, "disk2", serverTls);
+             FsClient a = FsClient.connect("127.0.0.1:" + port, ann, null)) {
+            Await.until("both file servers to register again", WAIT, () -> one.registered() && two.registered());
+            assertArrayEquals(big, read(a, "/ann/big.bin"));
+            assertEquals(java.util.List.of("big.bin", "empty", "results"),
+                    a.list("/ann").stream().map(Namespace.Named::name).toList());
+            assertFalse(a.list("/ann").stream().anyMatch(n -> n.name().equals("old.bin")));
+            a.remove("/ann", true);
+            assertEquals(0, a.list("/").size());
+        }
+    }
+
+    private FileServer server(NameService names, String disk, Tls tls) throws Exception {
+        Files.createDirectories(dir.resolve(disk));
+        return FileServer.start(new FileServer.Config(dir.resolve(disk), "127.0.0.1", 0, null,
+                "127.0.0.1:" + names.port(), tls, 0));
+    }
+
+    private static byte[] read(FsClient client, String path) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        client.read(path, out, FsClient.Progress.NONE);
+        return out.toByteArray();
+    }
+}
