@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
         subcommands = {DemoCommand.class, LookupCommand.class, ServerCommand.class, ProducerCommand.class, RunCommand.class,
                 DistCommand.class,
                 SubmitCommand.class, CallCommand.class, JobCommand.class, StatusCommand.class, CompletionCommand.class,
-                BenchCommand.class, NetworkCommand.class, SimCommand.class, KeysCommand.class,
+                BenchCommand.class, NetworkCommand.class, SimCommand.class, KeysCommand.class, FsCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Cx implements Runnable {
 

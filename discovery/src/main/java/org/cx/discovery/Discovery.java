@@ -10,9 +10,13 @@ import java.util.List;
  */
 public interface Discovery extends AutoCloseable {
 
-    /** Kinds of service: task servers, and the production network (registered by its primary root). */
+    /**
+     * Kinds of service: task servers, the production network (registered by its primary root), and the federated
+     * file service's name service.
+     */
     String TASK_SERVER = "task-server";
     String NETWORK = "network";
+    String FS_NAMES = "fs-names";
 
     /** Registers {@code service}; the registration is renewed until cancelled or this discovery is closed. */
     Registration register(ServiceRecord service) throws IOException;
