@@ -1,0 +1,205 @@
+package org.cx.system;
+
+import static org.cx.system.Cli.cx;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.cx.cli.Cx;
+import org.cx.fs.FsClient;
+import org.cx.fs.FsException;
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
+import org.cx.testing.Await;
+import org.cx.testing.ChildProcess;
+import org.cx.testing.Seeds;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The federated file service as real processes: a name service ({@code cx fs names}) and file servers
+ * ({@code cx fs serve}), used through {@code cx fs} commands and the client library, and killed at the worst times.
+ */
+class FileServiceTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    private final List<ChildProcess> processes = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        for (ChildProcess p : processes) {
+            p.kill();
+        }
+    }
+
+    private ChildProcess start(String name, String... args) throws IOException {
+        List<String> all = new ArrayList<>(List.of("fs"));
+        all.addAll(List.of(args));
+        ChildProcess p = ChildProcess.start(name, Cx.class.getName(), all.toArray(String[]::new));
+        processes.add(p);
+        return p;
+    }
+
+    /** A name service on {@code port} (0: any); returns its address. */
+    private String names(int port) throws IOException {
+        ChildProcess p = start("names", "names", "--data", dir.resolve("names").toString(), "--port",
+                Integer.toString(port));
+        String line = p.awaitLine("name service listening on ", WAIT);
+        return line.replaceAll(".*listening on (\\S+?),.*", "$1");
+    }
+
+    private ChildProcess fileServer(String names, String disk, String... more) throws IOException {
+        List<String> args = new ArrayList<>(List.of("serve", "--root", Files.createDirectories(dir.resolve(disk))
+                .toString(), "--names", names));
+        args.addAll(List.of(more));
+        ChildProcess p = start(disk, args.toArray(String[]::new));
+        p.awaitLine("exporting", WAIT);
+        return p;
+    }
+
+    private static Cli.Run fs(String names, String... args) {
+        List<String> all = new ArrayList<>(List.of("fs"));
+        all.add(args[0]);
+        all.addAll(List.of("--names", names));
+        all.addAll(List.of(args).subList(1, args.length));
+        return cx(all.toArray(String[]::new));
+    }
+
+    private static FsClient client(String names) throws IOException {
+        return FsClient.connect(names, CxHome.local(CredentialRole.USER, false), null);
+    }
+
+    private static void awaitServers(FsClient fs, int up) {
+        Await.until(up + " file servers to be up", WAIT, () -> {
+            try {
+                return fs.servers().stream().filter(FsClient.ServerInfo::alive).count() == up;
+            } catch (FsException e) {
+                return false;
+            }
+        });
+    }
+
+    @Test
+    void theCommandsWorkAndTheNamespaceSurvivesKillNine() throws Exception {
+        Random random = new Random(Seeds.seed("FileServiceTest"));
+        byte[] bytes = new byte[5 * (1 << 20) + 77];
+        random.nextBytes(bytes);
+        Path local = Files.write(dir.resolve("local.bin"), bytes);
+        String names = names(0);
+        fileServer(names, "disk1");
+        fileServer(names, "disk2");
+        try (FsClient fs = client(names)) {
+            awaitServers(fs, 2);
+        }
+
+        assertEquals(0, fs(names, "mkdir", "-p", "cx:/data/in").exit());
+        Cli.Run cp = fs(names, "cp", local.toString(), "cx:/data/in/");
+        assertEquals(0, cp.exit(), cp.err());
+        Cli.Run ls = fs(names, "ls", "-l", "-R", "cx:/data");
+        assertTrue(ls.out().contains(bytes.length + " ") && ls.out().contains("local.bin"), ls.out());
+        assertEquals(0, fs(names, "mv", "cx:/data/in/local.bin", "cx:/data/kept.bin").exit());
+        Cli.Run back = fs(names, "cp", "cx:/data/kept.bin", dir.resolve("back.bin").toString());
+        assertEquals(0, back.exit(), back.err());
+        assertArrayEquals(bytes, Files.readAllBytes(dir.resolve("back.bin")));
+        Cli.Run fsck = fs(names, "fsck");
+        assertEquals(0, fsck.exit(), fsck.out());
+        assertTrue(fsck.out().contains("1 files, 5.0 MiB checked: all well"), fsck.out());
+
+        Cli.Run missing = fs(names, "cp", "cx:/data/nothing", dir.resolve("x").toString());
+        assertEquals(1, missing.exit());
+        assertTrue(missing.err().contains("/data/nothing does not exist"), missing.err());
+
+        ChildProcess first = processes.get(0);
+        first.kill(); // kill -9: only what the journal forced to disk is left
+        int port = Integer.parseInt(names.substring(names.lastIndexOf(':') + 1));
+        names(port);
+        try (FsClient fs = client(names)) {
+            awaitServers(fs, 2);
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            fs.read("/data/kept.bin", out, FsClient.Progress.NONE);
+            assertArrayEquals(bytes, out.toByteArray());
+            assertEquals(List.of("in", "kept.bin"), fs.list("/data").stream().map(n -> n.name()).toList());
+        }
+        assertEquals(0, fs(names, "rm", "-r", "cx:/data").exit());
+        assertEquals("", fs(names, "ls", "cx:/").out());
+    }
+
+    @Test
+    void aFileServerKilledMidWriteLeavesNoPartialFileAndTheWriterIsTold() throws Exception {
+        String names = names(0);
+        ChildProcess slow = fileServer(names, "slow", "--throttle", "4M");
+        try (FsClient fs = client(names)) {
+            awaitServers(fs, 1);
+            CompletableFuture<Void> write = CompletableFuture.runAsync(() -> {
+                try {
+                    fs.write("/half.bin", new ByteArrayInputStream(new byte[64 << 20]), 64 << 20,
+                            FsClient.Progress.NONE);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            Path incoming = dir.resolve("slow/.cx-fs/incoming");
+            Await.until("the write to be under way", WAIT, () -> {
+                try (var parts = Files.list(incoming)) {
+                    return parts.anyMatch(p -> p.toFile().length() > 0);
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            slow.kill();
+            ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> write.get(60, TimeUnit.SECONDS));
+            String message = failed.getCause().getMessage();
+            assertTrue(message.contains("writing /half.bin to file server fs-") && message.contains("failed")
+                    && message.contains("/half.bin is as it was"), message);
+            FsException gone = org.junit.jupiter.api.Assertions.assertThrows(FsException.class,
+                    () -> fs.stat("/half.bin"));
+            assertEquals(FsException.Code.ENOENT, gone.code());
+        }
+        fileServer(names, "slow"); // on restart, the part file of the cut transfer is removed
+        try (var left = Files.list(dir.resolve("slow/.cx-fs/incoming"))) {
+            assertFalse(left.findAny().isPresent(), "no partial file left");
+        }
+    }
+
+    @Test
+    void nothingOutsideAFileServersRootCanBeLinkedIn() throws Exception {
+        String names = names(0);
+        ChildProcess server = fileServer(names, "disk");
+        String id = server.awaitLine("exporting", WAIT).replaceAll(".*file server (\\S+) exporting.*", "$1");
+        Files.writeString(dir.resolve("secret.txt"), "outside the root");
+        Files.writeString(dir.resolve("disk/inside.txt"), "inside the root");
+        Files.createSymbolicLink(dir.resolve("disk/escape"), dir.resolve("secret.txt"));
+        try (FsClient fs = client(names)) {
+            awaitServers(fs, 1);
+        }
+        for (String hostPath : List.of("../secret.txt", "escape", dir.resolve("secret.txt").toString(),
+                ".cx-fs/id", "sub/../../secret.txt")) {
+            Cli.Run ln = fs(names, "ln", "--server", id, hostPath, "cx:/stolen");
+            assertEquals(1, ln.exit(), hostPath + ": " + ln.out());
+            assertTrue(ln.err().contains("root") || ln.err().contains("not a file the file server exports"),
+                    hostPath + ": " + ln.err());
+        }
+        Cli.Run ln = fs(names, "ln", "--server", id, "inside.txt", "cx:/inside.txt");
+        assertEquals(0, ln.exit(), ln.err());
+        Cli.Run get = fs(names, "get", "/inside.txt", dir.resolve("got.txt").toString());
+        assertEquals(0, get.exit(), get.err());
+        assertEquals("inside the root", Files.readString(dir.resolve("got.txt")));
+    }
+}
