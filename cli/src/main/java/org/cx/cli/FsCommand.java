@@ -22,6 +22,7 @@ import org.cx.fs.FileServer;
 import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
 import org.cx.fs.FsPath;
+import org.cx.fs.Layout;
 import org.cx.fs.NameService;
 import org.cx.fs.Namespace;
 import org.cx.fs.Sizes;
@@ -282,8 +283,16 @@ final class FsCommand extends Group {
                 if (!e.directory()) {
                     out().println("  size:    " + e.size() + " bytes (" + Sizes.human(e.size()) + "), "
                             + e.crcs().size() + " blocks with CRC32C");
-                    out().println("  bytes:   on file server " + e.server() + (e.linked()
-                            ? ", linked in place at " + e.blob().substring(1) : ", blob " + e.blob()));
+                    if (e.linked()) {
+                        out().println("  bytes:   linked in place at " + e.columns().get(0).blob().substring(1)
+                                + " on file server " + e.columns().get(0).servers().get(0));
+                    } else {
+                        out().println("  layout:  " + e.columns().size() + " stripe(s) of " + Sizes.human(
+                                e.stripeSize()) + " units, " + e.columns().get(0).servers().size() + " replica(s)");
+                        for (Entry.Column c : e.columns()) {
+                            out().println("  column:  blob " + c.blob() + " on " + String.join(", ", c.servers()));
+                        }
+                    }
                 }
             }
             return 0;
@@ -308,6 +317,23 @@ final class FsCommand extends Group {
     /** Copies between this machine and the federation, or within it. */
     abstract static class Copying extends Client {
         private static final long PROGRESS_ABOVE = 16L << 20;
+
+        @Option(names = "--stripes", defaultValue = "1", paramLabel = "K",
+                description = "Spreads each new file over K file servers, read back in parallel. Default: 1.")
+        int stripes;
+
+        @Option(names = "--stripe-size", defaultValue = "4M", paramLabel = "BYTES",
+                description = "Bytes of a stripe unit, whole MiB. Default: ${DEFAULT-VALUE}.")
+        String stripeSize;
+
+        @Option(names = "--replicas", defaultValue = "1", paramLabel = "R",
+                description = "Keeps each new file on R file servers: reads go on while up to R-1 of them are "
+                        + "down. Default: 1.")
+        int replicas;
+
+        private FsClient.Placement placement() {
+            return new FsClient.Placement(stripes, Sizes.parse(stripeSize), replicas);
+        }
 
         /** Copies {@code from} to {@code to}; one of them (or both) a cx: path. */
         int copy(FsClient fs, String from, String to, boolean recursive) throws IOException {
@@ -343,7 +369,8 @@ final class FsCommand extends Group {
             FsPath t = isDirectory(fs, target) ? target.child(source.getFileName().toString()) : target;
             long size = Files.size(source);
             try (InputStream in = Files.newInputStream(source)) {
-                transfer(source + " -> " + FsPath.SCHEME + t, size, p -> fs.write(t.toString(), in, size, p));
+                transfer(source + " -> " + FsPath.SCHEME + t, size, p -> fs.write(t.toString(), in, size, placement(),
+                        p));
             }
             return 0;
         }
@@ -610,9 +637,14 @@ final class FsCommand extends Group {
     }
 
     @Command(name = "fsck", mixinStandardHelpOptions = true,
-            description = {"Checks every file under PATH: its file server is up, holds it, and every block matches",
-                "its checksum. Exit status 0 when all is well, 1 when something is not."})
+            description = {"Checks every file under PATH: each replica of each column is on a file server that is",
+                "up, and every block matches its checksum. With --repair, makes missing or damaged replicas again",
+                "from a good one, on another file server. Exit status 0 when all is well (or was repaired), 1 when",
+                "something is not."})
     static final class Fsck extends Client {
+        @Option(names = "--repair", description = "Re-replicates what is missing or damaged.")
+        boolean repair;
+
         @Parameters(paramLabel = "PATH", defaultValue = "/")
         String path;
 
@@ -621,37 +653,101 @@ final class FsCommand extends Group {
             int bad = 0;
             int files = 0;
             long bytes = 0;
-            for (Map.Entry<String, Map.Entry<String, Entry>> f : fs.files(namespacePath(path))) {
+            for (FsClient.FileInfo f : fs.files(namespacePath(path))) {
                 files++;
-                Entry e = f.getValue().getValue();
-                bytes += e.size();
-                String address = f.getValue().getKey();
+                bytes += f.entry().size();
+                for (int c = 0; c < f.entry().columns().size(); c++) {
+                    if (!checkColumn(fs, f, c)) {
+                        bad++;
+                    }
+                }
+            }
+            out().println(files + " files, " + Sizes.human(bytes) + " checked: " + (bad == 0 ? "all well"
+                    : bad + " columns with problems" + (repair ? " left" : " (--repair re-replicates)")));
+            return bad == 0 ? 0 : 1;
+        }
+
+        /** Whether column {@code c} of {@code f} is whole on every replica (after repair, if asked). */
+        private boolean checkColumn(FsClient fs, FsClient.FileInfo f, int c) {
+            Entry e = f.entry();
+            Entry.Column column = e.columns().get(c);
+            Layout layout = e.layout();
+            List<Integer> blocks = layout.blocksOf(c);
+            long size = blocks.stream().mapToLong(layout::blockLength).sum();
+            List<Integer> crcs = blocks.stream().map(e.crcs()::get).toList();
+            List<String> good = new ArrayList<>();
+            List<String> problems = new ArrayList<>();
+            for (String id : column.servers()) {
+                String address = f.addresses().get(id);
                 String problem = null;
                 if (address == null) {
-                    problem = "its file server " + e.server() + " is not registered";
+                    problem = "file server " + id + " is not registered";
                 } else {
                     try {
-                        var found = fs.check(address, e.blob());
-                        List<Integer> crcs = new ArrayList<>();
-                        found.path("crcs").forEach(c -> crcs.add(c.asInt()));
-                        if (found.path("size").asLong() != e.size()) {
-                            problem = "file server " + e.server() + " holds " + found.path("size").asLong()
-                                    + " bytes, not " + e.size();
-                        } else if (!crcs.equals(e.crcs())) {
-                            problem = "blocks on file server " + e.server() + " do not match their checksums";
+                        var found = fs.check(address, column.blob());
+                        List<Integer> actual = new ArrayList<>();
+                        found.path("crcs").forEach(x -> actual.add(x.asInt()));
+                        if (found.path("size").asLong() != size) {
+                            problem = "file server " + id + " holds " + found.path("size").asLong() + " bytes, not "
+                                    + size;
+                        } else if (!actual.equals(crcs)) {
+                            problem = "blocks on file server " + id + " do not match their checksums";
                         }
                     } catch (FsException x) {
                         problem = x.getMessage();
                     }
                 }
-                if (problem != null) {
-                    bad++;
-                    out().println(FsPath.SCHEME + f.getKey() + ": " + problem);
+                if (problem == null) {
+                    good.add(id);
+                } else {
+                    problems.add(problem);
                 }
             }
-            out().println(files + " files, " + Sizes.human(bytes) + " checked: " + (bad == 0 ? "all well"
-                    : bad + " with problems"));
-            return bad == 0 ? 0 : 1;
+            String where = FsPath.SCHEME + f.path() + (e.columns().size() > 1 ? " (column " + c + ")" : "");
+            if (problems.isEmpty()) {
+                return true;
+            }
+            out().println(where + ": " + String.join("; ", problems));
+            if (!repair) {
+                return false;
+            }
+            if (good.isEmpty() || e.linked()) {
+                out().println(where + ": cannot repair: " + (e.linked() ? "a linked file has one copy"
+                        : "no replica is whole"));
+                return false;
+            }
+            return repairColumn(fs, f, c, good, size, crcs, where);
+        }
+
+        private boolean repairColumn(FsClient fs, FsClient.FileInfo f, int c, List<String> good, long size,
+                                     List<Integer> crcs, String where) {
+            Entry.Column column = f.entry().columns().get(c);
+            List<String> servers = new ArrayList<>(good);
+            try {
+                List<FsClient.ServerInfo> spare = fs.servers().stream().filter(FsClient.ServerInfo::alive)
+                        .filter(s -> !column.servers().contains(s.id()))
+                        .sorted(java.util.Comparator.comparingLong(FsClient.ServerInfo::free).reversed()).toList();
+                String from = f.addresses().get(good.get(0));
+                for (FsClient.ServerInfo s : spare) {
+                    if (servers.size() == column.servers().size()) {
+                        break;
+                    }
+                    fs.copyBlob(column.blob(), size, crcs, from, s.address());
+                    servers.add(s.id());
+                }
+                if (servers.size() < column.servers().size()) {
+                    out().println(where + ": only " + servers.size() + " of " + column.servers().size()
+                            + " replicas could be made: start more file servers");
+                    fs.relocate(f.path(), c, new Entry.Column(column.blob(), servers));
+                    return false;
+                }
+                fs.relocate(f.path(), c, new Entry.Column(column.blob(), servers));
+                out().println(where + ": repaired, now on " + String.join(", ", servers));
+                return true;
+            } catch (FsException x) {
+                out().println(where + ": repair failed: " + x.getMessage());
+                return false;
+            }
         }
     }
 }

@@ -3,35 +3,58 @@ package org.cx.fs;
 import java.util.List;
 
 /**
- * What the namespace knows of one directory or file. A file's bytes are one blob on one file server, checked in
- * blocks of {@link Blocks#SIZE} bytes by their CRC32C.
+ * What the namespace knows of one directory or file. A file's bytes are cut into blocks of {@link Blocks#SIZE}, each
+ * checked by its CRC32C; consecutive runs of {@code stripeSize} bytes go round-robin to the file's columns (one
+ * column: no striping), and each column is one blob kept on one or more file servers (its replicas).
  *
- * @param directory whether this is a directory
- * @param size      the file's length in bytes (0 for a directory)
- * @param mtime     the last change, milliseconds since the epoch
- * @param owner     the identity that made it
- * @param mode      permission bits as in Unix ({@code 0644}); owner and others, no groups
- * @param server    the file server that holds the bytes (its id), null for a directory
- * @param blob      the blob's name on that server: an id, or {@code @path} for a file linked in place
- * @param crcs      the CRC32C of each block, in order
+ * @param directory  whether this is a directory
+ * @param size       the file's length in bytes (0 for a directory)
+ * @param mtime      the last change, milliseconds since the epoch
+ * @param owner      the identity that made it
+ * @param mode       permission bits as in Unix ({@code 0644}); owner and others, no groups
+ * @param stripeSize bytes of a stripe unit, a multiple of the block size
+ * @param columns    where the bytes are, in stripe order; empty for a directory
+ * @param crcs       the CRC32C of each block of the file, in order
  */
-public record Entry(boolean directory, long size, long mtime, String owner, int mode, String server, String blob,
-                    List<Integer> crcs) {
+public record Entry(boolean directory, long size, long mtime, String owner, int mode, long stripeSize,
+                    List<Column> columns, List<Integer> crcs) {
     public Entry {
+        columns = columns == null ? List.of() : List.copyOf(columns);
         crcs = crcs == null ? List.of() : List.copyOf(crcs);
     }
 
+    /**
+     * One column of a file: a blob, the same on each of its servers.
+     *
+     * @param blob    its name on the file servers: an id, or {@code @path} for a file linked in place
+     * @param servers the ids of the file servers that hold it
+     */
+    public record Column(String blob, List<String> servers) {
+        public Column {
+            servers = List.copyOf(servers);
+        }
+    }
+
     static Entry directory(String owner, int mode, long now) {
-        return new Entry(true, 0, now, owner, mode, null, null, List.of());
+        return new Entry(true, 0, now, owner, mode, 0, List.of(), List.of());
     }
 
     /** Whether the bytes were on the file server's disk before and stay there when the entry is removed. */
     public boolean linked() {
-        return blob != null && blob.startsWith("@");
+        return columns.size() == 1 && columns.get(0).blob().startsWith("@");
+    }
+
+    /** How this file's blocks map onto its columns. */
+    public Layout layout() {
+        return new Layout(size, stripeSize, columns.size());
     }
 
     Entry touched(long now) {
-        return new Entry(directory, size, now, owner, mode, server, blob, crcs);
+        return new Entry(directory, size, now, owner, mode, stripeSize, columns, crcs);
+    }
+
+    Entry withColumns(List<Column> replaced) {
+        return new Entry(directory, size, mtime, owner, mode, stripeSize, replaced, crcs);
     }
 
     /** {@code ls -l}'s first column: {@code drwxr-xr-x}. */

@@ -110,86 +110,207 @@ public final class FsClient implements AutoCloseable {
 
     // ---------------------------------------------------------------- bytes
 
+    /** How a new file is laid out: columns it is striped over, stripe unit, copies of each column. */
+    public record Placement(int stripes, long stripeSize, int replicas) {
+        public static final Placement SINGLE = new Placement(1, 4L << 20, 1);
+
+        public Placement {
+            new Layout(0, stripeSize, stripes); // says what is wrong
+            if (replicas < 1) {
+                throw new IllegalArgumentException("at least one replica, not " + replicas);
+            }
+        }
+    }
+
+    /** As {@link #write(String, InputStream, long, Placement, Progress)}, on one file server. */
+    public Entry write(String path, InputStream in, long expectedSize, Progress progress) throws IOException {
+        return write(path, in, expectedSize, Placement.SINGLE, progress);
+    }
+
     /**
      * Writes everything {@code in} gives as the file at {@code path}, made or replaced at once when all of it is
-     * stored and checked; nothing of it is visible before, and nothing is left if it fails.
+     * stored and checked on every replica; nothing of it is visible before, and nothing is left if it fails.
      */
-    public Entry write(String path, InputStream in, long expectedSize, Progress progress) throws IOException {
-        ObjectNode place = names(Json.op("place").put("path", path).put("size", Math.max(0, expectedSize)));
-        String address = place.path("address").asText();
-        String server = place.path("server").asText();
-        String blob = place.path("blob").asText();
-        FsConnection c = take(address);
-        ObjectNode stored;
+    public Entry write(String path, InputStream in, long expectedSize, Placement placement, Progress progress)
+            throws IOException {
+        ObjectNode place = names(Json.op("place").put("path", path).put("size", Math.max(0, expectedSize))
+                .put("stripes", placement.stripes()).put("replicas", placement.replicas()));
+        List<Target> targets = new ArrayList<>();
+        List<Entry.Column> columns = new ArrayList<>();
+        int index = 0;
+        for (JsonNode c : place.path("columns")) {
+            List<String> ids = new ArrayList<>();
+            for (JsonNode s : c.path("servers")) {
+                ids.add(s.path("id").asText());
+                targets.add(new Target(index, s.path("id").asText(), s.path("address").asText()));
+            }
+            columns.add(new Entry.Column(c.path("blob").asText(), ids));
+            index++;
+        }
+        Layout layout = new Layout(Long.MAX_VALUE / 2, placement.stripeSize(), columns.size());
+        List<List<Integer>> columnCrcs = new ArrayList<>();
+        columns.forEach(c -> columnCrcs.add(new ArrayList<>()));
+        List<Integer> crcs = new ArrayList<>();
+        long size = 0;
+        Target current = null;
         try {
-            c.send(Json.op("put").put("blob", blob));
+            for (Target t : targets) {
+                current = t;
+                t.connection = take(t.address);
+                t.connection.send(Json.op("put").put("blob", columns.get(t.column).blob()));
+            }
             byte[] block = new byte[Blocks.SIZE];
-            var crcs = Json.MAPPER.createArrayNode();
-            long done = 0;
-            while (true) {
+            for (int i = 0; ; i++) {
                 int n = in.readNBytes(block, 0, block.length);
                 if (n == 0) {
                     break;
                 }
-                crcs.add(Blocks.crc(block, 0, n));
-                c.data(block, 0, n);
-                done += n;
-                progress.bytes(done, expectedSize);
+                int crc = Blocks.crc(block, 0, n);
+                crcs.add(crc);
+                int column = layout.column(i);
+                columnCrcs.get(column).add(crc);
+                for (Target t : targets) {
+                    if (t.column == column) {
+                        current = t;
+                        t.connection.data(block, 0, n);
+                    }
+                }
+                size += n;
+                progress.bytes(size, expectedSize);
                 if (n < block.length) {
                     break;
                 }
             }
-            ObjectNode end = Json.op("end");
-            end.set("crcs", crcs);
-            stored = c.call(end);
-            release(c);
+            for (Target t : targets) {
+                current = t;
+                ObjectNode end = Json.op("end");
+                end.set("crcs", Json.tree(columnCrcs.get(t.column)));
+                t.connection.send(end);
+            }
+            for (Target t : targets) {
+                current = t;
+                t.connection.reply();
+            }
         } catch (FsException e) {
-            c.close();
-            throw new FsException(e.code(), "writing " + path + " to file server " + server + " (" + address
-                    + ") failed: " + e.getMessage() + "; " + path + " is as it was", e);
+            targets.forEach(t -> {
+                if (t.connection != null) {
+                    t.connection.close();
+                }
+            });
+            throw new FsException(e.code(), "writing " + path + " to file server " + current.id + " ("
+                    + current.address + ") failed: " + e.getMessage() + "; " + path + " is as it was", e);
         }
-        ObjectNode put = Json.op("put").put("path", path).put("server", server).put("blob", blob)
-                .put("size", stored.path("size").asLong());
-        put.set("crcs", stored.path("crcs"));
+        targets.forEach(t -> release(t.connection));
+        Entry file = new Entry(false, size, 0, user, 0644, placement.stripeSize(), columns, crcs);
+        ObjectNode put = Json.op("put").put("path", path);
+        put.set("entry", Json.tree(file));
         names(put);
         return stat(path);
     }
 
-    /** Writes the file at {@code path} to {@code out}, each block checked against its CRC32C. */
+    /** One replica of one column of a file being written, and the connection it goes over. */
+    private static final class Target {
+        final int column;
+        final String id;
+        final String address;
+        FsConnection connection;
+
+        Target(int column, String id, String address) {
+            this.column = column;
+            this.id = id;
+            this.address = address;
+        }
+    }
+
+    /**
+     * Writes the file at {@code path} to {@code out}, each block checked against its CRC32C. The columns of a
+     * striped file are fetched in parallel; a column whose file server fails goes on from another replica.
+     */
     public Entry read(String path, OutputStream out, Progress progress) throws IOException {
         ObjectNode read = names(Json.op("read").put("path", path));
         Entry e = Json.entry(read.get("entry"));
-        String address = read.path("address").isTextual() ? read.path("address").asText() : null;
-        if (address == null) {
-            throw new FsException(Code.EIO, path + " is on file server " + e.server() + ", which is not registered "
-                    + "now: start it again, or run cx fs fsck");
+        Map<String, String> addresses = addressesOf(read);
+        long[] done = {0};
+        BlockSink sink = (block, data, n) -> {
+            out.write(data, 0, n);
+            done[0] += n;
+            progress.bytes(done[0], e.size());
+        };
+        if (e.columns().size() == 1) {
+            readColumn(path, e, 0, addresses, sink);
+        } else {
+            new StripedRead(this, path, e, addresses).run(sink);
         }
-        FsConnection c = take(address);
-        try {
-            long length = c.call(Json.op("get").put("blob", e.blob()).put("offset", 0).put("length", e.size()))
-                    .path("length").asLong();
-            if (length != e.size()) {
-                throw new FsException(Code.EIO, "file server " + e.server() + " holds " + length + " bytes of "
-                        + path + ", not " + e.size() + ": run cx fs fsck");
+        return e;
+    }
+
+    private static Map<String, String> addressesOf(JsonNode reply) {
+        Map<String, String> addresses = new HashMap<>();
+        reply.path("addresses").properties().forEach(f -> addresses.put(f.getKey(),
+                f.getValue().isTextual() ? f.getValue().asText() : null));
+        return addresses;
+    }
+
+    /** Takes the blocks of a file, in order. */
+    @FunctionalInterface
+    interface BlockSink {
+        void block(int index, byte[] data, int length) throws IOException;
+    }
+
+    /**
+     * Reads column {@code c} of {@code e} into {@code sink}, block by block in order, from its first replica that
+     * answers, going on from the next one where a replica fails.
+     */
+    void readColumn(String path, Entry e, int c, Map<String, String> addresses, BlockSink sink) throws IOException {
+        Layout layout = e.layout();
+        List<Integer> blocks = layout.blocksOf(c);
+        Entry.Column column = e.columns().get(c);
+        byte[] data = new byte[Blocks.SIZE];
+        int next = 0;
+        List<String> failures = new ArrayList<>();
+        for (String server : column.servers()) {
+            if (next == blocks.size()) {
+                break;
             }
-            byte[] block = new byte[Blocks.SIZE];
-            long done = 0;
-            for (int i = 0; done < length; i++) {
-                int n = c.readData(block);
-                if (Blocks.crc(block, 0, n) != e.crcs().get(i)) {
-                    throw new FsException(Code.EIO, "block " + i + " of " + path + " from file server " + e.server()
-                            + " does not match its checksum: run cx fs fsck");
+            String address = addresses.get(server);
+            if (address == null) {
+                failures.add(server + " is not registered now");
+                continue;
+            }
+            FsConnection conn = null;
+            try {
+                conn = take(address);
+                long offset = layout.indexInColumn(blocks.get(next)) * Blocks.SIZE;
+                long length = 0;
+                for (int k = next; k < blocks.size(); k++) {
+                    length += layout.blockLength(blocks.get(k));
                 }
-                out.write(block, 0, n);
-                done += n;
-                progress.bytes(done, length);
+                long sent = conn.call(Json.op("get").put("blob", column.blob()).put("offset", offset)
+                        .put("length", length)).path("length").asLong();
+                if (sent != length) {
+                    throw new FsException(Code.EIO, "it holds " + sent + " of the " + length + " bytes due");
+                }
+                while (next < blocks.size()) {
+                    int i = blocks.get(next);
+                    int n = conn.readData(data);
+                    if (n != layout.blockLength(i) || Blocks.crc(data, 0, n) != e.crcs().get(i)) {
+                        throw new FsException(Code.EIO, "block " + i + " does not match its checksum");
+                    }
+                    sink.block(i, data, n);
+                    next++;
+                }
+                release(conn);
+            } catch (FsException x) {
+                if (conn != null) {
+                    conn.close();
+                }
+                failures.add(server + " (" + address + "): " + x.getMessage());
             }
-            release(c);
-            return e;
-        } catch (FsException x) {
-            c.close();
-            throw new FsException(x.code(), "reading " + path + " from file server " + e.server() + " (" + address
-                    + ") failed: " + x.getMessage(), x);
+        }
+        if (next < blocks.size()) {
+            throw new FsException(Code.EIO, "reading " + path + " failed: no replica could give block "
+                    + blocks.get(next) + (failures.isEmpty() ? "" : "; file server " + String.join("; ", failures))
+                    + (column.servers().size() == 1 ? "" : "; run cx fs fsck --repair"));
         }
     }
 
@@ -202,9 +323,12 @@ public final class FsClient implements AutoCloseable {
                 .findFirst().orElseThrow(() -> new FsException(Code.ENOENT, "no file server " + serverId
                         + " is registered (cx fs df lists them)"));
         ObjectNode adopted = onServer(s.address(), Json.op("adopt").put("path", hostPath));
-        ObjectNode put = Json.op("put").put("path", path).put("server", s.id()).put("blob",
-                adopted.path("blob").asText()).put("size", adopted.path("size").asLong());
-        put.set("crcs", adopted.path("crcs"));
+        List<Integer> crcs = new ArrayList<>();
+        adopted.path("crcs").forEach(c -> crcs.add(c.asInt()));
+        Entry file = new Entry(false, adopted.path("size").asLong(), 0, user, 0644, Placement.SINGLE.stripeSize(),
+                List.of(new Entry.Column(adopted.path("blob").asText(), List.of(s.id()))), crcs);
+        ObjectNode put = Json.op("put").put("path", path);
+        put.set("entry", Json.tree(file));
         names(put);
         return stat(path);
     }
@@ -222,15 +346,53 @@ public final class FsClient implements AutoCloseable {
         }
     }
 
-    /** Every file under {@code path}, with the address of its file server (null: not registered now). */
-    public List<Map.Entry<String, Map.Entry<String, Entry>>> files(String path) throws FsException {
-        List<Map.Entry<String, Map.Entry<String, Entry>>> out = new ArrayList<>();
+    /** A file as fsck sees it: its path, entry, and the address of each of its file servers (null: not up). */
+    public record FileInfo(String path, Entry entry, Map<String, String> addresses) {
+    }
+
+    /** Every file under {@code path} (or it). */
+    public List<FileInfo> files(String path) throws FsException {
+        List<FileInfo> out = new ArrayList<>();
         for (JsonNode f : names(Json.op("files").put("path", path)).path("files")) {
-            String address = f.path("address").isTextual() ? f.path("address").asText() : null;
-            out.add(Map.entry(f.path("path").asText(), new java.util.AbstractMap.SimpleEntry<>(address,
-                    Json.entry(f.get("entry")))));
+            out.add(new FileInfo(f.path("path").asText(), Json.entry(f.get("entry")), addressesOf(f)));
         }
         return out;
+    }
+
+    /** Records that column {@code index} of the file at {@code path} is now on {@code column}'s servers. */
+    public void relocate(String path, int index, Entry.Column column) throws FsException {
+        ObjectNode r = Json.op("relocate").put("path", path).put("index", index);
+        r.set("column", Json.tree(column));
+        names(r);
+    }
+
+    /**
+     * Copies blob {@code blob} of {@code size} bytes (its blocks' CRC32Cs {@code crcs}) from the file server at
+     * {@code from} to the one at {@code to}: how fsck makes a missing replica again.
+     */
+    public void copyBlob(String blob, long size, List<Integer> crcs, String from, String to) throws FsException {
+        FsConnection source = take(from);
+        FsConnection target = take(to);
+        try {
+            long length = source.call(Json.op("get").put("blob", blob).put("offset", 0).put("length", size))
+                    .path("length").asLong();
+            target.send(Json.op("put").put("blob", blob));
+            byte[] data = new byte[Blocks.SIZE];
+            for (long done = 0; done < length; ) {
+                int n = source.readData(data);
+                target.data(data, 0, n);
+                done += n;
+            }
+            ObjectNode end = Json.op("end");
+            end.set("crcs", Json.tree(crcs));
+            target.call(end);
+            release(source);
+            release(target);
+        } catch (FsException e) {
+            source.close();
+            target.close();
+            throw e;
+        }
     }
 
     /** The size and block checksums file server {@code address} finds for {@code blob} now. */

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * them (group commit), and only then sends their replies. A reply that says a change was made is a promise that a
  * crash will not undo it.
  *
- * <p>Creating a file is two requests around its transfer: {@code place} picks a file server and a fresh blob name,
- * the client writes the blob there, and {@code put} names it at its path; until then no reader sees it. Bytes no
+ * <p>Creating a file is two requests around its transfer: {@code place} picks file servers for each of its columns
+ * (stripes, each on its replicas) and a fresh blob name for each, the client writes the blobs there, and {@code put}
+ * names them at the file's path; until then no reader sees it. Bytes no
  * longer named (removed or replaced files) are deleted from their file server by the {@link Reaper}; bytes of a
  * transfer that never got its {@code put} stay as orphans for {@code fsck} to report.
  */
@@ -186,13 +187,15 @@ public final class NameService implements AutoCloseable {
             case "read" -> {
                 Entry e = ns.readable(Json.path(r, "path"), caller);
                 ok.set("entry", Json.tree(e));
-                return ok.put("address", address(e.server()));
+                ok.set("addresses", addresses(e));
+                return ok;
             }
             case "files" -> {
                 ArrayNode list = ok.putArray("files");
                 for (Map.Entry<FsPath, Entry> f : ns.files(Json.path(r, "path"))) {
-                    list.addObject().put("path", f.getKey().toString()).put("address", address(f.getValue()
-                            .server())).set("entry", Json.tree(f.getValue()));
+                    ObjectNode o = list.addObject().put("path", f.getKey().toString());
+                    o.set("entry", Json.tree(f.getValue()));
+                    o.set("addresses", addresses(f.getValue()));
                 }
                 return ok;
             }
@@ -208,26 +211,45 @@ public final class NameService implements AutoCloseable {
             case "place" -> {
                 FsPath path = Json.path(r, "path");
                 ns.checkCreate(path, caller);
-                Server s = placement(r.path("size").asLong(0));
-                return ok.put("server", s.id()).put("address", s.address())
-                        .put("blob", HexFormat.of().formatHex(blobId()));
+                int stripes = r.path("stripes").asInt(1);
+                int replicas = r.path("replicas").asInt(1);
+                List<List<Server>> placed = placement(stripes, replicas, r.path("size").asLong(0));
+                ArrayNode columns = ok.putArray("columns");
+                for (List<Server> column : placed) {
+                    ObjectNode c = columns.addObject().put("blob", HexFormat.of().formatHex(blobId()));
+                    ArrayNode list = c.putArray("servers");
+                    for (Server s : column) {
+                        list.addObject().put("id", s.id()).put("address", s.address());
+                    }
+                }
+                return ok;
             }
             case "put" -> {
                 FsPath path = Json.path(r, "path");
                 ns.checkCreate(path, caller);
-                String serverId = Json.text(r, "server");
-                String blob = Json.text(r, "blob");
-                if (!servers.containsKey(serverId)) {
-                    throw new FsException(Code.EINVAL, "no file server " + serverId + " is registered");
-                }
-                Entry file = new Entry(false, r.path("size").asLong(), now, caller.name(),
-                        r.path("mode").asInt(0644) & 07777, serverId, blob, crcs(r));
-                if (Blocks.count(file.size()) != file.crcs().size()) {
-                    throw new FsException(Code.EINVAL, "a file of " + file.size() + " bytes has "
-                            + Blocks.count(file.size()) + " blocks, not " + file.crcs().size());
-                }
+                Entry given = Json.entry(r.path("entry"));
+                Entry file = new Entry(false, given.size(), now, caller.name(), given.mode() & 07777,
+                        given.stripeSize(), given.columns(), given.crcs());
+                check(file);
                 reap(store.commit(Json.op("put").put("path", path.toString()).put("time", now)
                         .set("entry", Json.tree(file))));
+                return ok;
+            }
+            case "relocate" -> {
+                FsPath path = Json.path(r, "path");
+                Entry e = ns.readable(path, caller);
+                Entry.Column moved = Json.MAPPER.treeToValue(r.path("column"), Entry.Column.class);
+                int index = r.path("index").asInt(-1);
+                if (index < 0 || index >= e.columns().size() || !e.columns().get(index).blob().equals(moved.blob())) {
+                    throw new FsException(Code.EINVAL, path + " has no column " + index + " with blob "
+                            + moved.blob() + " (it changed since fsck looked)");
+                }
+                List<Entry.Column> columns = new ArrayList<>(e.columns());
+                columns.set(index, moved);
+                Entry file = e.withColumns(columns);
+                check(file);
+                store.commit(Json.op("put").put("path", path.toString()).put("time", e.mtime())
+                        .set("entry", Json.tree(file))); // the same bytes: nothing to reap
                 return ok;
             }
             case "remove" -> {
@@ -254,42 +276,96 @@ public final class NameService implements AutoCloseable {
         return id;
     }
 
-    private static List<Integer> crcs(ObjectNode r) {
-        List<Integer> out = new ArrayList<>();
-        r.path("crcs").forEach(c -> out.add(c.asInt()));
-        return out;
-    }
-
     private String address(String serverId) {
         Server s = servers.get(serverId);
         return s == null ? null : s.address();
     }
 
-    /** The live file server with the most free space that can hold {@code size} bytes. */
-    private Server placement(long size) throws FsException {
-        long now = System.nanoTime();
-        Server best = null;
-        for (Server s : servers.values()) {
-            if (s.alive(now) && (best == null || s.free() > best.free())) {
-                best = s;
-            }
+    /**
+     * File servers for a new file of {@code size} bytes in {@code stripes} columns of {@code replicas} copies: the
+     * replicas of a column on different servers, the columns spread over as many servers as are up, those with the
+     * most free space first.
+     */
+    private List<List<Server>> placement(int stripes, int replicas, long size) throws FsException {
+        if (stripes < 1 || replicas < 1 || stripes > 64 || replicas > 8) {
+            throw new FsException(Code.EINVAL, "stripes are 1 to 64 and replicas 1 to 8, not " + stripes + " and "
+                    + replicas);
         }
-        if (best == null) {
+        long now = System.nanoTime();
+        List<Server> up = new ArrayList<>(servers.values().stream().filter(s -> s.alive(now)).toList());
+        if (up.isEmpty()) {
             throw new FsException(Code.EIO, "no file server is up: start one with 'cx fs serve --root DIR "
                     + "--names HOST:PORT'");
         }
-        if (best.free() < size) {
-            throw new FsException(Code.ENOSPC, "no file server has " + size + " bytes free (the most is "
-                    + best.free() + " on " + best.id() + ")");
+        if (up.size() < replicas) {
+            throw new FsException(Code.EINVAL, replicas + " replicas need " + replicas + " file servers up; "
+                    + up.size() + " are");
         }
-        return best;
+        up.sort(java.util.Comparator.comparingLong(Server::free).reversed());
+        long share = size / ((long) stripes) + 1;
+        List<List<Server>> columns = new ArrayList<>();
+        int next = 0;
+        for (int c = 0; c < stripes; c++) {
+            List<Server> column = new ArrayList<>();
+            for (int r = 0; r < replicas; r++) {
+                Server s = up.get(next++ % up.size());
+                if (s.free() < share) {
+                    throw new FsException(Code.ENOSPC, "file server " + s.id() + " has " + s.free() + " bytes free,"
+                            + " not the " + share + " its part of the file needs");
+                }
+                column.add(s);
+            }
+            columns.add(column);
+        }
+        return columns;
+    }
+
+    /** A file entry as a client proposes it: every server known, the blocks and checksums consistent. */
+    private void check(Entry file) throws FsException {
+        if (file.columns().isEmpty()) {
+            throw new FsException(Code.EINVAL, "a file needs at least one column");
+        }
+        try {
+            file.layout();
+        } catch (IllegalArgumentException e) {
+            throw new FsException(Code.EINVAL, e.getMessage());
+        }
+        for (Entry.Column c : file.columns()) {
+            if (c.servers().isEmpty()) {
+                throw new FsException(Code.EINVAL, "column " + c.blob() + " is on no file server");
+            }
+            for (String id : c.servers()) {
+                if (!servers.containsKey(id)) {
+                    throw new FsException(Code.EINVAL, "no file server " + id + " is registered");
+                }
+            }
+        }
+        if (Blocks.count(file.size()) != file.crcs().size()) {
+            throw new FsException(Code.EINVAL, "a file of " + file.size() + " bytes has " + Blocks.count(file.size())
+                    + " blocks, not " + file.crcs().size());
+        }
+    }
+
+    /** The address of each file server {@code e} is on (null for one not registered now). */
+    private ObjectNode addresses(Entry e) {
+        ObjectNode out = Json.object();
+        for (Entry.Column c : e.columns()) {
+            for (String id : c.servers()) {
+                out.put(id, address(id));
+            }
+        }
+        return out;
     }
 
     /** Deletes from their file servers the bytes of files no longer named (never those linked in place). */
     private void reap(List<Entry> freed) {
         for (Entry e : freed) {
-            if (!e.linked() && e.server() != null) {
-                reaper.delete(address(e.server()), e.blob());
+            if (!e.linked()) {
+                for (Entry.Column c : e.columns()) {
+                    for (String id : c.servers()) {
+                        reaper.delete(address(id), c.blob());
+                    }
+                }
             }
         }
     }

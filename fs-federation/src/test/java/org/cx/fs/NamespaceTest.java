@@ -28,7 +28,8 @@ class NamespaceTest {
 
     private void put(String path, Caller who, int mode) throws FsException {
         ns.checkCreate(p(path), who);
-        ns.applyPut(p(path), new Entry(false, 3, 3, who.name(), mode, "fs-1", "b" + path.hashCode(), List.of(7)), 3);
+        ns.applyPut(p(path), new Entry(false, 3, 3, who.name(), mode, Blocks.SIZE,
+                List.of(new Entry.Column("b" + path.hashCode(), List.of("fs-1"))), List.of(7)), 3);
     }
 
     private static Code code(org.junit.jupiter.api.function.Executable e) {
@@ -96,9 +97,9 @@ class NamespaceTest {
         assertEquals(Code.EISDIR, code(() -> ns.checkRename(p("/f"), p("/d"), ANN)));
         ns.checkRename(p("/f"), p("/g"), ANN);
         Entry replaced = ns.applyRename(p("/f"), p("/g"), 5);
-        assertEquals("b" + "/g".hashCode(), replaced.blob());
+        assertEquals("b" + "/g".hashCode(), replaced.columns().get(0).blob());
         assertEquals(Code.ENOENT, code(() -> ns.stat(p("/f"), ANN)));
         assertNull(ns.applyRename(p("/g"), p("/d/e/g"), 6));
-        assertEquals("b" + "/f".hashCode(), ns.stat(p("/d/e/g"), ANN).blob());
+        assertEquals("b" + "/f".hashCode(), ns.stat(p("/d/e/g"), ANN).columns().get(0).blob());
     }
 }

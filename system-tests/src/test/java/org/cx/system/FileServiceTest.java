@@ -202,4 +202,57 @@ class FileServiceTest {
         assertEquals(0, get.exit(), get.err());
         assertEquals("inside the root", Files.readString(dir.resolve("got.txt")));
     }
+
+    @Test
+    void aReplicatedFileIsReadWhileAServerIsDownAndFsckMakesTheReplicaAgain() throws Exception {
+        Random random = new Random(Seeds.seed("FileServiceTest.replicas"));
+        byte[] bytes = new byte[9 * (1 << 20) + 5];
+        random.nextBytes(bytes);
+        Path local = Files.write(dir.resolve("local.bin"), bytes);
+        String names = names(0);
+        List<ChildProcess> servers = new ArrayList<>();
+        for (String disk : List.of("a", "b", "c")) {
+            servers.add(fileServer(names, disk));
+        }
+        try (FsClient fs = client(names)) {
+            awaitServers(fs, 3);
+        }
+        Cli.Run striped = fs(names, "cp", "--stripes", "3", "--stripe-size", "1M", local.toString(), "cx:/striped");
+        assertEquals(0, striped.exit(), striped.err());
+        Cli.Run copied = fs(names, "cp", "--replicas", "2", local.toString(), "cx:/replicated");
+        assertEquals(0, copied.exit(), copied.err());
+        try (FsClient fs = client(names)) {
+            assertArrayEquals(bytes, read(fs, "/striped"));
+            org.cx.fs.Entry e = fs.stat("/replicated");
+            assertEquals(2, e.columns().get(0).servers().size());
+            String doomed = e.columns().get(0).servers().get(0);
+            ChildProcess victim = servers.stream().filter(p -> p.output().stream().anyMatch(l -> l.contains(
+                    "file server " + doomed + " exporting"))).findFirst().orElseThrow();
+            victim.kill();
+            assertArrayEquals(bytes, read(fs, "/replicated"), "read from the replica left");
+        }
+        Cli.Run fsck = fs(names, "fsck");
+        assertEquals(1, fsck.exit(), fsck.out());
+        assertTrue(fsck.out().contains("cx:/replicated: "), fsck.out());
+        Cli.Run repair = fs(names, "fsck", "--repair", "/replicated");
+        assertTrue(repair.out().contains("repaired, now on"), repair.out());
+        try (FsClient fs = client(names)) {
+            Await.until("the dead server to be taken as down", WAIT, () -> {
+                try {
+                    return fs.servers().stream().filter(FsClient.ServerInfo::alive).count() == 2;
+                } catch (FsException e) {
+                    return false;
+                }
+            });
+            Cli.Run again = fs(names, "fsck", "/replicated");
+            assertEquals(0, again.exit(), again.out());
+            assertArrayEquals(bytes, read(fs, "/replicated"));
+        }
+    }
+
+    private static byte[] read(FsClient fs, String path) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        fs.read(path, out, FsClient.Progress.NONE);
+        return out.toByteArray();
+    }
 }
