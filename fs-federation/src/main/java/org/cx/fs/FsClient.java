@@ -27,6 +27,7 @@ public final class FsClient implements AutoCloseable {
     private final Tls tls;
     private final String user;
     private final Map<String, Deque<FsConnection>> idle = new HashMap<>();
+    private String identity;
     private boolean closed;
 
     /** Reports a transfer's progress: bytes done of {@code total} (-1: unknown). */
@@ -53,8 +54,15 @@ public final class FsClient implements AutoCloseable {
      */
     public static FsClient connect(String names, Tls tls, String user) throws FsException {
         FsClient c = new FsClient(names, tls, user);
-        c.release(c.take(names));
+        FsConnection first = c.take(names);
+        c.identity = first.identity();
+        c.release(first);
         return c;
+    }
+
+    /** Who the name service takes this client for: the credential's name, or the declared user. */
+    public String identity() {
+        return identity;
     }
 
     // ---------------------------------------------------------------- names
@@ -251,9 +259,34 @@ public final class FsClient implements AutoCloseable {
         return addresses;
     }
 
+    /** A file opened for reading: its entry as it was when opened, and where its file servers are. */
+    public record Opened(String path, Entry entry, Map<String, String> addresses) {
+    }
+
+    /** Looks up the file at {@code path} for reading (close-to-open: later changes are not seen through it). */
+    public Opened open(String path) throws FsException {
+        ObjectNode read = names(Json.op("read").put("path", path));
+        return new Opened(path, Json.entry(read.get("entry")), addressesOf(read));
+    }
+
+    /** Reads blocks {@code first} to {@code first + count - 1} of an opened file into {@code sink}, in order. */
+    public void readBlocks(Opened file, int first, int count, BlockSink sink) throws IOException {
+        Layout layout = file.entry().layout();
+        int end = Math.min(layout.blocks(), first + count);
+        int i = first;
+        while (i < end) {
+            int c = layout.column(i);
+            List<Integer> run = new ArrayList<>();
+            while (i < end && layout.column(i) == c) {
+                run.add(i++);
+            }
+            readRun(file.path(), file.entry(), c, run, file.addresses(), sink);
+        }
+    }
+
     /** Takes the blocks of a file, in order. */
     @FunctionalInterface
-    interface BlockSink {
+    public interface BlockSink {
         void block(int index, byte[] data, int length) throws IOException;
     }
 
@@ -262,8 +295,16 @@ public final class FsClient implements AutoCloseable {
      * answers, going on from the next one where a replica fails.
      */
     void readColumn(String path, Entry e, int c, Map<String, String> addresses, BlockSink sink) throws IOException {
+        readRun(path, e, c, e.layout().blocksOf(c), addresses, sink);
+    }
+
+    /**
+     * Reads {@code blocks} (consecutive blocks of column {@code c}) into {@code sink}, in order, from the column's
+     * first replica that answers, going on from the next one where a replica fails.
+     */
+    private void readRun(String path, Entry e, int c, List<Integer> blocks, Map<String, String> addresses,
+                         BlockSink sink) throws IOException {
         Layout layout = e.layout();
-        List<Integer> blocks = layout.blocksOf(c);
         Entry.Column column = e.columns().get(c);
         byte[] data = new byte[Blocks.SIZE];
         int next = 0;

@@ -25,6 +25,7 @@ final class FsConnection implements AutoCloseable {
     private final Socket socket;
     private final DataInputStream in;
     private final DataOutputStream out;
+    private String identity;
 
     private FsConnection(String address, Socket socket) throws IOException {
         this.address = address;
@@ -48,7 +49,7 @@ final class FsConnection implements AutoCloseable {
                 ssl.startHandshake();
             }
             FsConnection c = new FsConnection(address, s);
-            c.call(Json.op("hello").put("user", user));
+            c.identity = c.call(Json.op("hello").put("user", user)).path("as").asText();
             return c;
         } catch (FsException e) {
             closeQuietly(s);
@@ -72,6 +73,11 @@ final class FsConnection implements AutoCloseable {
 
     String address() {
         return address;
+    }
+
+    /** Who the peer takes this connection's caller for. */
+    String identity() {
+        return identity;
     }
 
     /** Sends {@code request} and returns its reply; an error reply is thrown as the {@link FsException} it says. */

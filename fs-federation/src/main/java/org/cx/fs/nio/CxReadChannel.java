@@ -1,0 +1,160 @@
+package org.cx.fs.nio;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.channels.SeekableByteChannel;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.cx.fs.Blocks;
+import org.cx.fs.FsClient;
+
+/**
+ * Reads a federated file as it was when opened, at any position. Blocks come from the file servers in windows: one
+ * block for a random read, doubling up to {@link #MAX_WINDOW} while reads go on in order, and then the next window
+ * is fetched in the background while this one is read (read-ahead). Memory: at most two windows.
+ */
+final class CxReadChannel implements SeekableByteChannel {
+    static final int MAX_WINDOW = 8;
+
+    private final FsClient client;
+    private final FsClient.Opened file;
+    private final int blocks;
+    private final Map<Integer, byte[]> cache = new HashMap<>();
+    private CompletableFuture<Map<Integer, byte[]>> ahead;
+    private int aheadFirst;
+    private int aheadCount;
+    private int lastBlock = -2;
+    private int window = 1;
+    private long position;
+    private boolean open = true;
+
+    CxReadChannel(FsClient client, FsClient.Opened file) {
+        this.client = client;
+        this.file = file;
+        this.blocks = file.entry().layout().blocks();
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        ensureOpen();
+        if (position >= file.entry().size()) {
+            return -1;
+        }
+        int b = (int) (position / Blocks.SIZE);
+        byte[] data = block(b);
+        int offset = (int) (position % Blocks.SIZE);
+        int n = Math.min(dst.remaining(), data.length - offset);
+        dst.put(data, offset, n);
+        position += n;
+        return n;
+    }
+
+    private byte[] block(int b) throws IOException {
+        if (b == lastBlock + 1) {
+            window = Math.min(window * 2, MAX_WINDOW);
+        } else if (b != lastBlock) {
+            window = 1;
+        }
+        lastBlock = b;
+        byte[] data = cache.get(b);
+        if (data == null && ahead != null && b >= aheadFirst && b < aheadFirst + aheadCount) {
+            cache.putAll(join(ahead));
+            ahead = null;
+            data = cache.get(b);
+        }
+        if (data == null) {
+            cache.clear();
+            cache.putAll(fetch(b, window));
+            data = cache.get(b);
+        }
+        cache.keySet().removeIf(k -> k < b);
+        int next = b + 1;
+        while (cache.containsKey(next)) {
+            next++;
+        }
+        if (window > 1 && ahead == null && next < blocks && next - b <= window / 2 + 1) {
+            aheadFirst = next;
+            aheadCount = window;
+            int first = next;
+            int count = window;
+            ahead = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return fetch(first, count);
+                } catch (IOException e) {
+                    throw new CompletionException(e);
+                }
+            });
+        }
+        return data;
+    }
+
+    private Map<Integer, byte[]> fetch(int first, int count) throws IOException {
+        Map<Integer, byte[]> out = new HashMap<>();
+        client.readBlocks(file, first, count, (i, data, n) -> out.put(i, java.util.Arrays.copyOf(data, n)));
+        return out;
+    }
+
+    private static Map<Integer, byte[]> join(CompletableFuture<Map<Integer, byte[]>> f) throws IOException {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public int write(ByteBuffer src) {
+        throw new NonWritableChannelException();
+    }
+
+    @Override
+    public long position() throws IOException {
+        ensureOpen();
+        return position;
+    }
+
+    @Override
+    public SeekableByteChannel position(long newPosition) throws IOException {
+        ensureOpen();
+        if (newPosition < 0) {
+            throw new IllegalArgumentException("a position is not negative: " + newPosition);
+        }
+        position = newPosition;
+        return this;
+    }
+
+    @Override
+    public long size() throws IOException {
+        ensureOpen();
+        return file.entry().size();
+    }
+
+    @Override
+    public SeekableByteChannel truncate(long size) {
+        throw new NonWritableChannelException();
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!open) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public void close() {
+        open = false;
+        cache.clear();
+    }
+}

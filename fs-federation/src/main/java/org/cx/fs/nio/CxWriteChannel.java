@@ -1,0 +1,173 @@
+package org.cx.fs.nio;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.SeekableByteChannel;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.cx.fs.Blocks;
+import org.cx.fs.FsClient;
+
+/**
+ * Writes a federated file from start to end (write-behind): writes are gathered into whole blocks, which a
+ * background transfer sends while the caller goes on; at most {@link #QUEUED} blocks wait, after which a write
+ * waits too. The file appears, whole, when {@link #close} returns, and not at all if anything failed; close says
+ * what. Only sequential writes: a federated file is written whole.
+ */
+final class CxWriteChannel implements SeekableByteChannel {
+    static final int QUEUED = 8;
+    private static final byte[] END = new byte[0];
+
+    private final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUED);
+    private final CompletableFuture<Void> transfer;
+    private byte[] block = new byte[Blocks.SIZE];
+    private int filled;
+    private long written;
+    private boolean open = true;
+
+    CxWriteChannel(FsClient client, String path, FsClient.Placement placement) {
+        InputStream blocks = new InputStream() {
+            private byte[] current = new byte[0];
+            private int at;
+
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                while (at == current.length) {
+                    if (current == END) {
+                        return -1;
+                    }
+                    try {
+                        current = queue.take();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new java.io.InterruptedIOException("the write was abandoned");
+                    }
+                    at = 0;
+                    if (current == END) {
+                        return -1;
+                    }
+                }
+                int n = Math.min(len, current.length - at);
+                System.arraycopy(current, at, b, off, n);
+                at += n;
+                return n;
+            }
+        };
+        transfer = CompletableFuture.runAsync(() -> {
+            try {
+                client.write(path, blocks, -1, placement, FsClient.Progress.NONE);
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        });
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        ensureOpen();
+        int total = src.remaining();
+        while (src.hasRemaining()) {
+            int n = Math.min(src.remaining(), block.length - filled);
+            src.get(block, filled, n);
+            filled += n;
+            if (filled == block.length) {
+                hand(block);
+                block = new byte[Blocks.SIZE];
+                filled = 0;
+            }
+        }
+        written += total;
+        return total;
+    }
+
+    private void hand(byte[] b) throws IOException {
+        try {
+            while (!queue.offer(b, 100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                if (transfer.isDone()) {
+                    failure();
+                    throw new IOException("the transfer ended before all was written");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while writing");
+        }
+    }
+
+    private void failure() throws IOException {
+        try {
+            transfer.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public int read(ByteBuffer dst) {
+        throw new NonReadableChannelException();
+    }
+
+    @Override
+    public long position() throws IOException {
+        ensureOpen();
+        return written;
+    }
+
+    @Override
+    public SeekableByteChannel position(long newPosition) throws IOException {
+        if (newPosition != written) {
+            throw new UnsupportedOperationException("a federated file is written from start to end: no position "
+                    + newPosition + " while " + written + " bytes are written");
+        }
+        return this;
+    }
+
+    @Override
+    public long size() throws IOException {
+        ensureOpen();
+        return written;
+    }
+
+    @Override
+    public SeekableByteChannel truncate(long size) {
+        throw new UnsupportedOperationException("a federated file is written from start to end");
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!open) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (!open) {
+            return;
+        }
+        open = false;
+        if (filled > 0) {
+            hand(java.util.Arrays.copyOf(block, filled));
+        }
+        hand(END);
+        failure();
+    }
+}
