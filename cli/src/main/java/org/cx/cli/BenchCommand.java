@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
                 + "consumers, divide and conquer, the Ninf paper's Linpack.",
         subcommands = {BenchFibCommand.class, BenchRecoveryCommand.class, BenchCodeCommand.class,
             BenchEpCommand.class, BenchEstimateCommand.class, BenchPaperCommand.class, BenchDataCommand.class,
-            BenchMultiCommand.class, BenchDcCommand.class, BenchNinfCommand.class, BenchThermostatCommand.class})
+            BenchMultiCommand.class, BenchDcCommand.class, BenchNinfCommand.class, BenchThermostatCommand.class,
+            BenchFsCommand.class})
 final class BenchCommand extends Group {
 
 }

@@ -212,8 +212,7 @@ public final class FsClient implements AutoCloseable {
         Entry file = new Entry(false, size, 0, user, 0644, placement.stripeSize(), columns, crcs);
         ObjectNode put = Json.op("put").put("path", path);
         put.set("entry", Json.tree(file));
-        names(put);
-        return stat(path);
+        return Json.entry(names(put).get("entry"));
     }
 
     /** One replica of one column of a file being written, and the connection it goes over. */
@@ -370,8 +369,7 @@ public final class FsClient implements AutoCloseable {
                 List.of(new Entry.Column(adopted.path("blob").asText(), List.of(s.id()))), crcs);
         ObjectNode put = Json.op("put").put("path", path);
         put.set("entry", Json.tree(file));
-        names(put);
-        return stat(path);
+        return Json.entry(names(put).get("entry"));
     }
 
     /** One request to the file server at {@code address}. */

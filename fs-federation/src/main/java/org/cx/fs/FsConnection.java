@@ -19,6 +19,8 @@ import org.cx.security.Tls;
  */
 final class FsConnection implements AutoCloseable {
     private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
+    /** The longest wait for a reply or the next block: then the peer is taken as hung, and the call fails. */
+    private static final int REPLY_TIMEOUT_MILLIS = 120_000;
     private static final int BUFFER = 256 << 10;
 
     private final String address;
@@ -45,6 +47,7 @@ final class FsConnection implements AutoCloseable {
             s = tls == null ? new Socket() : tls.socketFactory().createSocket();
             s.connect(new InetSocketAddress(hp.host(), hp.port()), CONNECT_TIMEOUT_MILLIS);
             s.setTcpNoDelay(true);
+            s.setSoTimeout(REPLY_TIMEOUT_MILLIS);
             if (s instanceof javax.net.ssl.SSLSocket ssl) {
                 ssl.startHandshake();
             }
@@ -57,7 +60,7 @@ final class FsConnection implements AutoCloseable {
         } catch (IOException e) {
             closeQuietly(s);
             throw new FsException(Code.EIO, "cannot reach the file service at " + address + ": " + e.getMessage()
-                    + " (is a cx fs process running there?)", e);
+                    + (e instanceof java.net.ConnectException ? " (is a cx fs process running there?)" : ""), e);
         }
     }
 
@@ -162,7 +165,9 @@ final class FsConnection implements AutoCloseable {
     }
 
     private FsException lost(IOException e) {
-        String why = e instanceof EOFException ? "it closed the connection" : e.getMessage();
+        String why = e instanceof EOFException ? "it closed the connection"
+                : e instanceof java.net.SocketTimeoutException ? "no answer in " + REPLY_TIMEOUT_MILLIS / 1000 + " s"
+                : e.getMessage();
         return new FsException(Code.EIO, "lost the connection to " + address + " (" + why + ")", e);
     }
 

@@ -127,7 +127,7 @@ public final class NameService implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 return;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 LOG.error("name service conductor failed a batch", e);
                 for (Pending p : batch) {
                     FsHandler.refuse(p.ctx(), new FsException(Code.EIO, "the name service failed: " + e));
@@ -233,7 +233,7 @@ public final class NameService implements AutoCloseable {
                 check(file);
                 reap(store.commit(Json.op("put").put("path", path.toString()).put("time", now)
                         .set("entry", Json.tree(file))));
-                return ok;
+                return ok.set("entry", Json.tree(file));
             }
             case "relocate" -> {
                 FsPath path = Json.path(r, "path");

@@ -18,7 +18,8 @@ public final class Sizes {
             throw new IllegalArgumentException("'" + text + "' is not an amount of bytes: give a number with an "
                     + "optional K, M, G or T, e.g. 50M");
         }
-        int power = "KMGT".indexOf(m.group(2).toUpperCase(Locale.ROOT)) + 1;
+        String unit = m.group(2).toUpperCase(Locale.ROOT);
+        int power = unit.isEmpty() ? 0 : "KMGT".indexOf(unit) + 1;
         return (long) (Double.parseDouble(m.group(1)) * (1L << (10 * power)));
     }
 

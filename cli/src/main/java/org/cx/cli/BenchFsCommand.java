@@ -1,0 +1,428 @@
+package org.cx.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.cx.fs.FsClient;
+import org.cx.fs.Sizes;
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
+import org.cx.security.Tls;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cx bench fs}: the federated file service against a plain TCP copy between two processes, small files, a
+ * large directory, and striping over throttled file servers. The name service, file servers and the baseline's peer
+ * are processes of their own; the client is this one.
+ */
+@Command(name = "fs", mixinStandardHelpOptions = true,
+        description = {"Measures the federated file service on this machine, side by side in one run:",
+            "  seq:     a --size file written and read through the client library (as cx fs cp) and the NIO",
+            "           provider, against a plain TCP copy of the same bytes between two processes (written to",
+            "           disk and forced, as a file server does); medians of --repeats runs",
+            "  small:   creating --files 4 KiB files (per second), then open + read + close of each (median, p99)",
+            "  list:    ls -l of a directory of 10,000 entries",
+            "  stripes: a file read from 1 and from 4 file servers each held to --throttle bytes a second",
+            "Processes: a name service, file servers and the baseline's peer; with TLS unless --insecure."})
+final class BenchFsCommand extends Printing implements Callable<Integer> {
+    @Option(names = "--only", split = ",", paramLabel = "PART", description = "seq, small, list, stripes. "
+            + "Default: all.")
+    List<String> only = List.of("seq", "small", "list", "stripes");
+
+    @Option(names = "--size", defaultValue = "1G", description = "Size of the sequential file. Default: "
+            + "${DEFAULT-VALUE}.")
+    String size;
+
+    @Option(names = "--repeats", defaultValue = "3", description = "Runs of each transfer. Default: ${DEFAULT-VALUE}.")
+    int repeats;
+
+    @Option(names = "--files", defaultValue = "2000", description = "Small files. Default: ${DEFAULT-VALUE}.")
+    int files;
+
+    @Option(names = "--clients", defaultValue = "16", description = "Threads that create small files at once. "
+            + "Default: ${DEFAULT-VALUE}.")
+    int clients;
+
+    @Option(names = "--throttle", defaultValue = "16M", description = "Bandwidth of each file server in the "
+            + "striping part. Default: ${DEFAULT-VALUE}.")
+    String throttle;
+
+    @Option(names = "--insecure", description = "Plain connections everywhere (default: TLS with this user's local "
+            + "credentials).")
+    boolean insecure;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also writes the figures as JSON to FILE.")
+    Path json;
+
+    private final List<Process> processes = new ArrayList<>();
+    private final Map<String, Object> results = new LinkedHashMap<>();
+
+    @Override
+    public Integer call() throws Exception {
+        Path scratch = Files.createTempDirectory("cx-bench-fs");
+        Tls tls = insecure ? null : CxHome.local(CredentialRole.USER, true);
+        results.put("tls", !insecure);
+        results.put("processors", Runtime.getRuntime().availableProcessors());
+        try {
+            if (only.contains("seq")) {
+                seq(scratch, tls);
+            }
+            if (only.contains("small") || only.contains("list")) {
+                String names = start(scratch, "names-small", 1, 0);
+                try (FsClient fs = FsClient.connect(names, tls, System.getProperty("user.name"))) {
+                    awaitServers(fs, 1);
+                    if (only.contains("small")) {
+                        small(fs);
+                    }
+                    if (only.contains("list")) {
+                        list(fs);
+                    }
+                }
+            }
+            if (only.contains("stripes")) {
+                stripes(scratch, tls);
+            }
+        } finally {
+            processes.forEach(Process::destroyForcibly);
+            try (var walk = Files.walk(scratch)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        if (json != null) {
+            Files.createDirectories(json.toAbsolutePath().getParent());
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), results);
+            out().println("wrote " + json);
+        }
+        return 0;
+    }
+
+    // ---------------------------------------------------------------- processes
+
+    private Process spawn(String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx512m"));
+        if (System.getProperty("cx.home") != null) {
+            command.add("-Dcx.home=" + System.getProperty("cx.home"));
+        }
+        command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        processes.add(p);
+        return p;
+    }
+
+    /** The first line of {@code p}'s output that contains {@code text}; the rest is drained on a thread. */
+    private static String awaitLine(Process p, String text) throws IOException {
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line;
+        while ((line = r.readLine()) != null) {
+            if (line.contains(text)) {
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        while (r.readLine() != null) {
+                            // drained
+                        }
+                    } catch (IOException ignored) {
+                        // the process ended
+                    }
+                });
+                return line;
+            }
+        }
+        throw new IOException("a process ended before printing '" + text + "'");
+    }
+
+    /** A name service and {@code servers} file servers held to {@code limit} bytes/s (0: none); its address. */
+    private String start(Path scratch, String name, int servers, long limit) throws IOException {
+        List<String> security = insecure ? List.of("--insecure") : List.of();
+        List<String> args = new ArrayList<>(List.of(Cx.class.getName(), "fs", "names", "--port", "0", "--data",
+                scratch.resolve(name).toString()));
+        args.addAll(security);
+        String line = awaitLine(spawn(args.toArray(String[]::new)), "listening on");
+        String names = line.replaceAll(".*listening on (\\S+?),.*", "$1");
+        for (int i = 0; i < servers; i++) {
+            Path root = Files.createDirectories(scratch.resolve(name + "-disk" + i));
+            List<String> serve = new ArrayList<>(List.of(Cx.class.getName(), "fs", "serve", "--root", root.toString(),
+                    "--names", names));
+            if (limit > 0) {
+                serve.addAll(List.of("--throttle", Long.toString(limit)));
+            }
+            serve.addAll(security);
+            awaitLine(spawn(serve.toArray(String[]::new)), "exporting");
+        }
+        return names;
+    }
+
+    private static void awaitServers(FsClient fs, int n) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (fs.servers().stream().filter(FsClient.ServerInfo::alive).count() < n) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException(n + " file servers did not register in 30 s");
+            }
+            Thread.sleep(50); // polling a process we started; not a test
+        }
+    }
+
+    // ---------------------------------------------------------------- sequential
+
+    private void seq(Path scratch, Tls tls) throws Exception {
+        long bytes = Sizes.parse(size);
+        Path local = scratch.resolve("local.bin");
+        Path back = scratch.resolve("back.bin");
+        writeRandom(local, bytes);
+        String names = start(scratch, "names-seq", 1, 0);
+        Process peer = spawn(FsBenchPeer.class.getName(), scratch.resolve("peer.bin").toString());
+        int port = Integer.parseInt(awaitLine(peer, "port ").substring(5).trim());
+        out().printf(Locale.ROOT, "seq: %s, %d runs each (%s)%n", Sizes.human(bytes), repeats,
+                insecure ? "plain connections" : "TLS");
+        try (FsClient fs = FsClient.connect(names, tls, System.getProperty("user.name"));
+             FileSystem nio = FileSystems.newFileSystem(URI.create("cx://" + names + "/"), tls == null
+                     ? Map.of("user", System.getProperty("user.name")) : Map.of("tls", tls))) {
+            awaitServers(fs, 1);
+            Map<String, List<Double>> mibs = new LinkedHashMap<>();
+            for (int run = -1; run < repeats; run++) { // run -1 warms up
+                boolean warm = run < 0;
+                record("tcp write", mibs, warm, bytes, () -> tcpWrite(port, local, bytes));
+                record("tcp read", mibs, warm, bytes, () -> tcpRead(port, back));
+                record("cp write", mibs, warm, bytes, () -> {
+                    try (InputStream in = Files.newInputStream(local)) {
+                        fs.write("/seq.bin", in, bytes, FsClient.Progress.NONE);
+                    }
+                });
+                record("cp read", mibs, warm, bytes, () -> {
+                    try (OutputStream out = Files.newOutputStream(back)) {
+                        fs.read("/seq.bin", out, FsClient.Progress.NONE);
+                    }
+                    force(back);
+                });
+                record("nio write", mibs, warm, bytes, () -> Files.copy(local, nio.getPath("/nio.bin"),
+                        StandardCopyOption.REPLACE_EXISTING));
+                record("nio read", mibs, warm, bytes, () -> {
+                    Files.copy(nio.getPath("/nio.bin"), back, StandardCopyOption.REPLACE_EXISTING);
+                    force(back);
+                });
+            }
+            Map<String, Object> seq = new LinkedHashMap<>();
+            for (Map.Entry<String, List<Double>> e : mibs.entrySet()) {
+                double median = median(e.getValue());
+                String way = e.getKey().endsWith("write") ? "tcp write" : "tcp read";
+                double ratio = median / median(mibs.get(way));
+                seq.put(e.getKey(), Map.of("MiBps", round(median), "runs", e.getValue(), "ofTcp", round(ratio)));
+                out().printf(Locale.ROOT, "  %-10s %7.0f MiB/s  %.2f of plain TCP   (runs %s)%n", e.getKey(), median,
+                        ratio, e.getValue());
+            }
+            results.put("seq", seq);
+        }
+    }
+
+    private static void writeRandom(Path file, long bytes) throws IOException {
+        byte[] block = new byte[1 << 20];
+        new Random(1).nextBytes(block);
+        try (OutputStream out = Files.newOutputStream(file)) {
+            for (long done = 0; done < bytes; done += block.length) {
+                out.write(block, 0, (int) Math.min(block.length, bytes - done));
+                block[0]++; // no two blocks alike
+            }
+        }
+    }
+
+    private static void force(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+    }
+
+    private static void tcpWrite(int port, Path local, long bytes) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+             InputStream in = Files.newInputStream(local)) {
+            s.setTcpNoDelay(true);
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            out.writeByte(1);
+            out.writeLong(bytes);
+            in.transferTo(out);
+            out.flush();
+            if (s.getInputStream().read() != 1) {
+                throw new IOException("the peer did not confirm the copy");
+            }
+        }
+    }
+
+    private static void tcpRead(int port, Path back) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+             OutputStream out = Files.newOutputStream(back)) {
+            s.setTcpNoDelay(true);
+            s.getOutputStream().write(2);
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            long n = in.readLong();
+            byte[] buffer = new byte[1 << 20];
+            for (long done = 0; done < n; ) {
+                int r = in.read(buffer, 0, (int) Math.min(buffer.length, n - done));
+                if (r < 0) {
+                    throw new IOException("the peer stopped sending");
+                }
+                out.write(buffer, 0, r);
+                done += r;
+            }
+        }
+        force(back);
+    }
+
+    @FunctionalInterface
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static void record(String name, Map<String, List<Double>> into, boolean warm, long bytes, Step step)
+            throws Exception {
+        long t0 = System.nanoTime();
+        step.run();
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (!warm) {
+            into.computeIfAbsent(name, k -> new ArrayList<>()).add(round(bytes / seconds / (1 << 20)));
+        }
+    }
+
+    // ---------------------------------------------------------------- small files and listings
+
+    private void small(FsClient fs) throws Exception {
+        byte[] four = new byte[4096];
+        new Random(2).nextBytes(four);
+        fs.mkdir("/small", true);
+        for (int i = 0; i < 200; i++) { // warm-up
+            fs.write("/small/warm" + i, new ByteArrayInputStream(four), four.length, FsClient.Progress.NONE);
+            fs.read("/small/warm" + i, OutputStream.nullOutputStream(), FsClient.Progress.NONE);
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < files; i++) {
+            fs.write("/small/f" + i, new ByteArrayInputStream(four), four.length, FsClient.Progress.NONE);
+        }
+        double perSecond = files / ((System.nanoTime() - t0) / 1e9);
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        long t1 = System.nanoTime();
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(clients)) {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                done.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < files; i = next.getAndIncrement()) {
+                        fs.write("/small/g" + i, new ByteArrayInputStream(four), four.length, FsClient.Progress.NONE);
+                    }
+                    return null;
+                }));
+            }
+            for (var f : done) {
+                f.get();
+            }
+        }
+        double concurrent = files / ((System.nanoTime() - t1) / 1e9);
+        double[] ms = new double[files];
+        for (int i = 0; i < files; i++) {
+            long s = System.nanoTime();
+            fs.read("/small/f" + i, OutputStream.nullOutputStream(), FsClient.Progress.NONE);
+            ms[i] = (System.nanoTime() - s) / 1e6;
+        }
+        Arrays.sort(ms);
+        double median = ms[ms.length / 2];
+        double p99 = ms[(int) Math.min(ms.length - 1, Math.ceil(ms.length * 0.99) - 1)];
+        out().printf(Locale.ROOT, "small: created %,d files of 4 KiB at %,.0f/s one at a time, %,.0f/s from %d "
+                + "threads; open+read+close median %.2f ms, p99 %.2f ms%n", files, perSecond, concurrent, clients,
+                median, p99);
+        results.put("small", Map.of("files", files, "createdPerSecond", round(perSecond), "createdPerSecondThreads",
+                round(concurrent), "threads", clients, "readMedianMs", round(median), "readP99Ms", round(p99)));
+    }
+
+    private void list(FsClient fs) throws Exception {
+        int n = 10_000;
+        fs.mkdir("/wide", true);
+        byte[] none = new byte[0];
+        for (int i = 0; i < n; i++) {
+            fs.write("/wide/entry-" + i, new ByteArrayInputStream(none), 0, FsClient.Progress.NONE);
+        }
+        List<Double> ms = new ArrayList<>();
+        for (int run = 0; run < 5; run++) {
+            long t0 = System.nanoTime();
+            StringBuilder text = new StringBuilder();
+            for (org.cx.fs.Namespace.Named e : fs.list("/wide")) {
+                text.append(FsCommand.longLine(e.name(), e.entry())).append('\n');
+            }
+            ms.add(round((System.nanoTime() - t0) / 1e6));
+        }
+        double median = median(ms.subList(1, ms.size()));
+        out().printf(Locale.ROOT, "list: ls -l of %,d entries %.0f ms (median of %s, first run warms up)%n", n,
+                median, ms.subList(1, ms.size()));
+        results.put("list", Map.of("entries", n, "medianMs", median, "runsMs", ms));
+    }
+
+    // ---------------------------------------------------------------- striping
+
+    private void stripes(Path scratch, Tls tls) throws Exception {
+        long limit = Sizes.parse(throttle);
+        long bytes = 4 * limit; // four seconds from one server
+        Path local = scratch.resolve("stripes.bin");
+        writeRandom(local, bytes);
+        String names = start(scratch, "names-stripes", 4, limit);
+        try (FsClient fs = FsClient.connect(names, tls, System.getProperty("user.name"))) {
+            awaitServers(fs, 4);
+            for (int k : new int[] {1, 4}) {
+                try (InputStream in = Files.newInputStream(local)) {
+                    fs.write("/striped-" + k, in, bytes, new FsClient.Placement(k, 1 << 20, 1),
+                            FsClient.Progress.NONE);
+                }
+            }
+            Map<Integer, Double> seconds = new LinkedHashMap<>();
+            for (int k : new int[] {1, 4}) {
+                List<Double> runs = new ArrayList<>();
+                for (int run = 0; run < repeats; run++) {
+                    long t0 = System.nanoTime();
+                    fs.read("/striped-" + k, OutputStream.nullOutputStream(), FsClient.Progress.NONE);
+                    runs.add((System.nanoTime() - t0) / 1e9);
+                }
+                seconds.put(k, median(runs));
+            }
+            double speedup = seconds.get(1) / seconds.get(4);
+            out().printf(Locale.ROOT, "stripes: %s from file servers held to %s/s each: 1 server %.2f s, 4 stripes "
+                    + "%.2f s: %.2f x%n", Sizes.human(bytes), Sizes.human(limit), seconds.get(1), seconds.get(4),
+                    speedup);
+            results.put("stripes", Map.of("bytes", bytes, "throttleBytesPerSecond", limit, "oneServerSeconds",
+                    round(seconds.get(1)), "fourStripesSeconds", round(seconds.get(4)), "speedup", round(speedup)));
+        }
+    }
+
+    // ---------------------------------------------------------------- figures
+
+    private static double median(List<Double> values) {
+        double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 100) / 100.0;
+    }
+}
