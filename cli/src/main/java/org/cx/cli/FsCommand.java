@@ -21,6 +21,7 @@ import org.cx.fs.Entry;
 import org.cx.fs.FileServer;
 import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
+import org.cx.fs.FsMounter;
 import org.cx.fs.FsPath;
 import org.cx.fs.Layout;
 import org.cx.fs.NameService;
@@ -45,7 +46,7 @@ import picocli.CommandLine.Parameters;
             "  cx fs mkdir -p cx:/data && cx fs cp big.bin cx:/data/ && cx fs ls -l cx:/data"},
         subcommands = {FsCommand.Names.class, FsCommand.Serve.class, FsCommand.Ls.class, FsCommand.Stat.class,
             FsCommand.Cat.class, FsCommand.Cp.class, FsCommand.Get.class, FsCommand.Put.class, FsCommand.Mv.class,
-            FsCommand.Rm.class, FsCommand.Mkdir.class, FsCommand.Ln.class, FsCommand.Df.class, FsCommand.Fsck.class})
+            FsCommand.Rm.class, FsCommand.Mkdir.class, FsCommand.Ln.class, FsCommand.Df.class, FsCommand.Fsck.class, FsCommand.Mount.class})
 final class FsCommand extends Group {
     /** The name service's port unless told otherwise. */
     static final int NAMES_PORT = 7300;
@@ -618,6 +619,35 @@ final class FsCommand extends Group {
         int run(FsClient fs) throws IOException {
             Entry e = fs.link(server, hostPath, namespacePath(path));
             out().println(longLine(FsPath.SCHEME + FsPath.of(namespacePath(path)), e));
+            return 0;
+        }
+    }
+
+    @Command(name = "mount", mixinStandardHelpOptions = true,
+            description = {"Mounts the namespace at DIR through FUSE, so that unmodified programs (cat, grep, python)",
+                "read and write federated files; runs until stopped (Ctrl-C, SIGTERM), then unmounts.",
+                "A file written through the mount appears, whole, when the program closes it. Needs /dev/fuse and",
+                "libfuse3 (Debian: apt install fuse3). Example: mkdir /mnt/cx && cx fs mount /mnt/cx"})
+    static final class Mount extends Client {
+        @Parameters(paramLabel = "DIR", description = "An empty directory to mount on.")
+        Path dir;
+
+        @Override
+        @SuppressWarnings("try") // the mount only needs closing
+        int run(FsClient fs) throws IOException {
+            FsMounter mounter = java.util.ServiceLoader.load(FsMounter.class).findFirst().orElseThrow(
+                    () -> new IOException("this cx has no FUSE support: it was built with a JDK older than 22 "
+                            + "(jfuse needs 22); use cx fs get and put, or the Java library"));
+            try (AutoCloseable mounted = mounter.mount(fs, dir)) {
+                out().println("mounted the federation at " + dir.toAbsolutePath() + " (" + fs.identity()
+                        + "); Ctrl-C unmounts");
+                out().flush();
+                awaitShutdown();
+            } catch (IOException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException("unmounting " + dir + " failed: " + e.getMessage(), e);
+            }
             return 0;
         }
     }

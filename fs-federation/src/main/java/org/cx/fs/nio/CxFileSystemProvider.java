@@ -191,6 +191,14 @@ public final class CxFileSystemProvider extends FileSystemProvider {
         return new CxWriteChannel(client, p.namespacePath(), FsClient.Placement.SINGLE);
     }
 
+    /**
+     * A channel that reads the file at {@code path} as it is now, with read-ahead: what {@code cx fs mount} serves
+     * reads from.
+     */
+    public static SeekableByteChannel reader(FsClient client, String path) throws FsException {
+        return new CxReadChannel(client, client.open(path));
+    }
+
     @Override
     public InputStream newInputStream(Path path, OpenOption... options) throws IOException {
         return Channels.newInputStream(newByteChannel(path, Set.of()));

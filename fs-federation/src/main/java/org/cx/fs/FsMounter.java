@@ -1,0 +1,17 @@
+package org.cx.fs;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Mounts the federation as a directory of this machine, for unmodified programs. Implemented by the {@code fs-fuse}
+ * module (found with {@link java.util.ServiceLoader}), which is there when cx was built with Java 22 or newer.
+ */
+public interface FsMounter {
+    /**
+     * Mounts what {@code client} sees at {@code dir}, an empty directory; closing the result unmounts.
+     *
+     * @throws IOException saying why it could not be mounted
+     */
+    AutoCloseable mount(FsClient client, Path dir) throws IOException;
+}

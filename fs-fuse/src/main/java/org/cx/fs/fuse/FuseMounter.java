@@ -1,0 +1,53 @@
+package org.cx.fs.fuse;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.cryptomator.jfuse.api.Fuse;
+import org.cryptomator.jfuse.api.FuseBuilder;
+import org.cryptomator.jfuse.api.FuseMountFailedException;
+import org.cx.fs.FsClient;
+import org.cx.fs.FsMounter;
+
+/** Mounts the federation with libfuse3 through jfuse. */
+public final class FuseMounter implements FsMounter {
+    /** Where distributions put libfuse3 (Debian's package has no unversioned libfuse3.so without its -dev). */
+    private static final List<String> LIBRARIES = List.of("/usr/lib/x86_64-linux-gnu/libfuse3.so.3",
+            "/usr/lib/aarch64-linux-gnu/libfuse3.so.3", "/usr/lib64/libfuse3.so.3", "/usr/lib/libfuse3.so.3",
+            "/lib/x86_64-linux-gnu/libfuse3.so.3");
+
+    @Override
+    public AutoCloseable mount(FsClient client, Path dir) throws IOException {
+        if (!Files.exists(Path.of("/dev/fuse"))) {
+            throw new IOException("this machine has no /dev/fuse: FUSE mounts are not possible here (use cx fs get "
+                    + "and put, or the Java library)");
+        }
+        if (!Files.isDirectory(dir)) {
+            throw new IOException(dir + " is not a directory: make an empty one to mount on");
+        }
+        FuseBuilder builder = Fuse.builder();
+        LIBRARIES.stream().filter(l -> Files.exists(Path.of(l))).findFirst().ifPresent(builder::setLibraryPath);
+        Fuse fuse;
+        try {
+            fuse = builder.build(new CxFuse(client, builder.errno()));
+        } catch (UnsatisfiedLinkError e) {
+            throw new IOException("libfuse3 is not installed (Debian: apt install fuse3): " + e.getMessage(), e);
+        }
+        try {
+            fuse.mount("cx", dir, "-oauto_unmount", "-odefault_permissions");
+        } catch (FuseMountFailedException | IllegalArgumentException e) {
+            closeQuietly(fuse);
+            throw new IOException("cannot mount on " + dir + ": " + e.getMessage(), e);
+        }
+        return () -> fuse.close();
+    }
+
+    private static void closeQuietly(Fuse fuse) {
+        try {
+            fuse.close();
+        } catch (Exception ignored) {
+            // it failed to mount anyway
+        }
+    }
+}

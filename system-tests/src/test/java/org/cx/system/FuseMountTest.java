@@ -1,0 +1,110 @@
+package org.cx.system;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.cx.cli.Cx;
+import org.cx.fs.FsClient;
+import org.cx.fs.FsException;
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
+import org.cx.testing.Await;
+import org.cx.testing.ChildProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Unmodified programs ({@code sh}, {@code cat}, {@code grep}, {@code python3}, {@code cp}, {@code mv}) on a FUSE
+ * mount of the federation ({@code cx fs mount}), with a name service and a file server as processes. Skipped, saying
+ * why, where the machine has no {@code /dev/fuse} or no libfuse3.
+ */
+class FuseMountTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    private final List<ChildProcess> processes = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws Exception {
+        for (ChildProcess p : processes.reversed()) {
+            p.terminate();
+        }
+        for (ChildProcess p : processes) {
+            Await.until("a cx fs process to stop", WAIT, () -> !p.isAlive());
+        }
+    }
+
+    private ChildProcess start(String name, String... args) throws IOException {
+        ChildProcess p = ChildProcess.start(name, Cx.class.getName(), args);
+        processes.add(p);
+        return p;
+    }
+
+    private static int sh(Path cwd, String script) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("sh", "-c", script).directory(cwd.toFile()).inheritIO().start();
+        return p.waitFor();
+    }
+
+    @Test
+    void unmodifiedProgramsReadAndWriteFederatedFiles() throws Exception {
+        assumeTrue(Files.exists(Path.of("/dev/fuse")), "FuseMountTest skipped: this machine has no /dev/fuse");
+        assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfuse3.so.3"))
+                || Files.exists(Path.of("/usr/lib/aarch64-linux-gnu/libfuse3.so.3")),
+                "FuseMountTest skipped: libfuse3 is not installed (Debian: apt install fuse3)");
+        String names = start("names", "fs", "names", "--data", dir.resolve("names").toString(), "--port", "0")
+                .awaitLine("listening on", WAIT).replaceAll(".*listening on (\\S+?),.*", "$1");
+        start("disk", "fs", "serve", "--root", Files.createDirectories(dir.resolve("disk")).toString(), "--names",
+                names).awaitLine("exporting", WAIT);
+        try (FsClient fs = FsClient.connect(names, CxHome.local(CredentialRole.USER, false), null)) {
+            Await.until("the file server to register", WAIT, () -> {
+                try {
+                    return !fs.servers().isEmpty();
+                } catch (FsException e) {
+                    return false;
+                }
+            });
+            fs.mkdir("/given", false);
+            fs.write("/given/words.txt", new java.io.ByteArrayInputStream("alpha\nbeta\ngamma\n"
+                    .getBytes(StandardCharsets.UTF_8)), -1, FsClient.Progress.NONE);
+
+            Path mnt = Files.createDirectories(dir.resolve("mnt"));
+            start("mount", "fs", "mount", "--names", names, mnt.toString()).awaitLine("mounted the federation", WAIT);
+            byte[] big = new byte[3 * (1 << 20) + 17];
+            new java.util.Random(7).nextBytes(big);
+            Files.write(dir.resolve("big.bin"), big);
+
+            assertEquals(0, sh(mnt, "grep -q beta given/words.txt"));
+            assertEquals(0, sh(mnt, "echo written by sh > given/sh.txt && cat given/sh.txt | grep -q 'written by'"));
+            assertEquals(0, sh(mnt, "python3 -c \"open('given/py.txt','w').write('x' * 100000)\""));
+            assertEquals(0, sh(mnt, "cp " + dir.resolve("big.bin") + " given/big.bin && mkdir moved && "
+                    + "mv given/big.bin moved/ && cmp " + dir.resolve("big.bin") + " moved/big.bin"));
+            assertEquals(0, sh(mnt, "rm given/py.txt"));
+            assertTrue(sh(mnt, "cat given/nothing 2>/dev/null") != 0, "a missing file is an error, as on any disk");
+
+            assertEquals("written by sh\n", read(fs, "/given/sh.txt"));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            fs.read("/moved/big.bin", out, FsClient.Progress.NONE);
+            assertArrayEquals(big, out.toByteArray());
+            assertEquals(List.of("sh.txt", "words.txt"), fs.list("/given").stream().map(n -> n.name()).toList());
+        }
+    }
+
+    private static String read(FsClient fs, String path) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        fs.read(path, out, FsClient.Progress.NONE);
+        return out.toString(StandardCharsets.UTF_8);
+    }
+}
