@@ -45,9 +45,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "fs", mixinStandardHelpOptions = true,
         description = {"Measures the federated file service on this machine, side by side in one run:",
-            "  seq:     a --size file written and read through the client library (as cx fs cp) and the NIO",
-            "           provider, against a plain TCP copy of the same bytes between two processes (written to",
-            "           disk and forced, as a file server does); medians of --repeats runs",
+            "  seq:     a --size file written and read through the client library (as cx fs cp), the NIO",
+            "           provider and a FUSE mount, against a plain TCP copy of the same bytes between two",
+            "           processes (written to disk and forced, as a file server does); medians of --repeats runs",
             "  small:   creating --files 4 KiB files (per second), then open + read + close of each (median, p99)",
             "  list:    ls -l of a directory of 10,000 entries",
             "  stripes: a file read from 1 and from 4 file servers each held to --throttle bytes a second",
@@ -111,7 +111,12 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
                 stripes(scratch, tls);
             }
         } finally {
-            processes.forEach(Process::destroyForcibly);
+            for (Process p : processes.reversed()) { // the mount first: SIGTERM lets it unmount
+                p.destroy();
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
             try (var walk = Files.walk(scratch)) {
                 walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
@@ -203,6 +208,7 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
         int port = Integer.parseInt(awaitLine(peer, "port ").substring(5).trim());
         out().printf(Locale.ROOT, "seq: %s, %d runs each (%s)%n", Sizes.human(bytes), repeats,
                 insecure ? "plain connections" : "TLS");
+        Path mount = mount(scratch, names);
         try (FsClient fs = FsClient.connect(names, tls, System.getProperty("user.name"));
              FileSystem nio = FileSystems.newFileSystem(URI.create("cx://" + names + "/"), tls == null
                      ? Map.of("user", System.getProperty("user.name")) : Map.of("tls", tls))) {
@@ -229,6 +235,14 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
                     Files.copy(nio.getPath("/nio.bin"), back, StandardCopyOption.REPLACE_EXISTING);
                     force(back);
                 });
+                if (mount != null) {
+                    record("fuse write", mibs, warm, bytes, () -> Files.copy(local, mount.resolve("fuse.bin"),
+                            StandardCopyOption.REPLACE_EXISTING));
+                    record("fuse read", mibs, warm, bytes, () -> {
+                        Files.copy(mount.resolve("fuse.bin"), back, StandardCopyOption.REPLACE_EXISTING);
+                        force(back);
+                    });
+                }
             }
             Map<String, Object> seq = new LinkedHashMap<>();
             for (Map.Entry<String, List<Double>> e : mibs.entrySet()) {
@@ -240,6 +254,27 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
                         ratio, e.getValue());
             }
             results.put("seq", seq);
+        }
+    }
+
+    /** A FUSE mount of the federation at {@code names} (a process of its own), or null where FUSE is missing. */
+    private Path mount(Path scratch, String names) throws IOException {
+        if (!Files.exists(Path.of("/dev/fuse"))) {
+            out().println("  (no /dev/fuse here: no FUSE figures)");
+            return null;
+        }
+        Path dir = Files.createDirectories(scratch.resolve("mnt"));
+        List<String> args = new ArrayList<>(List.of(Cx.class.getName(), "fs", "mount", "--names", names,
+                dir.toString()));
+        if (insecure) {
+            args.add("--insecure");
+        }
+        try {
+            awaitLine(spawn(args.toArray(String[]::new)), "mounted the federation");
+            return dir;
+        } catch (IOException e) {
+            out().println("  (cannot mount: " + e.getMessage() + "; no FUSE figures)");
+            return null;
         }
     }
 
