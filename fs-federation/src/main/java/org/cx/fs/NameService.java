@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * (stripes, each on its replicas) and a fresh blob name for each, the client writes the blobs there, and {@code put}
  * names them at the file's path; until then no reader sees it. Bytes no
  * longer named (removed or replaced files) are deleted from their file server by the {@link Reaper}; bytes of a
- * transfer that never got its {@code put} stay as orphans for {@code fsck} to report.
+ * transfer that never got its {@code put} stay on their file server as orphans.
  */
 public final class NameService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NameService.class);

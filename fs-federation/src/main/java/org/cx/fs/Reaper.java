@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Deletes blobs no longer named from their file servers, on a thread of its own so that a slow or dead file server
  * never holds up the name service. A delete that fails is tried again every few seconds for a while; one that never
- * succeeds leaves an orphan, which {@code cx fs fsck} reports.
+ * succeeds leaves the blob on its file server as an orphan.
  */
 final class Reaper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Reaper.class);
@@ -37,7 +37,7 @@ final class Reaper implements AutoCloseable {
 
     synchronized void delete(String address, String blob) {
         if (address == null) {
-            LOG.warn("blob {} is on a file server not registered now: left as an orphan for fsck", blob);
+            LOG.warn("blob {} is on a file server not registered now: left there as an orphan", blob);
             return;
         }
         queue.add(new Doomed(address, blob, 0));
@@ -73,7 +73,7 @@ final class Reaper implements AutoCloseable {
                     if (e.code() == FsException.Code.EIO && d.attempts() + 1 < ATTEMPTS) {
                         retryLater(new Doomed(d.address(), d.blob(), d.attempts() + 1));
                     } else {
-                        LOG.warn("cannot delete blob {} from {}: {} (left as an orphan for fsck)", d.blob(),
+                        LOG.warn("cannot delete blob {} from {}: {} (left there as an orphan)", d.blob(),
                                 d.address(), e.getMessage());
                     }
                 }
