@@ -255,4 +255,58 @@ class FileServiceTest {
         fs.read(path, out, FsClient.Progress.NONE);
         return out.toByteArray();
     }
+
+    @Test
+    void theNameServiceIsFoundThroughTheLookupService() throws Exception {
+        try (org.cx.discovery.LookupService lookupService = org.cx.discovery.LookupService.start("127.0.0.1", 0)) {
+            String lookup = "127.0.0.1:" + lookupService.port();
+            start("names", "names", "--data", dir.resolve("names").toString(), "--port", "0", "--lookup", lookup)
+                    .awaitLine("registered with the lookup service", WAIT);
+            start("disk", "serve", "--root", Files.createDirectories(dir.resolve("disk")).toString(), "--lookup",
+                    lookup).awaitLine("exporting", WAIT);
+            Await.until("the file server to be up", WAIT, () -> cx("fs", "df", "--lookup", lookup).out()
+                    .contains(" up"));
+            Path local = Files.writeString(dir.resolve("note.txt"), "found through River");
+            Cli.Run cp = cx("fs", "cp", "--lookup", lookup, local.toString(), "cx:/note.txt");
+            assertEquals(0, cp.exit(), cp.err());
+            Cli.Run get = cx("fs", "get", "--lookup", lookup, "/note.txt", dir.resolve("back.txt").toString());
+            assertEquals(0, get.exit(), get.err());
+            assertEquals("found through River", Files.readString(dir.resolve("back.txt")));
+        }
+    }
+
+    @Test
+    void aFullDiskIsAClearErrorAndTheNamespaceStaysAsItWas() throws Exception {
+        Path small = Files.createDirectories(dir.resolve("small"));
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", small.toString())
+                .redirectErrorStream(true).start();
+        String why = new String(mount.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        org.junit.jupiter.api.Assumptions.assumeTrue(mount.waitFor() == 0,
+                "aFullDiskIsAClearError skipped: cannot mount a small tmpfs here (" + why.trim() + ")");
+        try {
+            String names = names(0);
+            fileServer(names, "small");
+            try (FsClient fs = client(names)) {
+                awaitServers(fs, 1);
+                Path local = Files.write(dir.resolve("eight.bin"), new byte[8 << 20]);
+                Cli.Run cp = fs(names, "cp", local.toString(), "cx:/eight.bin");
+                assertEquals(1, cp.exit(), cp.out());
+                assertTrue(cp.err().contains("free"), cp.err()); // the name service knew the space was short
+
+                FsException full = org.junit.jupiter.api.Assertions.assertThrows(FsException.class,
+                        () -> fs.write("/unknown-size.bin", Files.newInputStream(local), -1, FsClient.Progress.NONE));
+                assertEquals(FsException.Code.ENOSPC, full.code(), full.getMessage());
+                assertTrue(full.getMessage().contains("no space left on its disk"), full.getMessage());
+                assertEquals(List.of(), fs.list("/"), "the namespace is as it was");
+                try (var parts = Files.list(small.resolve(".cx-fs/incoming"))) {
+                    assertEquals(0, parts.count(), "nothing of the failed write is left");
+                }
+            }
+        } finally {
+            for (ChildProcess p : processes) {
+                p.kill(); // the file server holds the mount busy
+            }
+            new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
+        }
+    }
 }
