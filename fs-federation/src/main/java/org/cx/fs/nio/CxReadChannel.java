@@ -98,7 +98,8 @@ final class CxReadChannel implements SeekableByteChannel {
         return out;
     }
 
-    private static Map<Integer, byte[]> join(CompletableFuture<Map<Integer, byte[]>> f) throws IOException {
+    /** What {@code f} gives, or the {@link IOException} it failed with. */
+    static <T> T join(CompletableFuture<T> f) throws IOException {
         try {
             return f.join();
         } catch (CompletionException e) {

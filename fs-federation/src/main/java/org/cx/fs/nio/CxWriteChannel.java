@@ -106,14 +106,7 @@ final class CxWriteChannel implements SeekableByteChannel {
     }
 
     private void failure() throws IOException {
-        try {
-            transfer.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw e;
-        }
+        CxReadChannel.join(transfer);
     }
 
     @Override
