@@ -50,8 +50,8 @@ import picocli.CommandLine.Parameters;
 final class FsCommand extends Group {
     /** The name service's port unless told otherwise. */
     static final int NAMES_PORT = 7300;
-    private static final String NAMES_HELP = "The name service, HOST:PORT. Default: $CX_FS_NAMES, else 127.0.0.1:"
-            + NAMES_PORT + ".";
+    private static final String NAMES_HELP = "The name service, HOST:PORT (a primary and its standby: "
+            + "HOST:PORT,HOST:PORT). Default: $CX_FS_NAMES, else 127.0.0.1:" + NAMES_PORT + ".";
 
     /** Waits until the process is told to stop (SIGTERM, Ctrl-C). */
     private static void awaitShutdown() throws InterruptedException {
@@ -82,23 +82,39 @@ final class FsCommand extends Group {
                         + "--lookup find the name service." + Lookups.MULTICAST_HELP)
         String lookup;
 
+        @Option(names = "--follow", paramLabel = "HOST:PORT",
+                description = {"Runs as the standby of the name service at HOST:PORT: it keeps a copy of the "
+                    + "namespace (every change is on both disks before it is acknowledged) and takes over when the "
+                    + "primary has been unreachable for 3 s. Give clients and file servers both addresses: "
+                    + "--names PRIMARY,STANDBY."})
+        String follow;
+
         @Mixin
         SecurityOptions security;
 
         @Override
         public Integer call() throws Exception {
             Tls tls = security.tls(CredentialRole.SERVER, true);
-            Path dir = data != null ? data : CxHome.dir().resolve("fs").resolve("names");
-            try (NameService names = NameService.start(new NameService.Config(dir, host, port, tls));
+            Path dir = data != null ? data : CxHome.dir().resolve("fs").resolve(follow == null ? "names" : "standby");
+            try (NameService names = NameService.start(new NameService.Config(dir, host, port, tls, follow));
                  RiverDiscovery discovery = lookup == null ? null : RiverDiscovery.connect(lookup);
                  Discovery.Registration registration = discovery == null ? null : discovery.register(
                          ServiceRecord.of(Discovery.FS_NAMES, "names", advertised(host) + ":" + names.port()))) {
-                out().println("name service listening on " + host + ":" + names.port() + ", namespace in " + dir
+                out().println((follow == null ? "name service" : "standby name service (of " + follow + ")")
+                        + " listening on " + host + ":" + names.port() + ", namespace in " + dir
                         + (registration == null ? "" : "; registered with the lookup service at " + lookup));
                 out().flush();
+                if (follow != null) {
+                    names.following().thenAccept(seq -> say("standby follows " + follow + " from record " + seq));
+                }
                 awaitShutdown();
             }
             return 0;
+        }
+
+        private void say(String line) {
+            out().println(line);
+            out().flush();
         }
     }
 
@@ -136,7 +152,7 @@ final class FsCommand extends Group {
                         throw new IOException("no name service is registered with the lookup service at " + lookup
                                 + ": start one with 'cx fs names --lookup " + lookup + "'");
                     }
-                    return found.get(0).address();
+                    return String.join(",", found.stream().map(ServiceRecord::address).toList()); // primary and standby
                 }
             }
             String env = System.getenv("CX_FS_NAMES");

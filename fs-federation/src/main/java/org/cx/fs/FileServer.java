@@ -81,7 +81,10 @@ public final class FileServer implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private FsConnection names;
+    /** Connections to the name services, by address; the registration thread's. */
+    private final java.util.Map<String, FsConnection> names = new java.util.HashMap<>();
+    private final java.util.Set<String> failing = new java.util.HashSet<>();
+    private long epochSeen;
     private volatile boolean registered;
 
     private FileServer(Config config) throws IOException {
@@ -143,33 +146,50 @@ public final class FileServer implements AutoCloseable {
         }
     }
 
-    /** Whether the name service took the last registration. */
+    /** Whether a primary name service took the last registration. */
     public boolean registered() {
         return registered;
     }
 
+    /**
+     * Registers with every name service it was given (a primary and its standby), telling each the highest epoch
+     * any of them said: a former primary that hears of a newer one stops answering.
+     */
     private void register() {
+        boolean any = false;
+        for (String address : config.names().split(",")) {
+            any |= register(address.trim());
+        }
+        if (any && !registered) {
+            LOG.info("file server {} registered with the name service at {}", id, config.names());
+        }
+        registered = any;
+    }
+
+    private boolean register(String address) {
+        FsConnection c = names.get(address);
         try {
-            if (names == null) {
-                names = FsConnection.open(config.names(), config.tls(), Caller.SERVICE.name());
+            if (c == null) {
+                c = FsConnection.open(address, config.tls(), Caller.SERVICE.name(), epochSeen);
+                names.put(address, c);
             }
             FileStore store = Files.getFileStore(root);
-            names.call(Json.op("register").put("id", id).put("address", address()).put("host", localHost())
-                    .put("capacity", store.getTotalSpace()).put("free", store.getUsableSpace()));
-            if (!registered) {
-                LOG.info("file server {} registered with the name service at {}", id, config.names());
-            }
-            registered = true;
+            ObjectNode reply = c.call(Json.op("register").put("id", id).put("address", address()).put("host",
+                    localHost()).put("capacity", store.getTotalSpace()).put("free", store.getUsableSpace())
+                    .put("epoch", epochSeen));
+            epochSeen = Math.max(epochSeen, reply.path("epoch").asLong());
+            failing.remove(address);
+            return reply.path("role").asText("primary").equals("primary");
         } catch (IOException e) {
-            if (registered || names == null) {
+            if (failing.add(address)) {
                 LOG.warn("file server {}: cannot register with the name service at {} ({}); trying again every {} s",
-                        id, config.names(), e.getMessage(), NameService.RENEW.toSeconds());
+                        id, address, e.getMessage(), NameService.RENEW.toSeconds());
             }
-            registered = false;
-            if (names != null) {
-                names.close();
-                names = null;
+            if (c != null) {
+                c.close();
+                names.remove(address);
             }
+            return false;
         }
     }
 
@@ -513,8 +533,6 @@ public final class FileServer implements AutoCloseable {
         renewal.shutdownNow();
         listener.close();
         disk.shutdownNow();
-        if (names != null) {
-            names.close();
-        }
+        names.values().forEach(FsConnection::close);
     }
 }

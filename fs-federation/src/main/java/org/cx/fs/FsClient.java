@@ -23,7 +23,11 @@ import org.cx.security.Tls;
  * a file replaced while it is read is read as it was).
  */
 public final class FsClient implements AutoCloseable {
-    private final String names;
+    /** The name services given (a primary and its standby, in any order). */
+    private final List<String> nameServices;
+    /** The one answering as primary, with the highest epoch seen. */
+    private volatile String names;
+    private volatile long epochSeen;
     private final Tls tls;
     private final String user;
     private final Map<String, Deque<FsConnection>> idle = new HashMap<>();
@@ -43,18 +47,21 @@ public final class FsClient implements AutoCloseable {
     }
 
     private FsClient(String names, Tls tls, String user) {
-        this.names = names;
+        this.nameServices = java.util.Arrays.stream(names.split(",")).map(String::trim).filter(a -> !a.isEmpty())
+                .toList();
+        this.names = nameServices.get(0);
         this.tls = tls;
         this.user = user;
     }
 
     /**
-     * A client of the name service at {@code names} (host:port), as the holder of {@code tls} (a user's credential),
+     * A client of the name service at {@code names} (host:port; or a primary and its standby, {@code a,b}, of which
+     * it uses the one that is primary now), as the holder of {@code tls} (a user's credential),
      * or with plain connections as {@code user}. The first call checks that the name service is there.
      */
     public static FsClient connect(String names, Tls tls, String user) throws FsException {
         FsClient c = new FsClient(names, tls, user);
-        FsConnection first = c.take(names);
+        FsConnection first = c.primary();
         c.identity = first.identity();
         c.release(first);
         return c;
@@ -100,8 +107,23 @@ public final class FsClient implements AutoCloseable {
         return out;
     }
 
+    /**
+     * One request to the primary name service. When it cannot be reached or is no longer primary, the request goes
+     * once more to whichever of the name services given answers as primary (a change whose answer was lost may then
+     * be made twice: a repeated mkdir says the directory exists).
+     */
     private ObjectNode names(ObjectNode request) throws FsException {
-        FsConnection c = take(names);
+        try {
+            return namesOnce(take(names), request);
+        } catch (FsException e) {
+            if (e.code() != Code.EIO || nameServices.size() == 1) {
+                throw e;
+            }
+            return namesOnce(primary(), request);
+        }
+    }
+
+    private ObjectNode namesOnce(FsConnection c, ObjectNode request) throws FsException {
         try {
             ObjectNode reply = c.call(request);
             release(c);
@@ -114,6 +136,41 @@ public final class FsClient implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** A connection to the name service that answers as primary with the highest epoch, which becomes the current. */
+    private FsConnection primary() throws FsException {
+        FsConnection best = null;
+        List<String> problems = new ArrayList<>();
+        for (String address : nameServices) {
+            try {
+                FsConnection c = FsConnection.open(address, tls, user, epochSeen);
+                long epoch = c.hello().path("epoch").asLong();
+                epochSeen = Math.max(epochSeen, epoch);
+                if (!c.hello().path("role").asText("primary").equals("primary")) {
+                    problems.add(address + " is " + c.hello().path("role").asText());
+                    c.close();
+                } else if (best == null || epoch > best.hello().path("epoch").asLong()) {
+                    if (best != null) {
+                        best.close();
+                    }
+                    best = c;
+                } else {
+                    c.close();
+                }
+            } catch (FsException e) {
+                if (nameServices.size() == 1) {
+                    throw e;
+                }
+                problems.add(e.getMessage());
+            }
+        }
+        if (best == null) {
+            throw new FsException(Code.EIO, "no primary name service among " + String.join(", ", nameServices) + ": "
+                    + String.join("; ", problems));
+        }
+        names = best.address();
+        return best;
     }
 
     // ---------------------------------------------------------------- bytes
@@ -451,7 +508,7 @@ public final class FsClient implements AutoCloseable {
                 return d.pop();
             }
         }
-        return FsConnection.open(address, tls, user);
+        return FsConnection.open(address, tls, user, epochSeen);
     }
 
     private void release(FsConnection c) {

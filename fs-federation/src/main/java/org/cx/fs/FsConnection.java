@@ -28,6 +28,7 @@ final class FsConnection implements AutoCloseable {
     private final DataInputStream in;
     private final DataOutputStream out;
     private String identity;
+    private ObjectNode hello;
 
     private FsConnection(String address, Socket socket) throws IOException {
         this.address = address;
@@ -41,6 +42,11 @@ final class FsConnection implements AutoCloseable {
      * a server of the network), else plainly as {@code user}.
      */
     static FsConnection open(String address, Tls tls, String user) throws FsException {
+        return open(address, tls, user, 0);
+    }
+
+    /** As {@link #open(String, Tls, String)}, telling a name service the highest epoch this caller has seen. */
+    static FsConnection open(String address, Tls tls, String user, long epoch) throws FsException {
         HostPort hp = HostPort.parse(address);
         Socket s = null;
         try {
@@ -52,7 +58,8 @@ final class FsConnection implements AutoCloseable {
                 ssl.startHandshake();
             }
             FsConnection c = new FsConnection(address, s);
-            c.identity = c.call(Json.op("hello").put("user", user)).path("as").asText();
+            c.hello = c.call(Json.op("hello").put("user", user).put("epoch", epoch));
+            c.identity = c.hello.path("as").asText();
             return c;
         } catch (FsException e) {
             closeQuietly(s);
@@ -76,6 +83,20 @@ final class FsConnection implements AutoCloseable {
 
     String address() {
         return address;
+    }
+
+    /** What the peer said to hello (a name service: its role and epoch). */
+    ObjectNode hello() {
+        return hello;
+    }
+
+    /** Waits at most {@code millis} for each frame from now on. */
+    void timeout(int millis) throws FsException {
+        try {
+            socket.setSoTimeout(millis);
+        } catch (IOException e) {
+            throw lost(e);
+        }
     }
 
     /** Who the peer takes this connection's caller for. */

@@ -86,7 +86,12 @@ abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
             caller = new Caller(user, false);
             server = true; // plain connections take every peer on its word
         }
-        reply(ctx, Json.object().put("ok", true).put("as", caller.name()));
+        reply(ctx, hello(request, Json.object().put("ok", true).put("as", caller.name())));
+    }
+
+    /** The reply to {@code hello}; a service adds what a caller should know of it. */
+    protected ObjectNode hello(ObjectNode request, ObjectNode reply) {
+        return reply;
     }
 
     /** A request after hello. */

@@ -48,8 +48,22 @@ public final class NameService implements AutoCloseable {
      * @param host the address to listen on
      * @param port the port (0: any free one)
      * @param tls  this service's credential (a server's), or null for plain connections
+     * @param follow the primary's address when this one starts as its standby; null to start as the primary
      */
-    public record Config(Path data, String host, int port, Tls tls) {
+    public record Config(Path data, String host, int port, Tls tls, String follow) {
+        public Config(Path data, String host, int port, Tls tls) {
+            this(data, host, port, tls, null);
+        }
+    }
+
+    /** What a name service is now. */
+    public enum Role {
+        /** Answers everything. */
+        PRIMARY,
+        /** Applies the primary's journal and answers only file servers' registrations, until it takes over. */
+        STANDBY,
+        /** Was primary and learned of a newer one: answers nothing but that. */
+        SUPERSEDED
     }
 
     /** A file server as it registered. */
@@ -62,8 +76,19 @@ public final class NameService implements AutoCloseable {
     private record Pending(ChannelHandlerContext ctx, Caller caller, boolean server, ObjectNode request) {
     }
 
-    private final NameStore store;
-    private final Map<String, Server> servers = new LinkedHashMap<>();
+    private final Config config;
+    private final String rootOwner;
+    /** The namespace: the follower thread's while a standby, the conductor's from the moment it is primary. */
+    private volatile NameStore store;
+    private volatile Role role;
+    private final Epoch epoch;
+    private final Map<String, Server> servers = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The standby this primary ships its journal to; conductor only. */
+    private StandbyLink standby;
+    private long lastShippedNanos = System.nanoTime();
+    private Thread follower;
+    private final java.util.concurrent.CompletableFuture<Long> following = new java.util.concurrent.CompletableFuture<>();
+    private final java.util.concurrent.CompletableFuture<Long> tookOver = new java.util.concurrent.CompletableFuture<>();
     private final BlockingQueue<Pending> inbox = new LinkedBlockingQueue<>();
     private final SecureRandom random = new SecureRandom();
     private final Reaper reaper;
@@ -72,13 +97,75 @@ public final class NameService implements AutoCloseable {
     private volatile boolean closed;
 
     private NameService(Config config) throws IOException {
-        String owner = config.tls() == null ? "admin" : config.tls().self().name();
-        store = NameStore.open(config.data(), owner, System.currentTimeMillis());
+        this.config = config;
+        this.rootOwner = config.tls() == null ? "admin" : config.tls().self().name();
+        store = NameStore.open(config.data(), rootOwner, System.currentTimeMillis());
+        epoch = new Epoch(config.data());
+        role = config.follow() == null ? Role.PRIMARY : Role.STANDBY;
         reaper = new Reaper(config.tls());
         conductor = new Thread(this::run, "cx-fs-names");
         conductor.setDaemon(true);
         conductor.start();
         listener = new FsListener("cx-fs-names", config.host(), config.port(), config.tls(), Handler::new);
+        if (role == Role.STANDBY) {
+            follower = new Thread(new Follower(this, config.follow(), config.tls()), "cx-fs-follower");
+            follower.setDaemon(true);
+            follower.start();
+        }
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    /** This name service's epoch: one more than its primary's when it took over. */
+    public long epoch() {
+        return epoch.value();
+    }
+
+    // ---------------------------------------------------------------- the standby's side (the follower thread)
+
+    NameStore store() {
+        return store;
+    }
+
+    /** Replaces the namespace with the primary's snapshot (the standby's first step). */
+    void install(com.fasterxml.jackson.databind.JsonNode snapshot, long primaryEpoch) throws IOException {
+        store = store.replaceWith(snapshot, rootOwner, System.currentTimeMillis());
+        epoch.follow(primaryEpoch);
+        following.complete(store.seq());
+    }
+
+    /** Completes with the record a standby starts from, once it first follows its primary. */
+    public java.util.concurrent.CompletableFuture<Long> following() {
+        return following;
+    }
+
+    /** Completes with the new epoch when a standby takes over. */
+    public java.util.concurrent.CompletableFuture<Long> tookOver() {
+        return tookOver;
+    }
+
+    /** The standby becomes the primary: the primary is unreachable. */
+    void takeOver(String primary) throws IOException {
+        epoch.set(epoch.value() + 1);
+        role = Role.PRIMARY;
+        tookOver.complete(epoch.value());
+        LOG.warn("name service took over from {}, which cannot be reached: primary now, epoch {}", primary,
+                epoch.value());
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    /** A newer primary exists: this one stops answering (its clients and file servers turn to the newer one). */
+    private void superseded(long newer) {
+        if (newer > epoch.value() && role == Role.PRIMARY) {
+            role = Role.SUPERSEDED;
+            LOG.warn("name service superseded: a primary of epoch {} exists (this one is {}); it answers nothing now",
+                    newer, epoch.value());
+        }
     }
 
     public static NameService start(Config config) throws IOException {
@@ -89,13 +176,27 @@ public final class NameService implements AutoCloseable {
         return listener.port();
     }
 
-    /** A connection's handler: every request goes to the conductor. */
+    /** A connection's handler: every request goes to the conductor, but a standby's acknowledgements. */
     private final class Handler extends FsHandler {
         @Override
+        protected ObjectNode hello(ObjectNode request, ObjectNode reply) {
+            superseded(request.path("epoch").asLong());
+            return reply.put("role", role.name().toLowerCase(java.util.Locale.ROOT)).put("epoch", epoch.value());
+        }
+
+        @Override
         protected void request(ChannelHandlerContext ctx, String op, ObjectNode request) {
+            StandbyLink link = standbyLink;
+            if (op.equals("ack") && link != null && link.ctx() == ctx) {
+                link.acked(request.path("seq").asLong());
+                return;
+            }
             inbox.add(new Pending(ctx, caller, server, request));
         }
     }
+
+    /** The standby's link, for the event loop to pass acknowledgements to (the conductor sets it). */
+    private volatile StandbyLink standbyLink;
 
     // ---------------------------------------------------------------- the conductor
 
@@ -106,6 +207,9 @@ public final class NameService implements AutoCloseable {
             try {
                 Pending first = inbox.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
+                    if (standby != null && System.nanoTime() - lastShippedNanos > StandbyLink.HEARTBEAT.toNanos()) {
+                        ship(); // nothing changed: a heartbeat, so the standby knows this primary lives
+                    }
                     continue;
                 }
                 batch.add(first);
@@ -114,7 +218,10 @@ public final class NameService implements AutoCloseable {
                     replies.add(answer(p));
                 }
                 try {
-                    store.sync();
+                    if (role == Role.PRIMARY) { // a standby's store is its follower thread's
+                        store.sync();
+                        ship();
+                    }
                 } catch (IOException e) {
                     LOG.error("cannot write the name service's journal: changes are refused", e);
                     for (int i = 0; i < batch.size(); i++) {
@@ -123,7 +230,9 @@ public final class NameService implements AutoCloseable {
                     }
                 }
                 for (int i = 0; i < batch.size(); i++) {
-                    FsHandler.reply(batch.get(i).ctx(), replies.get(i));
+                    if (replies.get(i) != null) {
+                        FsHandler.reply(batch.get(i).ctx(), replies.get(i));
+                    }
                 }
             } catch (InterruptedException e) {
                 return;
@@ -141,7 +250,7 @@ public final class NameService implements AutoCloseable {
 
     private ObjectNode answer(Pending p) {
         try {
-            return answer(p.request().get("op").asText(), p.request(), p.caller(), p.server());
+            return answer(p.request().get("op").asText(), p.request(), p.caller(), p.server(), p.ctx());
         } catch (FsException e) {
             return FsHandler.error(e);
         } catch (IOException e) {
@@ -149,21 +258,47 @@ public final class NameService implements AutoCloseable {
         }
     }
 
-    private ObjectNode answer(String op, ObjectNode r, Caller caller, boolean server) throws IOException {
+    private ObjectNode answer(String op, ObjectNode r, Caller caller, boolean server, ChannelHandlerContext ctx)
+            throws IOException {
+        ObjectNode ok = Json.object().put("ok", true);
+        if (!op.equals("register") && role != Role.PRIMARY) {
+            throw new FsException(Code.EIO, role == Role.STANDBY ? "this name service is the standby of "
+                    + config.follow() + ": ask the primary" : "this name service was superseded by a newer primary"
+                    + ": ask that one");
+        }
         Namespace ns = store.namespace();
         long now = System.currentTimeMillis();
-        ObjectNode ok = Json.object().put("ok", true);
         switch (op) {
+            case "follow" -> {
+                if (!server) {
+                    throw new FsException(Code.EACCES, "only another name service may follow this one");
+                }
+                if (standby != null) {
+                    LOG.warn("name service: a new standby replaces the one at {}", standby.ctx().channel()
+                            .remoteAddress());
+                    standby.ctx().close();
+                }
+                store.takeCommitted(); // what is committed so far is in the snapshot
+                standby = new StandbyLink(ctx, store.seq());
+                standbyLink = standby;
+                ObjectNode reply = ok.put("epoch", epoch.value());
+                reply.set("snapshot", store.snapshotJson());
+                FsHandler.reply(ctx, reply); // now, before any record shipped after it
+                LOG.info("name service: a standby at {} follows from record {}", ctx.channel().remoteAddress(),
+                        store.seq());
+                return null;
+            }
             case "register" -> {
                 if (!server) {
                     throw new FsException(Code.EACCES, "only a file server may register");
                 }
+                superseded(r.path("epoch").asLong());
                 Server s = new Server(Json.text(r, "id"), Json.text(r, "address"), r.path("host").asText(),
                         r.path("capacity").asLong(), r.path("free").asLong(), System.nanoTime());
                 if (servers.put(s.id(), s) == null) {
                     LOG.info("file server {} at {} registered ({} MiB free)", s.id(), s.address(), s.free() >> 20);
                 }
-                return ok;
+                return ok.put("role", role.name().toLowerCase(java.util.Locale.ROOT)).put("epoch", epoch.value());
             }
             case "servers" -> {
                 ArrayNode list = ok.putArray("servers");
@@ -270,6 +405,30 @@ public final class NameService implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends the records committed since the last call to the standby and waits for its acknowledgement, so that a
+     * change is answered only once both have it on disk; a standby that does not answer in time is dropped and this
+     * primary goes on alone.
+     */
+    private void ship() {
+        com.fasterxml.jackson.databind.node.ArrayNode records = store.takeCommitted();
+        StandbyLink link = standby;
+        if (link == null) {
+            return;
+        }
+        lastShippedNanos = System.nanoTime();
+        ObjectNode batch = Json.object();
+        batch.set("records", records);
+        FsHandler.reply(link.ctx(), batch);
+        if (!link.awaitAck(store.seq())) {
+            LOG.warn("name service: the standby at {} did not acknowledge record {} in {} ms: going on without it",
+                    link.ctx().channel().remoteAddress(), store.seq(), StandbyLink.ACK_TIMEOUT.toMillis());
+            link.ctx().close();
+            standby = null;
+            standbyLink = null;
+        }
+    }
+
     private byte[] blobId() {
         byte[] id = new byte[16];
         random.nextBytes(id);
@@ -373,6 +532,9 @@ public final class NameService implements AutoCloseable {
     @Override
     public void close() throws IOException {
         closed = true;
+        if (follower != null) {
+            follower.interrupt();
+        }
         listener.close();
         conductor.interrupt();
         try {

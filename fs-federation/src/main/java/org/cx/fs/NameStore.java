@@ -35,6 +35,8 @@ final class NameStore implements AutoCloseable {
     private final Namespace namespace;
     private FileChannel journal;
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+    /** Records committed since {@link #takeCommitted}: what a standby must apply too. */
+    private final ArrayNode committed = Json.MAPPER.createArrayNode();
     private long seq;
     private long journalBytes;
 
@@ -113,10 +115,43 @@ final class NameStore implements AutoCloseable {
     List<Entry> commit(ObjectNode record) throws IOException {
         record.put("seq", ++seq);
         List<Entry> freed = apply(record);
-        byte[] line = Json.MAPPER.writeValueAsBytes(record);
-        pending.write(line);
-        pending.write('\n');
+        append(record);
         return freed;
+    }
+
+    /**
+     * Applies and appends a record the primary committed (a standby's step), keeping its sequence number; one at or
+     * below this store's is skipped (it was applied before).
+     */
+    void replicate(JsonNode record) throws IOException {
+        long s = record.path("seq").asLong();
+        if (s <= seq) {
+            return;
+        }
+        if (s != seq + 1) {
+            throw new IOException("record " + s + " after " + seq + ": a gap in the primary's journal");
+        }
+        apply(record);
+        seq = s;
+        append((ObjectNode) record);
+    }
+
+    private void append(ObjectNode record) throws IOException {
+        pending.write(Json.MAPPER.writeValueAsBytes(record));
+        pending.write('\n');
+        committed.add(record);
+    }
+
+    /** The records committed since the last call, in order. */
+    ArrayNode takeCommitted() {
+        ArrayNode out = committed.deepCopy();
+        committed.removeAll();
+        return out;
+    }
+
+    /** The sequence number of the last record committed. */
+    long seq() {
+        return seq;
     }
 
     /** Writes the records committed since the last call and forces them to the disk. */
@@ -155,13 +190,41 @@ final class NameStore implements AutoCloseable {
         };
     }
 
-    /** Writes the whole namespace as a new snapshot, then starts an empty journal. */
-    void snapshot() throws IOException {
+    /** The whole namespace as a snapshot holds it: what a new standby starts from. */
+    ObjectNode snapshotJson() throws FsException {
         ObjectNode s = Json.object().put("seq", seq);
         ArrayNode entries = s.putArray("entries");
         for (Map.Entry<FsPath, Entry> e : namespace.all()) {
             entries.addObject().put("path", e.getKey().toString()).set("entry", Json.tree(e.getValue()));
         }
+        return s;
+    }
+
+    /**
+     * Replaces this store's content with {@code snapshot} (a primary's, as {@link #snapshotJson} made it): written
+     * as this store's snapshot, with an empty journal; returns the store reopened on it.
+     */
+    NameStore replaceWith(JsonNode snapshot, String rootOwner, long now) throws IOException {
+        sync();
+        journal.close();
+        writeSnapshot((ObjectNode) snapshot);
+        try (FileChannel ch = FileChannel.open(dir.resolve(JOURNAL), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE)) {
+            ch.truncate(0);
+            ch.force(true);
+        }
+        return open(dir, rootOwner, now);
+    }
+
+    /** Writes the whole namespace as a new snapshot, then starts an empty journal. */
+    void snapshot() throws IOException {
+        writeSnapshot(snapshotJson());
+        journal.truncate(0); // records up to seq are in the snapshot; any left by a crash here are skipped on replay
+        journal.force(true);
+        journalBytes = 0;
+    }
+
+    private void writeSnapshot(ObjectNode s) throws IOException {
         Path tmp = dir.resolve(SNAPSHOT + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
@@ -173,9 +236,6 @@ final class NameStore implements AutoCloseable {
         }
         Files.move(tmp, dir.resolve(SNAPSHOT), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         forceDirectory(dir);
-        journal.truncate(0); // records up to seq are in the snapshot; any left by a crash here are skipped on replay
-        journal.force(true);
-        journalBytes = 0;
     }
 
     static void forceDirectory(Path dir) {

@@ -309,4 +309,44 @@ class FileServiceTest {
             new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
         }
     }
+
+    @Test
+    void whenThePrimaryNameServiceIsKilledTheStandbyTakesOverWithEverythingAcknowledged() throws Exception {
+        String primary = names(0);
+        ChildProcess first = processes.get(0);
+        ChildProcess standby = start("standby", "names", "--data", dir.resolve("standby").toString(), "--port", "0",
+                "--follow", primary);
+        String second = standby.awaitLine("listening on", WAIT).replaceAll(".*listening on (\\S+?),.*", "$1");
+        standby.awaitLine("follows " + primary, WAIT);
+        String both = primary + "," + second;
+        fileServer(both, "disk1");
+        fileServer(both, "disk2");
+        List<String> written = new ArrayList<>();
+        try (FsClient fs = client(both)) {
+            awaitServers(fs, 2);
+            fs.mkdir("/kept", false);
+            for (int i = 0; i < 20; i++) {
+                fs.write("/kept/f" + i, new ByteArrayInputStream(("file " + i).getBytes(
+                        java.nio.charset.StandardCharsets.UTF_8)), -1, FsClient.Progress.NONE);
+                written.add("f" + i);
+            }
+            first.kill(); // kill -9 of the primary
+            standby.awaitLine("took over from " + primary, WAIT);
+            assertEquals(written.size(), fs.list("/kept").size(), "every acknowledged file is on the standby");
+            assertEquals("file 7", new String(read(fs, "/kept/f7"), java.nio.charset.StandardCharsets.UTF_8));
+            fs.write("/kept/after", new ByteArrayInputStream(new byte[10]), -1, FsClient.Progress.NONE);
+        }
+        Cli.Run ls = fs(both, "ls", "cx:/kept");
+        assertEquals(0, ls.exit(), ls.err());
+        assertTrue(ls.out().contains("after") && ls.out().contains("f19"), ls.out());
+
+        // The old primary, restarted on its data, hears of the newer epoch and answers nothing more.
+        int port = Integer.parseInt(primary.substring(primary.lastIndexOf(':') + 1));
+        ChildProcess again = start("names-again", "names", "--data", dir.resolve("names").toString(), "--port",
+                Integer.toString(port));
+        again.awaitLine("listening on", WAIT);
+        again.awaitLine("superseded", WAIT);
+        Cli.Run after = fs(both, "ls", "cx:/kept");
+        assertTrue(after.out().contains("after"), after.out() + after.err());
+    }
 }
