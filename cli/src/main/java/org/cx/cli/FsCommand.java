@@ -1,8 +1,6 @@
 package org.cx.cli;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -11,7 +9,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.cx.discovery.Discovery;
@@ -23,7 +20,6 @@ import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
 import org.cx.fs.FsMounter;
 import org.cx.fs.FsPath;
-import org.cx.fs.Layout;
 import org.cx.fs.NameService;
 import org.cx.fs.Namespace;
 import org.cx.fs.Sizes;
@@ -45,8 +41,9 @@ import picocli.CommandLine.Parameters;
             "  cx fs serve --root /srv/cx-disk &",
             "  cx fs mkdir -p cx:/data && cx fs cp big.bin cx:/data/ && cx fs ls -l cx:/data"},
         subcommands = {FsCommand.Names.class, FsCommand.Serve.class, FsCommand.Ls.class, FsCommand.Stat.class,
-            FsCommand.Cat.class, FsCommand.Cp.class, FsCommand.Get.class, FsCommand.Put.class, FsCommand.Mv.class,
-            FsCommand.Rm.class, FsCommand.Mkdir.class, FsCommand.Ln.class, FsCommand.Df.class, FsCommand.Fsck.class, FsCommand.Mount.class})
+            FsCommand.Cat.class, FsCopyCommands.Cp.class, FsCopyCommands.Get.class, FsCopyCommands.Put.class,
+            FsCommand.Mv.class, FsCommand.Rm.class, FsCommand.Mkdir.class, FsCommand.Ln.class, FsCommand.Df.class,
+            FsFsckCommand.class, FsCommand.Mount.class})
 final class FsCommand extends Group {
     /** The name service's port unless told otherwise. */
     static final int NAMES_PORT = 7300;
@@ -231,7 +228,7 @@ final class FsCommand extends Group {
         abstract int run(FsClient fs) throws IOException;
     }
 
-    private static String namespacePath(String text) {
+    static String namespacePath(String text) {
         return text.startsWith(FsPath.SCHEME) ? text.substring(FsPath.SCHEME.length()) : text;
     }
 
@@ -328,227 +325,6 @@ final class FsCommand extends Group {
             }
             System.out.flush();
             return 0;
-        }
-    }
-
-    /** Copies between this machine and the federation, or within it. */
-    abstract static class Copying extends Client {
-        private static final long PROGRESS_ABOVE = 16L << 20;
-
-        @Option(names = "--stripes", defaultValue = "1", paramLabel = "K",
-                description = "Spreads each new file over K file servers, read back in parallel. Default: 1.")
-        int stripes;
-
-        @Option(names = "--stripe-size", defaultValue = "4M", paramLabel = "BYTES",
-                description = "Bytes of a stripe unit, whole MiB. Default: ${DEFAULT-VALUE}.")
-        String stripeSize;
-
-        @Option(names = "--replicas", defaultValue = "1", paramLabel = "R",
-                description = "Keeps each new file on R file servers: reads go on while up to R-1 of them are "
-                        + "down. Default: 1.")
-        int replicas;
-
-        private FsClient.Placement placement() {
-            return new FsClient.Placement(stripes, Sizes.parse(stripeSize), replicas);
-        }
-
-        /** Copies {@code from} to {@code to}; one of them (or both) a cx: path. */
-        int copy(FsClient fs, String from, String to, boolean recursive) throws IOException {
-            boolean fromFs = from.startsWith(FsPath.SCHEME);
-            boolean toFs = to.startsWith(FsPath.SCHEME);
-            if (!fromFs && !toFs) {
-                throw new IllegalArgumentException("one of '" + from + "' and '" + to + "' must be a path in the "
-                        + "federation, written cx:/...");
-            }
-            if (fromFs) {
-                FsPath source = FsPath.of(namespacePath(from));
-                Entry e = fs.stat(source.toString());
-                if (e.directory()) {
-                    if (!recursive) {
-                        throw new IllegalArgumentException(from + " is a directory: cp -r copies it");
-                    }
-                    return toFs ? copyTree(fs, source, FsPath.of(namespacePath(to))) : getTree(fs, source,
-                            Path.of(to));
-                }
-                return toFs ? within(fs, source, FsPath.of(namespacePath(to))) : get(fs, source, Path.of(to), e);
-            }
-            Path source = Path.of(from);
-            if (Files.isDirectory(source)) {
-                if (!recursive) {
-                    throw new IllegalArgumentException(from + " is a directory: cp -r copies it");
-                }
-                return putTree(fs, source, FsPath.of(namespacePath(to)));
-            }
-            return put(fs, source, FsPath.of(namespacePath(to)));
-        }
-
-        private int put(FsClient fs, Path source, FsPath target) throws IOException {
-            FsPath t = isDirectory(fs, target) ? target.child(source.getFileName().toString()) : target;
-            long size = Files.size(source);
-            try (InputStream in = Files.newInputStream(source)) {
-                transfer(source + " -> " + FsPath.SCHEME + t, size, p -> fs.write(t.toString(), in, size, placement(),
-                        p));
-            }
-            return 0;
-        }
-
-        private int get(FsClient fs, FsPath source, Path target, Entry e) throws IOException {
-            Path t = Files.isDirectory(target) ? target.resolve(source.name()) : target;
-            Path part = t.resolveSibling("." + t.getFileName() + ".cx-part");
-            try (OutputStream out = Files.newOutputStream(part)) {
-                transfer(FsPath.SCHEME + source + " -> " + t, e.size(), p -> fs.read(source.toString(), out, p));
-            } catch (IOException x) {
-                Files.deleteIfExists(part);
-                throw x;
-            }
-            Files.move(part, t, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            return 0;
-        }
-
-        private int within(FsClient fs, FsPath source, FsPath target) throws IOException {
-            Path tmp = Files.createTempFile("cx-fs-", ".copy");
-            try {
-                Entry e = fs.stat(source.toString());
-                get(fs, source, tmp, e);
-                return put(fs, tmp, isDirectory(fs, target) ? target.child(source.name()) : target);
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
-        }
-
-        private int putTree(FsClient fs, Path source, FsPath target) throws IOException {
-            FsPath root = isDirectory(fs, target) ? target.child(source.getFileName().toString()) : target;
-            try (var walk = Files.walk(source)) {
-                for (Path p : walk.toList()) {
-                    FsPath t = root;
-                    for (Path name : source.relativize(p)) {
-                        if (!name.toString().isEmpty()) {
-                            t = t.child(name.toString());
-                        }
-                    }
-                    if (Files.isDirectory(p)) {
-                        fs.mkdir(t.toString(), true);
-                    } else {
-                        put(fs, p, t);
-                    }
-                }
-            }
-            return 0;
-        }
-
-        private int getTree(FsClient fs, FsPath source, Path target) throws IOException {
-            Path root = Files.isDirectory(target) ? target.resolve(source.name()) : target;
-            Files.createDirectories(root);
-            for (Namespace.Named n : fs.list(source.toString())) {
-                FsPath child = source.child(n.name());
-                if (n.entry().directory()) {
-                    getTree(fs, child, root.resolve(n.name()));
-                } else {
-                    get(fs, child, root.resolve(n.name()), n.entry());
-                }
-            }
-            return 0;
-        }
-
-        private int copyTree(FsClient fs, FsPath source, FsPath target) throws IOException {
-            FsPath root = isDirectory(fs, target) ? target.child(source.name()) : target;
-            fs.mkdir(root.toString(), true);
-            for (Namespace.Named n : fs.list(source.toString())) {
-                if (n.entry().directory()) {
-                    copyTree(fs, source.child(n.name()), root.child(n.name()));
-                } else {
-                    within(fs, source.child(n.name()), root.child(n.name()));
-                }
-            }
-            return 0;
-        }
-
-        private static boolean isDirectory(FsClient fs, FsPath path) throws IOException {
-            try {
-                return fs.stat(path.toString()).directory();
-            } catch (FsException e) {
-                if (e.code() == FsException.Code.ENOENT) {
-                    return false;
-                }
-                throw e;
-            }
-        }
-
-        /** A transfer, with a progress line on a terminal for large files and the rate at the end. */
-        private void transfer(String what, long size, Transfer t) throws IOException {
-            boolean show = size >= PROGRESS_ABOVE && System.console() != null;
-            long start = System.nanoTime();
-            long[] lastShown = {0};
-            t.run((done, total) -> {
-                long now = System.nanoTime();
-                if (show && now - lastShown[0] > 200_000_000L) {
-                    lastShown[0] = now;
-                    double seconds = (now - start) / 1e9;
-                    System.err.printf(Locale.ROOT, "\r%s  %s of %s  %.0f MiB/s   ", what, Sizes.human(done),
-                            Sizes.human(total), done / seconds / (1 << 20));
-                }
-            });
-            if (size >= PROGRESS_ABOVE) {
-                double seconds = (System.nanoTime() - start) / 1e9;
-                err().printf(Locale.ROOT, "%s%s: %s in %.1f s (%.0f MiB/s)%n", show ? "\r" : "", what,
-                        Sizes.human(size), seconds, size / seconds / (1 << 20));
-            }
-        }
-
-        @FunctionalInterface
-        private interface Transfer {
-            void run(FsClient.Progress progress) throws IOException;
-        }
-    }
-
-    @Command(name = "cp", mixinStandardHelpOptions = true,
-            description = {"Copies files into, out of, or within the federation.",
-                "Examples: cx fs cp data.bin cx:/data/      cx fs cp cx:/data/out.bin .      cx fs cp -r results "
-                    + "cx:/runs/7"})
-    static final class Cp extends Copying {
-        @Option(names = {"-r", "-R"}, description = "Copies directories with their content.")
-        boolean recursive;
-
-        @Parameters(index = "0", paramLabel = "SOURCE")
-        String source;
-
-        @Parameters(index = "1", paramLabel = "TARGET")
-        String target;
-
-        @Override
-        int run(FsClient fs) throws IOException {
-            return copy(fs, source, target, recursive);
-        }
-    }
-
-    @Command(name = "get", mixinStandardHelpOptions = true,
-            description = {"Copies a file out of the federation (copy-out).", "Example: cx fs get /data/out.bin ."})
-    static final class Get extends Copying {
-        @Parameters(index = "0", paramLabel = "PATH")
-        String source;
-
-        @Parameters(index = "1", paramLabel = "LOCAL", defaultValue = ".")
-        String target;
-
-        @Override
-        int run(FsClient fs) throws IOException {
-            return copy(fs, FsPath.SCHEME + namespacePath(source), target, true);
-        }
-    }
-
-    @Command(name = "put", mixinStandardHelpOptions = true,
-            description = {"Copies a file into the federation (copy-in).", "Example: cx fs put data.bin /data/"})
-    static final class Put extends Copying {
-        @Parameters(index = "0", paramLabel = "LOCAL")
-        String source;
-
-        @Parameters(index = "1", paramLabel = "PATH")
-        String target;
-
-        @Override
-        int run(FsClient fs) throws IOException {
-            return copy(fs, source, FsPath.SCHEME + namespacePath(target), true);
         }
     }
 
@@ -682,118 +458,4 @@ final class FsCommand extends Group {
         }
     }
 
-    @Command(name = "fsck", mixinStandardHelpOptions = true,
-            description = {"Checks every file under PATH: each replica of each column is on a file server that is",
-                "up, and every block matches its checksum. With --repair, makes missing or damaged replicas again",
-                "from a good one, on another file server. Exit status 0 when all is well (or was repaired), 1 when",
-                "something is not."})
-    static final class Fsck extends Client {
-        @Option(names = "--repair", description = "Re-replicates what is missing or damaged.")
-        boolean repair;
-
-        @Parameters(paramLabel = "PATH", defaultValue = "/")
-        String path;
-
-        @Override
-        int run(FsClient fs) throws IOException {
-            int bad = 0;
-            int files = 0;
-            long bytes = 0;
-            for (FsClient.FileInfo f : fs.files(namespacePath(path))) {
-                files++;
-                bytes += f.entry().size();
-                for (int c = 0; c < f.entry().columns().size(); c++) {
-                    if (!checkColumn(fs, f, c)) {
-                        bad++;
-                    }
-                }
-            }
-            out().println(files + " files, " + Sizes.human(bytes) + " checked: " + (bad == 0 ? "all well"
-                    : bad + " columns with problems" + (repair ? " left" : " (--repair re-replicates)")));
-            return bad == 0 ? 0 : 1;
-        }
-
-        /** Whether column {@code c} of {@code f} is whole on every replica (after repair, if asked). */
-        private boolean checkColumn(FsClient fs, FsClient.FileInfo f, int c) {
-            Entry e = f.entry();
-            Entry.Column column = e.columns().get(c);
-            Layout layout = e.layout();
-            List<Integer> blocks = layout.blocksOf(c);
-            long size = blocks.stream().mapToLong(layout::blockLength).sum();
-            List<Integer> crcs = blocks.stream().map(e.crcs()::get).toList();
-            List<String> good = new ArrayList<>();
-            List<String> problems = new ArrayList<>();
-            for (String id : column.servers()) {
-                String address = f.addresses().get(id);
-                String problem = null;
-                if (address == null) {
-                    problem = "file server " + id + " is not registered";
-                } else {
-                    try {
-                        var found = fs.check(address, column.blob());
-                        List<Integer> actual = new ArrayList<>();
-                        found.path("crcs").forEach(x -> actual.add(x.asInt()));
-                        if (found.path("size").asLong() != size) {
-                            problem = "file server " + id + " holds " + found.path("size").asLong() + " bytes, not "
-                                    + size;
-                        } else if (!actual.equals(crcs)) {
-                            problem = "blocks on file server " + id + " do not match their checksums";
-                        }
-                    } catch (FsException x) {
-                        problem = x.getMessage();
-                    }
-                }
-                if (problem == null) {
-                    good.add(id);
-                } else {
-                    problems.add(problem);
-                }
-            }
-            String where = FsPath.SCHEME + f.path() + (e.columns().size() > 1 ? " (column " + c + ")" : "");
-            if (problems.isEmpty()) {
-                return true;
-            }
-            out().println(where + ": " + String.join("; ", problems));
-            if (!repair) {
-                return false;
-            }
-            if (good.isEmpty() || e.linked()) {
-                out().println(where + ": cannot repair: " + (e.linked() ? "a linked file has one copy"
-                        : "no replica is whole"));
-                return false;
-            }
-            return repairColumn(fs, f, c, good, size, crcs, where);
-        }
-
-        private boolean repairColumn(FsClient fs, FsClient.FileInfo f, int c, List<String> good, long size,
-                                     List<Integer> crcs, String where) {
-            Entry.Column column = f.entry().columns().get(c);
-            List<String> servers = new ArrayList<>(good);
-            try {
-                List<FsClient.ServerInfo> spare = fs.servers().stream().filter(FsClient.ServerInfo::alive)
-                        .filter(s -> !column.servers().contains(s.id()))
-                        .sorted(java.util.Comparator.comparingLong(FsClient.ServerInfo::free).reversed()).toList();
-                String from = f.addresses().get(good.get(0));
-                for (FsClient.ServerInfo s : spare) {
-                    if (servers.size() == column.servers().size()) {
-                        break;
-                    }
-                    fs.copyBlob(column.blob(), size, crcs, from, s.address());
-                    servers.add(s.id());
-                }
-                if (servers.size() < column.servers().size()) {
-                    out().println(where + ": only " + servers.size() + " of " + column.servers().size()
-                            + " replicas could be made: start more file servers");
-                    fs.relocate(f.path(), c, new Entry.Column(column.blob(), servers));
-                    return false;
-                }
-                fs.relocate(f.path(), c, new Entry.Column(column.blob(), servers));
-                out().println(where + ": repaired, now on " + String.join(", ", servers));
-                return true;
-            } catch (FsException x) {
-                out().println(where + ": repair failed: " + x.getMessage());
-                return false;
-            }
-        }
-    }
 }

@@ -1,17 +1,22 @@
 package org.cx.fs;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.channel.ChannelHandlerContext;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.cx.fs.FsException.Code;
@@ -37,9 +42,9 @@ import org.slf4j.LoggerFactory;
 public final class NameService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NameService.class);
     /** How often file servers renew their registration. */
-    static final java.time.Duration RENEW = java.time.Duration.ofSeconds(2);
+    static final Duration RENEW = Duration.ofSeconds(2);
     /** A file server not heard from for this long is taken as down (not placed on, said so by df). */
-    static final java.time.Duration SERVER_TIMEOUT = java.time.Duration.ofSeconds(10);
+    static final Duration SERVER_TIMEOUT = Duration.ofSeconds(10);
 
     /**
      * How to start a name service.
@@ -82,13 +87,13 @@ public final class NameService implements AutoCloseable {
     private volatile NameStore store;
     private volatile Role role;
     private final Epoch epoch;
-    private final Map<String, Server> servers = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Server> servers = new ConcurrentHashMap<>();
     /** The standby this primary ships its journal to; conductor only. */
     private StandbyLink standby;
     private long lastShippedNanos = System.nanoTime();
     private Thread follower;
-    private final java.util.concurrent.CompletableFuture<Long> following = new java.util.concurrent.CompletableFuture<>();
-    private final java.util.concurrent.CompletableFuture<Long> tookOver = new java.util.concurrent.CompletableFuture<>();
+    private final CompletableFuture<Long> following = new CompletableFuture<>();
+    private final CompletableFuture<Long> tookOver = new CompletableFuture<>();
     private final BlockingQueue<Pending> inbox = new LinkedBlockingQueue<>();
     private final SecureRandom random = new SecureRandom();
     private final Reaper reaper;
@@ -130,19 +135,19 @@ public final class NameService implements AutoCloseable {
     }
 
     /** Replaces the namespace with the primary's snapshot (the standby's first step). */
-    void install(com.fasterxml.jackson.databind.JsonNode snapshot, long primaryEpoch) throws IOException {
+    void install(JsonNode snapshot, long primaryEpoch) throws IOException {
         store = store.replaceWith(snapshot, rootOwner, System.currentTimeMillis());
         epoch.follow(primaryEpoch);
         following.complete(store.seq());
     }
 
     /** Completes with the record a standby starts from, once it first follows its primary. */
-    public java.util.concurrent.CompletableFuture<Long> following() {
+    public CompletableFuture<Long> following() {
         return following;
     }
 
     /** Completes with the new epoch when a standby takes over. */
-    public java.util.concurrent.CompletableFuture<Long> tookOver() {
+    public CompletableFuture<Long> tookOver() {
         return tookOver;
     }
 
@@ -181,7 +186,7 @@ public final class NameService implements AutoCloseable {
         @Override
         protected ObjectNode hello(ObjectNode request, ObjectNode reply) {
             superseded(request.path("epoch").asLong());
-            return reply.put("role", role.name().toLowerCase(java.util.Locale.ROOT)).put("epoch", epoch.value());
+            return reply.put("role", role.name().toLowerCase(Locale.ROOT)).put("epoch", epoch.value());
         }
 
         @Override
@@ -298,7 +303,7 @@ public final class NameService implements AutoCloseable {
                 if (servers.put(s.id(), s) == null) {
                     LOG.info("file server {} at {} registered ({} MiB free)", s.id(), s.address(), s.free() >> 20);
                 }
-                return ok.put("role", role.name().toLowerCase(java.util.Locale.ROOT)).put("epoch", epoch.value());
+                return ok.put("role", role.name().toLowerCase(Locale.ROOT)).put("epoch", epoch.value());
             }
             case "servers" -> {
                 ArrayNode list = ok.putArray("servers");
@@ -411,7 +416,7 @@ public final class NameService implements AutoCloseable {
      * primary goes on alone.
      */
     private void ship() {
-        com.fasterxml.jackson.databind.node.ArrayNode records = store.takeCommitted();
+        ArrayNode records = store.takeCommitted();
         StandbyLink link = standby;
         if (link == null) {
             return;
@@ -460,7 +465,7 @@ public final class NameService implements AutoCloseable {
             throw new FsException(Code.EINVAL, replicas + " replicas need " + replicas + " file servers up; "
                     + up.size() + " are");
         }
-        up.sort(java.util.Comparator.comparingLong(Server::free).reversed());
+        up.sort(Comparator.comparingLong(Server::free).reversed());
         long share = size / ((long) stripes) + 1;
         List<List<Server>> columns = new ArrayList<>();
         int next = 0;
