@@ -27,6 +27,16 @@ public final class ProcessCpu {
         }
     }
 
+    /** The name of process {@code pid}'s program ({@code comm} in {@code /proc/PID/stat}), or null if unknown. */
+    public static String name(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     /** CPU nanoseconds used by process {@code pid} so far, or -1 if there is no such process. */
     public static long nanos(long pid) {
         if (!PROC) {

@@ -358,8 +358,9 @@ final class WorkerProcess implements TaskExecutor {
         if (tree == null || process != p) {
             long[] found = java.util.stream.LongStream.concat(java.util.stream.LongStream.of(p.pid()),
                     p.descendants().mapToLong(ProcessHandle::pid)).toArray();
-            if (process != p || found.length == 1 && command.isolation() == TaskBox.Isolation.SANDBOX) {
-                return found; // bubblewrap has yet to start the JVM: look again next time
+            if (process != p || command.isolation() == TaskBox.Isolation.SANDBOX && java.util.Arrays.stream(found)
+                    .skip(1).noneMatch(pid -> "java".equals(ProcessCpu.name(pid)))) {
+                return found; // bubblewrap (two processes of its own) has yet to start the JVM: look again next time
             }
             tree = found;
         }
