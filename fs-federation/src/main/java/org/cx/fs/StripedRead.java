@@ -75,6 +75,9 @@ final class StripedRead {
             // the reader stopped taking blocks
         } catch (IOException e) {
             queue.offer(new Fetched(null, 0, e));
+        } catch (RuntimeException | Error e) {
+            queue.offer(new Fetched(null, 0, new FsException(Code.EIO, "reading column " + column + " of " + path
+                    + " failed: " + e, e)));
         }
     }
 }
