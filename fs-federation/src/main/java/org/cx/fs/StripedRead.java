@@ -41,7 +41,10 @@ final class StripedRead {
             BlockingQueue<Fetched> q = new ArrayBlockingQueue<>(AHEAD);
             queues.add(q);
             int column = c;
-            threads.add(Thread.ofVirtual().name("cx-fs-stripe-" + c).start(() -> fetch(column, q)));
+            Thread t = new Thread(() -> fetch(column, q), "cx-fs-stripe-" + c);
+            t.setDaemon(true);
+            t.start();
+            threads.add(t);
         }
         try {
             for (int i = 0; i < layout.blocks(); i++) {

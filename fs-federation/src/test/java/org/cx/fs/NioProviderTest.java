@@ -105,6 +105,16 @@ class NioProviderTest {
             assertTrue(Files.isDirectory(data.resolve("deep/er")));
             assertTrue(Files.getFileStore(text).getUsableSpace() > 0);
 
+            try (OutputStream one = Files.newOutputStream(data.resolve("a.bin"));
+                 OutputStream two = Files.newOutputStream(data.resolve("b.bin"))) {
+                byte[] block = new byte[Blocks.SIZE];
+                for (int i = 0; i < 3 * 8; i++) { // both files open at once, written by turns
+                    one.write(block);
+                    two.write(block);
+                }
+            }
+            assertEquals(3L * 8 * Blocks.SIZE, Files.size(data.resolve("b.bin")));
+
             Path local = dir.resolve("local.bin");
             Files.copy(bin, local); // across providers
             assertArrayEquals(big, Files.readAllBytes(local));

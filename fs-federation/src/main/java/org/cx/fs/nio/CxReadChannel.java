@@ -19,6 +19,16 @@ import org.cx.fs.FsClient;
  */
 final class CxReadChannel implements SeekableByteChannel {
     static final int MAX_WINDOW = 8;
+    /**
+     * Threads of read-ahead and write-behind transfers: one each while it runs, never the common pool, whose one
+     * thread on a 2-core machine would let a second open file's transfer wait for the first's to end.
+     */
+    static final java.util.concurrent.ExecutorService TRANSFERS = java.util.concurrent.Executors.newCachedThreadPool(
+            r -> {
+                Thread t = new Thread(r, "cx-fs-transfer");
+                t.setDaemon(true);
+                return t;
+            });
 
     private final FsClient client;
     private final FsClient.Opened file;
@@ -87,7 +97,7 @@ final class CxReadChannel implements SeekableByteChannel {
                 } catch (IOException e) {
                     throw new CompletionException(e);
                 }
-            });
+            }, TRANSFERS);
         }
         return data;
     }

@@ -70,7 +70,7 @@ final class CxWriteChannel implements SeekableByteChannel {
             } catch (IOException e) {
                 throw new CompletionException(e);
             }
-        });
+        }, CxReadChannel.TRANSFERS);
     }
 
     @Override
