@@ -1,11 +1,15 @@
 package org.cx.cli;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.cx.discovery.Discovery;
 import org.cx.discovery.Networks;
+import org.cx.discovery.RiverDiscovery;
+import org.cx.discovery.ServiceRecord;
 import org.cx.producer.BundleDiskCache;
 import org.cx.producer.Producer;
 import org.cx.producer.CpuCapMode;
@@ -145,6 +149,12 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                     + "0: keep none on disk. Default: ${DEFAULT-VALUE}.")
     long bundleCacheMiB;
 
+    @Option(names = "--fs-names", paramLabel = "HOST:PORT[,HOST:PORT]",
+            description = "The federated file service tasks reach through TaskContext.files(), acting for their "
+                    + "computation's owner: its name services (primary and standby). Default: $CX_FS_NAMES, else "
+                    + "with --lookup the name service registered there, else none.")
+    String fsNames;
+
     /** The thermostat file this user's producers read unless told another. */
     static Path defaultThermostat() {
         return CxHome.dir().resolve("thermostat.json");
@@ -197,6 +207,24 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         }
     }
 
+    /** The name services tasks reach: --fs-names, $CX_FS_NAMES, or those registered at --lookup; null: none. */
+    private String fileService() throws IOException {
+        if (fsNames != null) {
+            return fsNames;
+        }
+        String env = System.getenv("CX_FS_NAMES");
+        if (env != null && !env.isBlank()) {
+            return env;
+        }
+        if (lookup == null) {
+            return null;
+        }
+        try (RiverDiscovery discovery = RiverDiscovery.connect(lookup)) {
+            List<ServiceRecord> found = discovery.lookup(Discovery.FS_NAMES);
+            return found.isEmpty() ? null : String.join(",", found.stream().map(ServiceRecord::address).toList());
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         if (!(speed > 0) || speed > ProducerConfig.MAX_SPEED) {
@@ -223,7 +251,8 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                         bundleCache != null ? bundleCache : CxHome.dir().resolve("bundle-cache"),
                         bundleCacheMiB << 20))
                 .withOwner(new OwnerSettings(runWhen, thermostatFile, idleAfter, Thermostat.parseCpu(ownerCpu),
-                        giveBackAfter, cpuCapBy, stateDir != null ? stateDir : defaultStateDir(name)));
+                        giveBackAfter, cpuCapBy, stateDir != null ? stateDir : defaultStateDir(name)))
+                .withFileService(fileService());
         Producer p = Producer.daemon(config, finder, new Producer.Listener() {
             @Override
             public void attached(Producer producer, String at, boolean again) {

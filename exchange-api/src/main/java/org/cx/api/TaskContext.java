@@ -36,6 +36,20 @@ public interface TaskContext {
     }
 
     /**
+     * The federated file service, as the computation's owner sees it: {@code ctx.files().getPath("/db/seqs.fa")}
+     * is a {@link java.nio.file.Path} that {@link java.nio.file.Files} reads and writes like any other. A task's files
+     * are its effects too, but they are not buffered: a task that runs twice writes twice, so write a file whole under
+     * a name of the task's own (its id) or one that a rerun replaces with the same bytes.
+     *
+     * @throws UnsupportedOperationException if this task's producer reaches no file service (it was started without
+     *                                       one)
+     */
+    default java.nio.file.FileSystem files() {
+        throw new UnsupportedOperationException("this task's producer reaches no federated file service: start the "
+                + "producer with --fs-names HOST:PORT (the name service's address)");
+    }
+
+    /**
      * Stores {@code task}, whose value will go to {@code sendTo}. Returns the new task's id, which successors of
      * other tasks may name as the target of {@link #storeResult}. The task becomes ready when all
      * {@link Task#arity()} inputs have arrived.

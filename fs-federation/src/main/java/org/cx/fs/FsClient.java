@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -28,8 +29,7 @@ public final class FsClient implements AutoCloseable {
     /** The one answering as primary, with the highest epoch seen. */
     private volatile String names;
     private volatile long epochSeen;
-    private final Tls tls;
-    private final String user;
+    private final Dialer dialer;
     private final Map<String, Deque<FsConnection>> idle = new HashMap<>();
     private String identity;
     private boolean closed;
@@ -46,12 +46,17 @@ public final class FsClient implements AutoCloseable {
     public record ServerInfo(String id, String address, String host, long capacity, long free, boolean alive) {
     }
 
-    private FsClient(String names, Tls tls, String user) {
+    /** How this client reaches a process of the service and says who it is. */
+    @FunctionalInterface
+    private interface Dialer {
+        FsConnection open(String address, long epoch) throws FsException;
+    }
+
+    private FsClient(String names, Dialer dialer) {
         this.nameServices = java.util.Arrays.stream(names.split(",")).map(String::trim).filter(a -> !a.isEmpty())
                 .toList();
         this.names = nameServices.get(0);
-        this.tls = tls;
-        this.user = user;
+        this.dialer = dialer;
     }
 
     /**
@@ -60,7 +65,18 @@ public final class FsClient implements AutoCloseable {
      * or with plain connections as {@code user}. The first call checks that the name service is there.
      */
     public static FsClient connect(String names, Tls tls, String user) throws FsException {
-        FsClient c = new FsClient(names, tls, user);
+        return connect(new FsClient(names, (address, epoch) -> FsConnection.open(address, tls, user, epoch)));
+    }
+
+    /**
+     * A client of the name service at {@code names} that reaches it and the file servers through the {@link FsRelay}
+     * listening on the Unix socket {@code relay}: task code's way in, acting for its computation's owner.
+     */
+    public static FsClient viaRelay(String names, Path relay) throws FsException {
+        return connect(new FsClient(names, (address, epoch) -> FsConnection.viaRelay(relay, address, epoch)));
+    }
+
+    private static FsClient connect(FsClient c) throws FsException {
         FsConnection first = c.primary();
         c.identity = first.identity();
         c.release(first);
@@ -144,7 +160,7 @@ public final class FsClient implements AutoCloseable {
         List<String> problems = new ArrayList<>();
         for (String address : nameServices) {
             try {
-                FsConnection c = FsConnection.open(address, tls, user, epochSeen);
+                FsConnection c = dialer.open(address, epochSeen);
                 long epoch = c.hello().path("epoch").asLong();
                 epochSeen = Math.max(epochSeen, epoch);
                 if (!c.hello().path("role").asText("primary").equals("primary")) {
@@ -266,7 +282,7 @@ public final class FsClient implements AutoCloseable {
                     + current.address + ") failed: " + e.getMessage() + "; " + path + " is as it was", e);
         }
         targets.forEach(t -> release(t.connection));
-        Entry file = new Entry(false, size, 0, user, 0644, placement.stripeSize(), columns, crcs);
+        Entry file = new Entry(false, size, 0, identity, 0644, placement.stripeSize(), columns, crcs);
         ObjectNode put = Json.op("put").put("path", path);
         put.set("entry", Json.tree(file));
         return Json.entry(names(put).get("entry"));
@@ -422,7 +438,7 @@ public final class FsClient implements AutoCloseable {
         ObjectNode adopted = onServer(s.address(), Json.op("adopt").put("path", hostPath));
         List<Integer> crcs = new ArrayList<>();
         adopted.path("crcs").forEach(c -> crcs.add(c.asInt()));
-        Entry file = new Entry(false, adopted.path("size").asLong(), 0, user, 0644, Placement.SINGLE.stripeSize(),
+        Entry file = new Entry(false, adopted.path("size").asLong(), 0, identity, 0644, Placement.SINGLE.stripeSize(),
                 List.of(new Entry.Column(adopted.path("blob").asText(), List.of(s.id()))), crcs);
         ObjectNode put = Json.op("put").put("path", path);
         put.set("entry", Json.tree(file));
@@ -508,7 +524,7 @@ public final class FsClient implements AutoCloseable {
                 return d.pop();
             }
         }
-        return FsConnection.open(address, tls, user, epochSeen);
+        return dialer.open(address, epochSeen);
     }
 
     private void release(FsConnection c) {

@@ -4,12 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
 import org.cx.fs.FsException.Code;
 import org.cx.security.Tls;
 
@@ -24,17 +30,24 @@ final class FsConnection implements AutoCloseable {
     private static final int BUFFER = 256 << 10;
 
     private final String address;
+    /** The connection's socket; null for one through a {@link FsRelay}, whose far side keeps the timeouts. */
     private final Socket socket;
+    private final Closeable link;
     private final DataInputStream in;
     private final DataOutputStream out;
     private String identity;
     private ObjectNode hello;
 
     private FsConnection(String address, Socket socket) throws IOException {
+        this(address, socket, socket, socket.getInputStream(), socket.getOutputStream());
+    }
+
+    private FsConnection(String address, Socket socket, Closeable link, InputStream in, OutputStream out) {
         this.address = address;
         this.socket = socket;
-        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), BUFFER));
-        this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), BUFFER));
+        this.link = link;
+        this.in = new DataInputStream(new BufferedInputStream(in, BUFFER));
+        this.out = new DataOutputStream(new BufferedOutputStream(out, BUFFER));
     }
 
     /**
@@ -71,7 +84,30 @@ final class FsConnection implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(Socket s) {
+    /**
+     * Connects to {@code address} through the relay listening on the Unix socket {@code relay} (a task's producer):
+     * the relay reaches the service, says hello for the task's owner and answers with the service's hello.
+     */
+    static FsConnection viaRelay(Path relay, String address, long epoch) throws FsException {
+        SocketChannel channel = null;
+        try {
+            channel = SocketChannel.open(UnixDomainSocketAddress.of(relay));
+            FsConnection c = new FsConnection(address, null, channel, ChannelStreams.in(channel),
+                    ChannelStreams.out(channel));
+            c.hello = c.call(Json.op("via").put("to", address).put("epoch", epoch));
+            c.identity = c.hello.path("as").asText();
+            return c;
+        } catch (FsException e) {
+            closeQuietly(channel);
+            throw e;
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw new FsException(Code.EIO, "cannot reach the file service through this producer's relay " + relay
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void closeQuietly(Closeable s) {
         try {
             if (s != null) {
                 s.close();
@@ -92,6 +128,9 @@ final class FsConnection implements AutoCloseable {
 
     /** Waits at most {@code millis} for each frame from now on. */
     void timeout(int millis) throws FsException {
+        if (socket == null) {
+            return;
+        }
         try {
             socket.setSoTimeout(millis);
         } catch (IOException e) {
@@ -192,8 +231,17 @@ final class FsConnection implements AutoCloseable {
         return new FsException(Code.EIO, "lost the connection to " + address + " (" + why + ")", e);
     }
 
+    /** The connection's streams after hello, for a relay to pass bytes through. */
+    InputStream input() {
+        return in;
+    }
+
+    OutputStream output() {
+        return out;
+    }
+
     @Override
     public void close() {
-        closeQuietly(socket);
+        closeQuietly(link);
     }
 }

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The first handler of a name service's or file server's connection, after the frame decoder: it learns who calls
- * ({@code hello}: the credential's name and role, or with plain connections the declared user), decodes JSON
+ * ({@code hello}: the credential's name and role; for a producer's credential, the owner of the task it acts for; with
+ * plain connections the declared user), decodes JSON
  * requests and hands them and DATA frames to the service. A malformed frame or request is refused with an error
  * reply, and the connection goes on; only a frame that breaks the framing ends it.
  */
@@ -73,18 +74,23 @@ abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
 
     private void hello(ChannelHandlerContext ctx, ObjectNode request) {
         PeerIdentity peer = ctx.pipeline().get(SslHandler.class) == null ? null : Tls.peer(ctx.channel());
-        if (peer != null) {
-            caller = new Caller(peer.name(), peer.role() == CredentialRole.ADMIN);
-            server = peer.role() == CredentialRole.SERVER;
-        } else {
-            String user = request.path("user").asText("");
-            if (!user.matches("[A-Za-z0-9._@-]{1,64}")) {
-                refuse(ctx, new FsException(Code.EINVAL, "hello must name a user (1 to 64 letters, digits, '.', "
-                        + "'_', '@' or '-')"));
-                return;
-            }
+        String user = request.path("user").asText("");
+        if ((peer == null || peer.role() == CredentialRole.PRODUCER) && !user.matches("[A-Za-z0-9._@-]{1,64}")) {
+            refuse(ctx, new FsException(Code.EINVAL, "hello must name a user (1 to 64 letters, digits, '.', "
+                    + "'_', '@' or '-')"));
+            return;
+        }
+        if (peer == null) {
             caller = new Caller(user, false);
             server = true; // plain connections take every peer on its word
+        } else if (peer.role() == CredentialRole.PRODUCER) {
+            // A producer acts for the owner of the task that asks, as the exchange trusts it with that owner's
+            // results; never as an admin or as the service.
+            caller = new Caller(user, false);
+            server = false;
+        } else {
+            caller = new Caller(peer.name(), peer.role() == CredentialRole.ADMIN);
+            server = peer.role() == CredentialRole.SERVER;
         }
         reply(ctx, hello(request, Json.object().put("ok", true).put("as", caller.name())));
     }

@@ -24,10 +24,12 @@ import org.cx.security.Tls;
  * @param box        where task code runs, and within which limits
  * @param cache      where code and shared data bundles are kept on disk ({@link BundleDiskCache.Settings#NONE}: not)
  * @param owner      when task code may run and within which caps, as the machine's owner decides
+ * @param fsNames    the federated file service's name services ({@code host:port}, comma-separated) that tasks reach
+ *                   through {@link org.cx.api.TaskContext#files()}, acting for their computation's owner; null: none
  */
 public record ProducerConfig(InetSocketAddress server, String name, int workers, boolean prefetch, int maxCached,
                              boolean claim, String jmx, double speed, boolean timeline, Tls tls, TaskBox box,
-                             BundleDiskCache.Settings cache, OwnerSettings owner) {
+                             BundleDiskCache.Settings cache, OwnerSettings owner, String fsNames) {
 
     /** Largest host speed accepted: beyond it a synthetic load is no longer a load. */
     public static final double MAX_SPEED = 1000;
@@ -52,58 +54,64 @@ public record ProducerConfig(InetSocketAddress server, String name, int workers,
     /** With {@code tls} (null: a plain connection). */
     public static ProducerConfig of(InetSocketAddress server, int workers, Tls tls) {
         return new ProducerConfig(server, "producer", workers, true, 256, true, "", 1.0, false, tls,
-                TaskBox.defaults(), BundleDiskCache.Settings.NONE, OwnerSettings.NONE);
+                TaskBox.defaults(), BundleDiskCache.Settings.NONE, OwnerSettings.NONE, null);
     }
 
     public ProducerConfig withName(String newName) {
         return new ProducerConfig(server, newName, workers, prefetch, maxCached, claim, jmx, speed, timeline,
-                tls, box, cache, owner);
+                tls, box, cache, owner, fsNames);
     }
 
     public ProducerConfig withPrefetch(boolean on) {
         return new ProducerConfig(server, name, workers, on, maxCached, claim, jmx, speed, timeline, tls, box, cache,
-                owner);
+                owner, fsNames);
     }
 
     public ProducerConfig withClaim(boolean on) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, on, jmx, speed, timeline,
-                tls, box, cache, owner);
+                tls, box, cache, owner, fsNames);
     }
 
     public ProducerConfig withJmx(String url) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, url, speed, timeline,
-                tls, box, cache, owner);
+                tls, box, cache, owner, fsNames);
     }
 
     public ProducerConfig withSpeed(double factor) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, factor, timeline,
-                tls, box, cache, owner);
+                tls, box, cache, owner, fsNames);
     }
 
     public ProducerConfig withTls(Tls newTls) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline,
-                newTls, box, cache, owner);
+                newTls, box, cache, owner, fsNames);
     }
 
     public ProducerConfig withTimeline(boolean on) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, on, tls, box, cache,
-                owner);
+                owner, fsNames);
     }
 
     /** Keeps code and shared data bundles on disk as {@code settings} say, across computations and restarts. */
     public ProducerConfig withCache(BundleDiskCache.Settings settings) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline, tls, box,
-                settings, owner);
+                settings, owner, fsNames);
     }
 
     /** Runs task code when and within what {@code settings} say. */
     public ProducerConfig withOwner(OwnerSettings settings) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline, tls, box,
-                cache, settings);
+                cache, settings, fsNames);
+    }
+
+    /** Lets tasks reach the federated file service whose name services are {@code names} (null: none). */
+    public ProducerConfig withFileService(String names) {
+        return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline, tls, box,
+                cache, owner, names);
     }
 
     public ProducerConfig withBox(TaskBox newBox) {
         return new ProducerConfig(server, name, workers, prefetch, maxCached, claim, jmx, speed, timeline,
-                tls, newBox, cache, owner);
+                tls, newBox, cache, owner, fsNames);
     }
 }

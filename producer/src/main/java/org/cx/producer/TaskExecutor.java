@@ -27,16 +27,16 @@ interface TaskExecutor extends AutoCloseable {
     /** Runs tasks on the worker's own thread: nothing stops a running task, and nothing limits it. */
     final class InProcess implements TaskExecutor {
         private final org.cx.wire.BodyCodecs codecs;
-        private final double speed;
+        private final org.cx.wire.TaskHost host;
 
-        InProcess(org.cx.wire.BodyCodecs codecs, double speed) {
+        InProcess(org.cx.wire.BodyCodecs codecs, org.cx.wire.TaskHost host) {
             this.codecs = codecs;
-            this.speed = speed;
+            this.host = host;
         }
 
         @Override
         public TaskRunner.Outcome run(ReadyTask task) {
-            return TaskRunner.decodeAndRun(codecs, task, speed);
+            return TaskRunner.decodeAndRun(codecs, task, host);
         }
 
         @Override

@@ -33,13 +33,18 @@ final class WorkerCommand {
     private final int heapMiB;
     private final double speed;
     private final int maxMessageBytes;
+    private final String fsNames;
 
-    /** @param isolation {@link TaskBox.Isolation#SANDBOX} or {@link TaskBox.Isolation#PROCESS} */
-    WorkerCommand(TaskBox.Isolation isolation, int heapMiB, double speed, int maxMessageBytes) {
+    /**
+     * @param isolation {@link TaskBox.Isolation#SANDBOX} or {@link TaskBox.Isolation#PROCESS}
+     * @param fsNames   the file service's name services its tasks reach through a relay; null: none
+     */
+    WorkerCommand(TaskBox.Isolation isolation, int heapMiB, double speed, int maxMessageBytes, String fsNames) {
         this.isolation = isolation;
         this.heapMiB = heapMiB;
         this.speed = speed;
         this.maxMessageBytes = maxMessageBytes;
+        this.fsNames = fsNames;
     }
 
     TaskBox.Isolation isolation() {
@@ -53,11 +58,14 @@ final class WorkerCommand {
 
     /** The command that starts a worker whose scratch directory is {@code scratch}. */
     List<String> command(Path scratch) {
-        return command(scratch, heapMiB);
+        return command(scratch, heapMiB, null);
     }
 
-    /** The same, with a heap of {@code heap} MiB. */
-    List<String> command(Path scratch, int heap) {
+    /**
+     * The same, with a heap of {@code heap} MiB, and whose tasks reach the file service through the relay listening on
+     * {@code relay} (null: they reach none).
+     */
+    List<String> command(Path scratch, int heap, Path relay) {
         List<String> java = new ArrayList<>(List.of(javaExecutable(),
                 "-Xmx" + heap + "m", "-XX:MaxMetaspaceSize=256m", "-XX:MaxDirectMemorySize=64m",
                 "-XX:+UseSerialGC", "-XX:-UsePerfData",
@@ -65,17 +73,21 @@ final class WorkerCommand {
         if (Runtime.version().feature() >= 24) {
             java.add("--sun-misc-unsafe-memory-access=allow"); // Kryo
         }
+        if (relay != null) {
+            java.addAll(List.of("-D" + WorkerMain.FS_RELAY + "=" + relay, "-D" + WorkerMain.FS_NAMES + "=" + fsNames));
+        }
         java.addAll(List.of("-cp", String.join(File.pathSeparator, classPath()),
                 WorkerMain.class.getName(), Double.toString(speed), Integer.toString(maxMessageBytes)));
         if (isolation != TaskBox.Isolation.SANDBOX) {
             return java;
         }
-        List<String> wrapped = sandbox(scratch);
+        List<String> wrapped = sandbox(scratch, relay == null ? null : relay.getParent());
         wrapped.addAll(java);
         return wrapped;
     }
 
-    private static List<String> sandbox(Path scratch) {
+    /** Bubblewrap's arguments, binding {@code scratch} and, unless null, the directory of the file service relay. */
+    private static List<String> sandbox(Path scratch, Path relayDirectory) {
         // Mounts apply in order, each over the ones before: the private /tmp first, so that a class path or a
         // scratch directory under /tmp is bound over it rather than hidden by it.
         List<String> b = new ArrayList<>(List.of("bwrap", "--unshare-all", "--unshare-user", "--uid", "65534",
@@ -96,6 +108,9 @@ final class WorkerCommand {
             if (!path.startsWith("/usr/") && Files.exists(Path.of(path))) {
                 b.addAll(List.of("--ro-bind", path, path));
             }
+        }
+        if (relayDirectory != null) {
+            b.addAll(List.of("--bind", relayDirectory.toString(), relayDirectory.toString()));
         }
         b.addAll(List.of("--bind", scratch.toString(), scratch.toString(), "--chdir", scratch.toString(), "--"));
         return b;
@@ -137,7 +152,7 @@ final class WorkerCommand {
         Path scratch = null;
         try {
             scratch = Files.createTempDirectory("cx-sandbox-probe");
-            List<String> cmd = sandbox(scratch);
+            List<String> cmd = sandbox(scratch, null);
             cmd.addAll(List.of(javaExecutable(), "-Xshare:auto", "-version"));
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .start();

@@ -6,11 +6,16 @@ import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.FileSystem;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.cx.fs.FsClient;
+import org.cx.fs.FsException;
+import org.cx.fs.nio.CxFileSystemProvider;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.BundleAssembly;
 import org.cx.wire.CodeBundle;
@@ -19,6 +24,7 @@ import org.cx.wire.Message;
 import org.cx.wire.MessageStreams;
 import org.cx.wire.Sources;
 import org.cx.wire.ReadyTask;
+import org.cx.wire.TaskHost;
 import org.cx.wire.TaskRunner;
 import org.cx.wire.PeerValues;
 import org.cx.wire.ValueStore;
@@ -41,6 +47,10 @@ import org.cx.wire.ValueStore;
  * <p>Arguments: the host speed ({@link org.cx.api.TaskContext#hostSpeed()}) and the frame limit in bytes.
  */
 public final class WorkerMain {
+    /** The system property naming the Unix socket of the producer's file service relay for this worker. */
+    static final String FS_RELAY = "cx.fs.relay";
+    /** The system property naming the file service's name services, as the relay knows them. */
+    static final String FS_NAMES = "cx.fs.names";
     /** The child of its scratch directory where a worker keeps large values; kept between computations. */
     static final String VALUES_DIRECTORY = ".cx-values";
     private final MessageStreams streams;
@@ -55,10 +65,30 @@ public final class WorkerMain {
     private final Map<String, List<java.util.function.Consumer<CodeBundle>>> awaiting = new HashMap<>();
     private final Map<String, BundleAssembly> assemblies = new HashMap<>();
 
+    /** The file service through the producer's relay, once a task asked for it (one owner's: the process's). */
+    private FileSystem files;
+
     private WorkerMain(MessageStreams streams, double speed, int maxMessageBytes) {
         this.streams = streams;
         this.speed = speed;
         this.maxMessageBytes = maxMessageBytes;
+    }
+
+    /** The file service, or null if the producer gave this worker none. */
+    private FileSystem files(long computation) {
+        String relay = System.getProperty(FS_RELAY);
+        String names = System.getProperty(FS_NAMES);
+        if (relay == null || names == null) {
+            return null;
+        }
+        if (files == null || !files.isOpen()) {
+            try {
+                files = CxFileSystemProvider.over(names, FsClient.viaRelay(names, Path.of(relay)));
+            } catch (FsException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return files;
     }
 
     public static void main(String[] args) throws IOException {
@@ -140,7 +170,7 @@ public final class WorkerMain {
     }
 
     private void answer(ReadyTask t) throws IOException {
-        TaskRunner.Outcome outcome = TaskRunner.decodeAndRun(codecs, t, speed);
+        TaskRunner.Outcome outcome = TaskRunner.decodeAndRun(codecs, t, new TaskHost(speed, this::files));
         switch (outcome) {
             case TaskRunner.Outcome.Done d -> {
                 String tooLarge = d.completion().tooLargeFor(maxMessageBytes);

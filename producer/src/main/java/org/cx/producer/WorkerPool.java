@@ -16,6 +16,7 @@ import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskRunner;
 import org.cx.wire.ValueEnvelope;
+import org.cx.wire.TaskHost;
 import org.cx.wire.WireConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,6 +69,8 @@ final class WorkerPool {
     private final java.util.function.LongPredicate validated;
     private TaskBox.Isolation isolation;
     private Path scratchRoot;
+    /** The file service as tasks see it; null: they reach none. */
+    private TaskFiles files;
     private ScheduledExecutorService cpuWatch;
     private volatile boolean stopping;
     /** Which workers may take tasks: the thermostat and a pause narrow it; a shutdown closes it. */
@@ -183,13 +186,14 @@ final class WorkerPool {
     void start() {
         TaskBox box = config.box();
         isolation = WorkerCommand.resolve(box.isolation());
+        files = config.fsNames() == null ? null : new TaskFiles(config.fsNames(), config.tls(), config.name());
         if (isolation != TaskBox.Isolation.IN_PROCESS) {
             scratchRoot = Scratch.createRoot(config.name());
             WorkerCommand command = new WorkerCommand(isolation, box.heapMiB(), config.speed(),
-                    WireConfig.maxMessageBytes());
+                    WireConfig.maxMessageBytes(), config.fsNames());
             for (int i = 0; i < config.workers(); i++) {
                 WorkerProcess p = new WorkerProcess(config.name() + "-worker-" + i, command, scratchRoot,
-                        codecs, ownerOf, WireConfig.maxMessageBytes());
+                        codecs, ownerOf, WireConfig.maxMessageBytes(), files);
                 p.prestart();
                 executors.add(p);
             }
@@ -204,8 +208,10 @@ final class WorkerPool {
                 }
             }, 500, 500, TimeUnit.MILLISECONDS);
         } else {
+            TaskHost host = new TaskHost(config.speed(),
+                    c -> files == null ? null : files.forOwner(ownerOf.apply(c)));
             for (int i = 0; i < config.workers(); i++) {
-                executors.add(new TaskExecutor.InProcess(codecs, config.speed()));
+                executors.add(new TaskExecutor.InProcess(codecs, host));
             }
         }
         for (int i = 0; i < config.workers(); i++) {
@@ -227,6 +233,9 @@ final class WorkerPool {
         }
         for (TaskExecutor e : executors) {
             e.close();
+        }
+        if (files != null) {
+            files.close();
         }
         if (scratchRoot != null) {
             try {

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import org.cx.api.TaskId;
+import org.cx.fs.FsRelay;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.BundleAssembly;
 import org.cx.wire.CodeBundle;
@@ -102,10 +103,15 @@ final class WorkerProcess implements TaskExecutor {
     private long cpuAtWatchStart;
     /** The process and its descendants (bubblewrap's JVM), found once per process by the watch; null: not yet. */
     private long[] tree;
+    /** How its tasks reach the file service; null: they do not. */
+    private final FsRelay relay;
 
-    /** @param codecs the producer's bundles: which code and shared data each computation has */
+    /**
+     * @param codecs the producer's bundles: which code and shared data each computation has
+     * @param files  the file service its tasks reach, through a relay of this worker's own; null: none
+     */
     WorkerProcess(String name, WorkerCommand command, Path scratchRoot, BodyCodecs codecs,
-                  LongFunction<String> ownerOf, int maxMessageBytes) {
+                  LongFunction<String> ownerOf, int maxMessageBytes, TaskFiles files) {
         this.name = name;
         this.command = command;
         this.scratchRoot = scratchRoot;
@@ -117,6 +123,26 @@ final class WorkerProcess implements TaskExecutor {
         this.values = ownsValues ? org.cx.wire.ValueStore.temporary(name) : codecs.values();
         this.scratch = scratchRoot.resolve(name);
         this.heapMiB = command.heapMiB();
+        this.relay = files == null ? null : startRelay(files);
+    }
+
+    /**
+     * The file service relay of this worker's tasks, in a directory of its own beside the scratch directory (which
+     * is emptied between computations), acting for the owner of the task running now.
+     */
+    private FsRelay startRelay(TaskFiles files) {
+        Path dir = scratchRoot.resolve(name + ".fs");
+        try {
+            java.nio.file.Files.createDirectories(dir);
+            return files.relay(dir.resolve("relay"), () -> {
+                synchronized (this) {
+                    return runningComputation < 0 ? null : ownerOf.apply(runningComputation);
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the file service relay of worker " + name + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     /**
@@ -219,7 +245,8 @@ final class WorkerProcess implements TaskExecutor {
         end();
         Scratch.empty(scratch);
         int heap = heapMiB;
-        ProcessBuilder pb = new ProcessBuilder(command.command(scratch, heap)).directory(scratch.toFile());
+        ProcessBuilder pb = new ProcessBuilder(command.command(scratch, heap, relay == null ? null : relay.socket()))
+                .directory(scratch.toFile());
         pb.environment().clear();
         Process p = pb.start();
         Deque<String> tail = new ArrayDeque<>();
@@ -428,6 +455,9 @@ final class WorkerProcess implements TaskExecutor {
     @Override
     public void close() {
         end();
+        if (relay != null) {
+            relay.close();
+        }
         if (ownsValues) {
             values.close();
         }

@@ -57,9 +57,9 @@ class WorkerProcessTest {
     }
 
     private WorkerProcess worker(TaskBox.Isolation isolation, int heapMiB) {
-        WorkerCommand command = new WorkerCommand(isolation, heapMiB, 1.0, WireConfig.maxFrameBytes()); // small
+        WorkerCommand command = new WorkerCommand(isolation, heapMiB, 1.0, WireConfig.maxFrameBytes(), null); // small
         WorkerProcess p = new WorkerProcess("test-worker-" + started.size(), command, dir, codecs,
-                c -> owners.getOrDefault(c, ""), WireConfig.maxFrameBytes());
+                c -> owners.getOrDefault(c, ""), WireConfig.maxFrameBytes(), null);
         started.add(p);
         return p;
     }

@@ -60,7 +60,12 @@ public final class TaskRunner {
 
     /** {@link #run(BodyCodec, Task, double)} for a computation with shared data {@code data} (null: none). */
     public static Outcome run(BodyCodec codec, CodeBundle data, Task task, double hostSpeed) {
-        BufferingContext context = new BufferingContext(codec, data, task, hostSpeed);
+        return run(codec, data, task, TaskHost.of(hostSpeed));
+    }
+
+    /** {@link #run(BodyCodec, CodeBundle, Task, double)} on {@code host}. */
+    public static Outcome run(BodyCodec codec, CodeBundle data, Task task, TaskHost host) {
+        BufferingContext context = new BufferingContext(codec, data, task, host);
         Thread me = Thread.currentThread();
         ClassLoader previous = me.getContextClassLoader();
         me.setContextClassLoader(codec.classLoader()); // the computation's classes, for code that looks them up
@@ -98,16 +103,21 @@ public final class TaskRunner {
      * of the given {@link TaskContext#hostSpeed() speed}.
      */
     public static Outcome decodeAndRun(BodyCodecs codecs, ReadyTask ready, double hostSpeed) {
+        return decodeAndRun(codecs, ready, TaskHost.of(hostSpeed));
+    }
+
+    /** {@link #decodeAndRun(BodyCodecs, ReadyTask, double)} on {@code host}. */
+    public static Outcome decodeAndRun(BodyCodecs codecs, ReadyTask ready, TaskHost host) {
         long computation = ready.task().id().computation();
-        return decodeAndRun(codecs.forComputation(computation), codecs.dataOf(computation), ready, hostSpeed);
+        return decodeAndRun(codecs.forComputation(computation), codecs.dataOf(computation), ready, host);
     }
 
     /** {@link #decodeAndRun(BodyCodec, ReadyTask)} on a host of the given {@link TaskContext#hostSpeed() speed}. */
     public static Outcome decodeAndRun(BodyCodec codec, ReadyTask ready, double hostSpeed) {
-        return decodeAndRun(codec, null, ready, hostSpeed);
+        return decodeAndRun(codec, null, ready, TaskHost.of(hostSpeed));
     }
 
-    private static Outcome decodeAndRun(BodyCodec codec, CodeBundle data, ReadyTask ready, double hostSpeed) {
+    private static Outcome decodeAndRun(BodyCodec codec, CodeBundle data, ReadyTask ready, TaskHost host) {
         Task task;
         try {
             task = decode(codec, ready);
@@ -115,7 +125,7 @@ public final class TaskRunner {
             return new Outcome.Failed(ready.task().id(), "cannot decode task " + ready.task().id() + ": "
                     + e.getMessage());
         }
-        return run(codec, data, task, hostSpeed);
+        return run(codec, data, task, host);
     }
 
     /** The exception and the top of its stack, enough for the consumer to find the bug. */
@@ -134,18 +144,24 @@ public final class TaskRunner {
         private final List<TaskEnvelope> spawned = new ArrayList<>(4);
         private final List<ValueEnvelope> values = new ArrayList<>(2);
         private Set<Continuation> sentTo;
-        private final double hostSpeed;
+        private final TaskHost host;
 
-        BufferingContext(BodyCodec codec, CodeBundle data, Task running, double hostSpeed) {
+        BufferingContext(BodyCodec codec, CodeBundle data, Task running, TaskHost host) {
             this.codec = codec;
             this.data = data;
             this.running = running;
-            this.hostSpeed = hostSpeed;
+            this.host = host;
         }
 
         @Override
         public double hostSpeed() {
-            return hostSpeed;
+            return host.speed();
+        }
+
+        @Override
+        public java.nio.file.FileSystem files() {
+            java.nio.file.FileSystem files = host.files().apply(running.id().computation());
+            return files != null ? files : TaskContext.super.files();
         }
 
         @Override

@@ -106,6 +106,19 @@ public final class CxFileSystemProvider extends FileSystemProvider {
         }
     }
 
+    /**
+     * A file system of the federation at {@code names} over {@code client}, for one caller among several in this
+     * process (a producer running tasks of several owners): {@code cx://} URIs do not find it.
+     */
+    public static FileSystem over(String names, FsClient client) {
+        for (FileSystemProvider p : FileSystemProvider.installedProviders()) {
+            if (p instanceof CxFileSystemProvider cx) {
+                return new CxFileSystem(cx, names, client);
+            }
+        }
+        return new CxFileSystem(new CxFileSystemProvider(), names, client);
+    }
+
     void closed(CxFileSystem fs) {
         synchronized (systems) {
             systems.remove(fs.names(), fs);
