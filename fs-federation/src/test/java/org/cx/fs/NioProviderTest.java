@@ -83,6 +83,7 @@ class NioProviderTest {
             PosixFileAttributes a = Files.readAttributes(bin, PosixFileAttributes.class);
             assertEquals(big.length, a.size());
             assertEquals("ann", a.owner().getName());
+            assertEquals("ann", Files.getOwner(bin).getName());
             assertEquals("rw-r--r--", PosixFilePermissions.toString(a.permissions()));
             assertEquals((long) big.length, Files.getAttribute(bin, "size"));
 

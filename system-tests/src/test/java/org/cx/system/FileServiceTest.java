@@ -1,6 +1,9 @@
 package org.cx.system;
 
 import static org.cx.system.Cli.cx;
+import static org.cx.system.FsProcesses.awaitServers;
+import static org.cx.system.FsProcesses.client;
+import static org.cx.system.FsProcesses.fs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,6 +29,7 @@ import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.cx.testing.Seeds;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,65 +38,33 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code cx fs serve}), used through {@code cx fs} commands and the client library, and killed at the worst times.
  */
 class FileServiceTest {
-    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final Duration WAIT = FsProcesses.WAIT;
 
     @TempDir
     Path dir;
 
-    private final List<ChildProcess> processes = new ArrayList<>();
+    private FsProcesses services;
+
+    @BeforeEach
+    void services() {
+        services = new FsProcesses(dir);
+    }
 
     @AfterEach
     void stop() throws InterruptedException {
-        for (ChildProcess p : processes) {
-            p.kill();
-        }
+        services.killAll();
     }
 
     private ChildProcess start(String name, String... args) throws IOException {
-        List<String> all = new ArrayList<>(List.of("fs"));
-        all.addAll(List.of(args));
-        ChildProcess p = ChildProcess.start(name, Cx.class.getName(), all.toArray(String[]::new));
-        processes.add(p);
-        return p;
+        return services.start(name, args);
     }
 
-    /** A name service on {@code port} (0: any); returns its address. */
     private String names(int port) throws IOException {
-        ChildProcess p = start("names", "names", "--data", dir.resolve("names").toString(), "--port",
-                Integer.toString(port));
-        String line = p.awaitLine("name service listening on ", WAIT);
-        return line.replaceAll(".*listening on (\\S+?),.*", "$1");
+        return services.names(port);
     }
 
     private ChildProcess fileServer(String names, String disk, String... more) throws IOException {
-        List<String> args = new ArrayList<>(List.of("serve", "--root", Files.createDirectories(dir.resolve(disk))
-                .toString(), "--names", names));
-        args.addAll(List.of(more));
-        ChildProcess p = start(disk, args.toArray(String[]::new));
-        p.awaitLine("exporting", WAIT);
-        return p;
-    }
-
-    private static Cli.Run fs(String names, String... args) {
-        List<String> all = new ArrayList<>(List.of("fs"));
-        all.add(args[0]);
-        all.addAll(List.of("--names", names));
-        all.addAll(List.of(args).subList(1, args.length));
-        return cx(all.toArray(String[]::new));
-    }
-
-    private static FsClient client(String names) throws IOException {
-        return FsClient.connect(names, CxHome.local(CredentialRole.USER, false), null);
-    }
-
-    private static void awaitServers(FsClient fs, int up) {
-        Await.until(up + " file servers to be up", WAIT, () -> {
-            try {
-                return fs.servers().stream().filter(FsClient.ServerInfo::alive).count() == up;
-            } catch (FsException e) {
-                return false;
-            }
-        });
+        return services.fileServer(names, disk, more);
     }
 
     @Test
@@ -125,7 +97,7 @@ class FileServiceTest {
         assertEquals(1, missing.exit());
         assertTrue(missing.err().contains("/data/nothing does not exist"), missing.err());
 
-        ChildProcess first = processes.get(0);
+        ChildProcess first = services.started().get(0);
         first.kill(); // kill -9: only what the journal forced to disk is left
         int port = Integer.parseInt(names.substring(names.lastIndexOf(':') + 1));
         names(port);
@@ -303,9 +275,7 @@ class FileServiceTest {
                 }
             }
         } finally {
-            for (ChildProcess p : processes) {
-                p.kill(); // the file server holds the mount busy
-            }
+            services.killAll(); // the file server holds the mount busy
             new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
         }
     }
@@ -313,7 +283,7 @@ class FileServiceTest {
     @Test
     void whenThePrimaryNameServiceIsKilledTheStandbyTakesOverWithEverythingAcknowledged() throws Exception {
         String primary = names(0);
-        ChildProcess first = processes.get(0);
+        ChildProcess first = services.started().get(0);
         ChildProcess standby = start("standby", "names", "--data", dir.resolve("standby").toString(), "--port", "0",
                 "--follow", primary);
         String second = standby.awaitLine("listening on", WAIT).replaceAll(".*listening on (\\S+?),.*", "$1");

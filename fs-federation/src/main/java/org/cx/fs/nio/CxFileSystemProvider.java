@@ -353,13 +353,15 @@ public final class CxFileSystemProvider extends FileSystemProvider {
     @SuppressWarnings("unchecked")
     public <V extends FileAttributeView> V getFileAttributeView(Path path, Class<V> type, LinkOption... options) {
         CxPath p = cx(path);
-        if (type != BasicFileAttributeView.class && type != PosixFileAttributeView.class) {
+        if (type != BasicFileAttributeView.class && type != PosixFileAttributeView.class
+                && type != java.nio.file.attribute.FileOwnerAttributeView.class) {
             return null;
         }
         return (V) new PosixFileAttributeView() {
             @Override
             public String name() {
-                return type == BasicFileAttributeView.class ? "basic" : "posix";
+                return type == BasicFileAttributeView.class ? "basic"
+                        : type == PosixFileAttributeView.class ? "posix" : "owner";
             }
 
             @Override
