@@ -2,19 +2,16 @@ package org.cx.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -29,7 +26,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import org.cx.fs.FsClient;
 import org.cx.fs.Sizes;
 import org.cx.security.CredentialRole;
@@ -82,7 +78,7 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also writes the figures as JSON to FILE.")
     Path json;
 
-    private final List<Process> processes = new ArrayList<>();
+    private FsBenchProcesses processes;
     private final Map<String, Object> results = new LinkedHashMap<>();
 
     @Override
@@ -91,14 +87,15 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
         Tls tls = insecure ? null : CxHome.local(CredentialRole.USER, true);
         results.put("tls", !insecure);
         results.put("processors", Runtime.getRuntime().availableProcessors());
+        processes = new FsBenchProcesses(scratch, insecure);
         try {
             if (only.contains("seq")) {
                 seq(scratch, tls);
             }
             if (only.contains("small") || only.contains("list")) {
-                String names = start(scratch, "names-small", 1, 0);
+                String names = processes.start("names-small", 1, 0);
                 try (FsClient fs = FsClient.connect(names, tls, System.getProperty("user.name"))) {
-                    awaitServers(fs, 1);
+                    FsBenchProcesses.awaitServers(fs, 1);
                     if (only.contains("small")) {
                         small(fs);
                     }
@@ -111,12 +108,7 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
                 stripes(scratch, tls);
             }
         } finally {
-            for (Process p : processes.reversed()) { // the mount first: SIGTERM lets it unmount
-                p.destroy();
-                if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-            }
+            processes.stopAll();
             try (var walk = Files.walk(scratch)) {
                 walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
@@ -129,73 +121,6 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
         return 0;
     }
 
-    // ---------------------------------------------------------------- processes
-
-    private Process spawn(String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx512m"));
-        if (System.getProperty("cx.home") != null) {
-            command.add("-Dcx.home=" + System.getProperty("cx.home"));
-        }
-        command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        processes.add(p);
-        return p;
-    }
-
-    /** The first line of {@code p}'s output that contains {@code text}; the rest is drained on a thread. */
-    private static String awaitLine(Process p, String text) throws IOException {
-        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        String line;
-        while ((line = r.readLine()) != null) {
-            if (line.contains(text)) {
-                Thread.ofVirtual().start(() -> {
-                    try {
-                        while (r.readLine() != null) {
-                            // drained
-                        }
-                    } catch (IOException ignored) {
-                        // the process ended
-                    }
-                });
-                return line;
-            }
-        }
-        throw new IOException("a process ended before printing '" + text + "'");
-    }
-
-    /** A name service and {@code servers} file servers held to {@code limit} bytes/s (0: none); its address. */
-    private String start(Path scratch, String name, int servers, long limit) throws IOException {
-        List<String> security = insecure ? List.of("--insecure") : List.of();
-        List<String> args = new ArrayList<>(List.of(Cx.class.getName(), "fs", "names", "--port", "0", "--data",
-                scratch.resolve(name).toString()));
-        args.addAll(security);
-        String line = awaitLine(spawn(args.toArray(String[]::new)), "listening on");
-        String names = line.replaceAll(".*listening on (\\S+?),.*", "$1");
-        for (int i = 0; i < servers; i++) {
-            Path root = Files.createDirectories(scratch.resolve(name + "-disk" + i));
-            List<String> serve = new ArrayList<>(List.of(Cx.class.getName(), "fs", "serve", "--root", root.toString(),
-                    "--names", names));
-            if (limit > 0) {
-                serve.addAll(List.of("--throttle", Long.toString(limit)));
-            }
-            serve.addAll(security);
-            awaitLine(spawn(serve.toArray(String[]::new)), "exporting");
-        }
-        return names;
-    }
-
-    private static void awaitServers(FsClient fs, int n) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (fs.servers().stream().filter(FsClient.ServerInfo::alive).count() < n) {
-            if (System.nanoTime() > deadline) {
-                throw new IOException(n + " file servers did not register in 30 s");
-            }
-            Thread.sleep(50); // polling a process we started; not a test
-        }
-    }
-
     // ---------------------------------------------------------------- sequential
 
     private void seq(Path scratch, Tls tls) throws Exception {
@@ -203,16 +128,16 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
         Path local = scratch.resolve("local.bin");
         Path back = scratch.resolve("back.bin");
         writeRandom(local, bytes);
-        String names = start(scratch, "names-seq", 1, 0);
-        Process peer = spawn(FsBenchPeer.class.getName(), scratch.resolve("peer.bin").toString());
-        int port = Integer.parseInt(awaitLine(peer, "port ").substring(5).trim());
+        String names = processes.start("names-seq", 1, 0);
+        Process peer = processes.spawn(FsBenchPeer.class.getName(), scratch.resolve("peer.bin").toString());
+        int port = Integer.parseInt(FsBenchProcesses.awaitLine(peer, "port ").substring(5).trim());
         out().printf(Locale.ROOT, "seq: %s, %d runs each (%s)%n", Sizes.human(bytes), repeats,
                 insecure ? "plain connections" : "TLS");
         Path mount = mount(scratch, names);
         try (FsClient fs = FsClient.connect(names, tls, System.getProperty("user.name"));
              FileSystem nio = FileSystems.newFileSystem(URI.create("cx://" + names + "/"), tls == null
                      ? Map.of("user", System.getProperty("user.name")) : Map.of("tls", tls))) {
-            awaitServers(fs, 1);
+            FsBenchProcesses.awaitServers(fs, 1);
             Map<String, List<Double>> mibs = new LinkedHashMap<>();
             for (int run = -1; run < repeats; run++) { // run -1 warms up
                 boolean warm = run < 0;
@@ -270,7 +195,7 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
             args.add("--insecure");
         }
         try {
-            awaitLine(spawn(args.toArray(String[]::new)), "mounted the federation");
+            FsBenchProcesses.awaitLine(processes.spawn(args.toArray(String[]::new)), "mounted the federation");
             return dir;
         } catch (IOException e) {
             out().println("  (cannot mount: " + e.getMessage() + "; no FUSE figures)");
@@ -422,9 +347,9 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
         long bytes = 4 * limit; // four seconds from one server
         Path local = scratch.resolve("stripes.bin");
         writeRandom(local, bytes);
-        String names = start(scratch, "names-stripes", 4, limit);
+        String names = processes.start("names-stripes", 4, limit);
         try (FsClient fs = FsClient.connect(names, tls, System.getProperty("user.name"))) {
-            awaitServers(fs, 4);
+            FsBenchProcesses.awaitServers(fs, 4);
             for (int k : new int[] {1, 4}) {
                 try (InputStream in = Files.newInputStream(local)) {
                     fs.write("/striped-" + k, in, bytes, new FsClient.Placement(k, 1 << 20, 1),
