@@ -75,6 +75,11 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
             + "credentials).")
     boolean insecure;
 
+    @Option(names = "--dir", paramLabel = "DIR", description = "Where the bench keeps its files: the local copies, the "
+            + "file servers' disks, the baseline peer's file. A tmpfs (/dev/shm) takes the disk's own speed, which "
+            + "varies widely on shared machines, out of the comparison. Default: the temporary directory.")
+    Path dir;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also writes the figures as JSON to FILE.")
     Path json;
 
@@ -83,10 +88,12 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path scratch = Files.createTempDirectory("cx-bench-fs");
+        Path scratch = dir == null ? Files.createTempDirectory("cx-bench-fs")
+                : Files.createTempDirectory(Files.createDirectories(dir), "cx-bench-fs");
         Tls tls = insecure ? null : CxHome.local(CredentialRole.USER, true);
         results.put("tls", !insecure);
         results.put("processors", Runtime.getRuntime().availableProcessors());
+        results.put("dir", scratch.getParent().toString());
         processes = new FsBenchProcesses(scratch, insecure);
         try {
             if (only.contains("seq")) {

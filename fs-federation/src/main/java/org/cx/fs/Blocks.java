@@ -22,10 +22,12 @@ public final class Blocks {
         return (int) crc.getValue();
     }
 
-    /** The CRC32C of the bytes between {@code buffer}'s position and limit, which it leaves as they were. */
-    public static int crc(ByteBuffer buffer) {
+    /** The CRC32C of the bytes of {@code parts} in order, each between its position and limit (left as they were). */
+    public static int crc(ByteBuffer... parts) {
         CRC32C crc = new CRC32C();
-        crc.update(buffer.duplicate());
+        for (ByteBuffer b : parts) {
+            crc.update(b.duplicate());
+        }
         return (int) crc.getValue();
     }
 }

@@ -370,11 +370,11 @@ public final class FileServer implements AutoCloseable {
             }
             try {
                 int n = block.readableBytes();
-                ByteBuffer b = block.nioBuffer();
-                crcs.add(Blocks.crc(b));
+                ByteBuffer[] parts = block.nioBuffers();
+                crcs.add(Blocks.crc(parts));
                 throttle.take(n);
-                while (b.hasRemaining()) {
-                    channel.write(b);
+                for (long left = n; left > 0; ) {
+                    left -= channel.write(parts);
                 }
                 size += n;
             } catch (IOException e) {

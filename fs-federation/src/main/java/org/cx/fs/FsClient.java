@@ -307,9 +307,14 @@ public final class FsClient implements AutoCloseable {
      * striped file are fetched in parallel; a column whose file server fails goes on from another replica.
      */
     public Entry read(String path, OutputStream out, Progress progress) throws IOException {
-        ObjectNode read = names(Json.op("read").put("path", path));
-        Entry e = Json.entry(read.get("entry"));
-        Map<String, String> addresses = addressesOf(read);
+        Opened file = open(path);
+        read(file, out, progress);
+        return file.entry();
+    }
+
+    /** As {@link #read(String, OutputStream, Progress)}, for a file opened before. */
+    public void read(Opened file, OutputStream out, Progress progress) throws IOException {
+        Entry e = file.entry();
         long[] done = {0};
         BlockSink sink = (block, data, n) -> {
             out.write(data, 0, n);
@@ -317,11 +322,10 @@ public final class FsClient implements AutoCloseable {
             progress.bytes(done[0], e.size());
         };
         if (e.columns().size() == 1) {
-            readColumn(path, e, 0, addresses, sink);
+            readColumn(file.path(), e, 0, file.addresses(), sink);
         } else {
-            new StripedRead(this, path, e, addresses).run(sink);
+            new StripedRead(this, file.path(), e, file.addresses()).run(sink);
         }
-        return e;
     }
 
     private static Map<String, String> addressesOf(JsonNode reply) {
@@ -343,6 +347,16 @@ public final class FsClient implements AutoCloseable {
 
     /** Reads blocks {@code first} to {@code first + count - 1} of an opened file into {@code sink}, in order. */
     public void readBlocks(Opened file, int first, int count, BlockSink sink) throws IOException {
+        byte[] shared = new byte[Blocks.SIZE];
+        readBlocks(file, first, count, () -> shared, sink);
+    }
+
+    /**
+     * As {@link #readBlocks(Opened, int, int, BlockSink)}, each block read into a buffer of {@link Blocks#SIZE} bytes
+     * from {@code buffers}, which the sink may keep.
+     */
+    public void readBlocks(Opened file, int first, int count, java.util.function.Supplier<byte[]> buffers,
+                           BlockSink sink) throws IOException {
         Layout layout = file.entry().layout();
         int end = Math.min(layout.blocks(), first + count);
         int i = first;
@@ -352,7 +366,7 @@ public final class FsClient implements AutoCloseable {
             while (i < end && layout.column(i) == c) {
                 run.add(i++);
             }
-            readRun(file.path(), file.entry(), c, run, file.addresses(), sink);
+            readRun(file.path(), file.entry(), c, run, file.addresses(), buffers, sink);
         }
     }
 
@@ -367,7 +381,8 @@ public final class FsClient implements AutoCloseable {
      * answers, going on from the next one where a replica fails.
      */
     void readColumn(String path, Entry e, int c, Map<String, String> addresses, BlockSink sink) throws IOException {
-        readRun(path, e, c, e.layout().blocksOf(c), addresses, sink);
+        byte[] shared = new byte[Blocks.SIZE];
+        readRun(path, e, c, e.layout().blocksOf(c), addresses, () -> shared, sink);
     }
 
     /**
@@ -375,10 +390,9 @@ public final class FsClient implements AutoCloseable {
      * first replica that answers, going on from the next one where a replica fails.
      */
     private void readRun(String path, Entry e, int c, List<Integer> blocks, Map<String, String> addresses,
-                         BlockSink sink) throws IOException {
+                         java.util.function.Supplier<byte[]> buffers, BlockSink sink) throws IOException {
         Layout layout = e.layout();
         Entry.Column column = e.columns().get(c);
-        byte[] data = new byte[Blocks.SIZE];
         int next = 0;
         List<String> failures = new ArrayList<>();
         for (String server : column.servers()) {
@@ -405,6 +419,7 @@ public final class FsClient implements AutoCloseable {
                 }
                 while (next < blocks.size()) {
                     int i = blocks.get(next);
+                    byte[] data = buffers.get();
                     int n = conn.readData(data);
                     if (n != layout.blockLength(i) || Blocks.crc(data, 0, n) != e.crcs().get(i)) {
                         throw new FsException(Code.EIO, "block " + i + " does not match its checksum");

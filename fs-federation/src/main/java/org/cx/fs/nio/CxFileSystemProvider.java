@@ -2,6 +2,7 @@ package org.cx.fs.nio;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
@@ -212,9 +213,36 @@ public final class CxFileSystemProvider extends FileSystemProvider {
         return new CxReadChannel(client, client.open(path));
     }
 
+    /**
+     * A stream over the file's read channel whose {@link InputStream#transferTo} writes whole blocks as they came,
+     * so that {@code Files.copy} out of the federation writes 1 MiB at a time, with no copy between.
+     */
     @Override
     public InputStream newInputStream(Path path, OpenOption... options) throws IOException {
-        return Channels.newInputStream(newByteChannel(path, Set.of()));
+        CxReadChannel channel = (CxReadChannel) newByteChannel(path, Set.of());
+        return new InputStream() {
+            private final InputStream in = Channels.newInputStream(channel);
+
+            @Override
+            public int read() throws IOException {
+                return in.read();
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                return in.read(b, off, len);
+            }
+
+            @Override
+            public long transferTo(OutputStream out) throws IOException {
+                return channel.transferTo(out);
+            }
+
+            @Override
+            public void close() throws IOException {
+                in.close();
+            }
+        };
     }
 
     private static boolean exists(CxPath p) throws IOException {

@@ -15,7 +15,8 @@ import org.cx.fs.FsClient;
 /**
  * Reads a federated file as it was when opened, at any position. Blocks come from the file servers in windows: one
  * block for a random read, doubling up to {@link #MAX_WINDOW} while reads go on in order, and then the next window
- * is fetched in the background while this one is read (read-ahead). Memory: at most two windows.
+ * is fetched in the background as soon as this one is in hand (read-ahead). Memory: at most two windows of blocks,
+ * and one more of buffers to fill again.
  */
 final class CxReadChannel implements SeekableByteChannel {
     static final int MAX_WINDOW = 8;
@@ -34,6 +35,8 @@ final class CxReadChannel implements SeekableByteChannel {
     private final FsClient.Opened file;
     private final int blocks;
     private final Map<Integer, byte[]> cache = new HashMap<>();
+    /** Block buffers to fill again: allocating 1 MiB arrays per block costs more than copying them. */
+    private final java.util.Queue<byte[]> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private CompletableFuture<Map<Integer, byte[]>> ahead;
     private int aheadFirst;
     private int aheadCount;
@@ -63,6 +66,29 @@ final class CxReadChannel implements SeekableByteChannel {
         return n;
     }
 
+    /**
+     * Writes the rest of the file, from the position on, to {@code out} straight from its blocks; returns how much.
+     * From the start, that is a whole read as {@code cx fs cp} makes it: no windows, striped columns in parallel.
+     */
+    long transferTo(java.io.OutputStream out) throws IOException {
+        ensureOpen();
+        if (position == 0 && ahead == null) {
+            client.read(file, out, FsClient.Progress.NONE);
+            position = file.entry().size();
+            return position;
+        }
+        long moved = 0;
+        while (position < file.entry().size()) {
+            byte[] data = block((int) (position / Blocks.SIZE));
+            int offset = (int) (position % Blocks.SIZE);
+            int n = (int) Math.min(data.length - offset, file.entry().size() - position);
+            out.write(data, offset, n);
+            position += n;
+            moved += n;
+        }
+        return moved;
+    }
+
     private byte[] block(int b) throws IOException {
         if (b == lastBlock + 1) {
             window = Math.min(window * 2, MAX_WINDOW);
@@ -77,16 +103,23 @@ final class CxReadChannel implements SeekableByteChannel {
             data = cache.get(b);
         }
         if (data == null) {
+            cache.values().forEach(this::recycle);
             cache.clear();
             cache.putAll(fetch(b, window));
             data = cache.get(b);
         }
-        cache.keySet().removeIf(k -> k < b);
+        cache.entrySet().removeIf(entry -> {
+            if (entry.getKey() < b) {
+                recycle(entry.getValue());
+                return true;
+            }
+            return false;
+        });
         int next = b + 1;
         while (cache.containsKey(next)) {
             next++;
         }
-        if (window > 1 && ahead == null && next < blocks && next - b <= window / 2 + 1) {
+        if (window > 1 && ahead == null && next < blocks) {
             aheadFirst = next;
             aheadCount = window;
             int first = next;
@@ -104,8 +137,22 @@ final class CxReadChannel implements SeekableByteChannel {
 
     private Map<Integer, byte[]> fetch(int first, int count) throws IOException {
         Map<Integer, byte[]> out = new HashMap<>();
-        client.readBlocks(file, first, count, (i, data, n) -> out.put(i, java.util.Arrays.copyOf(data, n)));
+        client.readBlocks(file, first, count, this::buffer,
+                (i, data, n) -> out.put(i, n == data.length ? data : java.util.Arrays.copyOf(data, n)));
         return out;
+    }
+
+    /** A block's buffer: one the reader has passed, or a new one. */
+    private byte[] buffer() {
+        byte[] b = free.poll();
+        return b != null ? b : new byte[Blocks.SIZE];
+    }
+
+    /** Keeps {@code data}, a block the reader has passed, for a later fetch (at most a window's worth). */
+    private void recycle(byte[] data) {
+        if (data.length == Blocks.SIZE && free.size() < MAX_WINDOW) {
+            free.add(data);
+        }
     }
 
     /** What {@code f} gives, or the {@link IOException} it failed with. */

@@ -17,10 +17,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.cryptomator.jfuse.api.DirFiller;
 import org.cryptomator.jfuse.api.Errno;
 import org.cryptomator.jfuse.api.FileInfo;
+import org.cryptomator.jfuse.api.FuseConfig;
+import org.cryptomator.jfuse.api.FuseConnInfo;
 import org.cryptomator.jfuse.api.FuseOperations;
 import org.cryptomator.jfuse.api.Stat;
 import org.cryptomator.jfuse.api.Statvfs;
 import org.cryptomator.jfuse.api.TimeSpec;
+import org.cx.fs.Blocks;
 import org.cx.fs.Entry;
 import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
@@ -127,6 +130,16 @@ final class CxFuse implements FuseOperations {
     @Override
     public Errno errno() {
         return errno;
+    }
+
+    /**
+     * Asks the kernel for requests of a block (1 MiB) rather than its default 128 KiB: eight times fewer calls for a
+     * large copy. The kernel may grant less (read-ahead is bounded by the mount's backing device setting).
+     */
+    @Override
+    public void init(FuseConnInfo conn, FuseConfig config) {
+        conn.setMaxWrite(Blocks.SIZE);
+        conn.setMaxReadahead(Blocks.SIZE);
     }
 
     @Override
