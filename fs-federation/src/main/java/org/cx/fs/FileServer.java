@@ -69,7 +69,13 @@ public final class FileServer implements AutoCloseable {
     private final Path blobs;
     private final Path incoming;
     private final String id;
-    private final ExecutorService disk = Executors.newFixedThreadPool(4, r -> {
+    /**
+     * Threads that write, force and read blobs (each connection's work in order on them). Small files spend their
+     * time waiting for forced writes, not on the CPU: with more of them in flight the disk and its file system's
+     * journal batch them (16 threads made creates from 16 clients about twice as fast as 4).
+     */
+    private static final int DISK_THREADS = 16;
+    private final ExecutorService disk = Executors.newFixedThreadPool(DISK_THREADS, r -> {
         Thread t = new Thread(r, "cx-fs-disk");
         t.setDaemon(true);
         return t;
@@ -346,6 +352,8 @@ public final class FileServer implements AutoCloseable {
         private final List<Integer> crcs = new ArrayList<>();
         private long size;
         private FsException failure;
+        /** Whether the part file was renamed to the blob (which is not durable until end's forced writes return). */
+        private boolean moved;
 
         Put(Path target) {
             this.target = target;
@@ -391,10 +399,15 @@ public final class FileServer implements AutoCloseable {
                     throw new FsException(Code.EIO, "the blocks that arrived at " + id + " do not match their "
                             + "checksums: the file was not stored");
                 }
-                channel.force(true);
-                channel.close();
+                // Renamed first, then forced: on journaling file systems the file's forced write then commits the
+                // rename with it, and forcing the directory finds nothing left to do (one journal commit per file,
+                // not two). A blob nobody named yet may be renamed before it is durable: the name service names it
+                // only after this reply.
                 Files.createDirectories(target.getParent());
                 Files.move(part, target, StandardCopyOption.ATOMIC_MOVE);
+                moved = true;
+                channel.force(true);
+                channel.close();
                 NameStore.forceDirectory(target.getParent());
                 ObjectNode ok = Json.object().put("ok", true).put("size", size);
                 ArrayNode list = ok.putArray("crcs");
@@ -411,9 +424,9 @@ public final class FileServer implements AutoCloseable {
                 if (channel != null) {
                     channel.close();
                 }
-                Files.deleteIfExists(part);
+                Files.deleteIfExists(moved ? target : part);
             } catch (IOException e) {
-                LOG.warn("cannot remove {}: {}", part, e.getMessage());
+                LOG.warn("cannot remove {}: {}", moved ? target : part, e.getMessage());
             }
         }
 
