@@ -91,14 +91,19 @@ class FuseMountTest {
             assertEquals(0, sh(mnt, "python3 -c \"open('given/py.txt','w').write('x' * 100000)\""));
             assertEquals(0, sh(mnt, "cp " + dir.resolve("big.bin") + " given/big.bin && mkdir moved && "
                     + "mv given/big.bin moved/ && cmp " + dir.resolve("big.bin") + " moved/big.bin"));
+            assertEquals(0, sh(mnt, "python3 -c \"f = open('given/seek.txt', 'w'); f.write('a' * 10); f.seek(0); "
+                    + "f.write('b' * 5); f.close()\""), "a write out of order: the file goes whole on close");
+            assertEquals(0, sh(mnt, "echo delta >> given/words.txt"));
             assertEquals(0, sh(mnt, "rm given/py.txt"));
             assertTrue(sh(mnt, "cat given/nothing 2>/dev/null") != 0, "a missing file is an error, as on any disk");
 
             assertEquals("written by sh\n", read(fs, "/given/sh.txt"));
+            assertEquals("bbbbbaaaaa", read(fs, "/given/seek.txt"));
+            assertEquals("alpha\nbeta\ngamma\ndelta\n", read(fs, "/given/words.txt"));
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             fs.read("/moved/big.bin", out, FsClient.Progress.NONE);
             assertArrayEquals(big, out.toByteArray());
-            assertEquals(List.of("sh.txt", "words.txt"), fs.list("/given").stream().map(n -> n.name()).toList());
+            assertEquals(List.of("seek.txt", "sh.txt", "words.txt"), fs.list("/given").stream().map(n -> n.name()).toList());
         }
     }
 

@@ -206,6 +206,15 @@ public final class CxFileSystemProvider extends FileSystemProvider {
     }
 
     /**
+     * A channel that writes the file at {@code path} from start to end, sending blocks while the caller goes on
+     * (write-behind); the file appears when it is closed, or not at all if it is {@linkplain CxWriteChannel#abandon
+     * abandoned}: what {@code cx fs mount} streams a file written in order to.
+     */
+    public static CxWriteChannel writer(FsClient client, String path) {
+        return new CxWriteChannel(client, path, FsClient.Placement.SINGLE);
+    }
+
+    /**
      * A channel that reads the file at {@code path} as it is now, with read-ahead: what {@code cx fs mount} serves
      * reads from.
      */

@@ -19,9 +19,10 @@ import org.cx.fs.FsClient;
  * waits too. The file appears, whole, when {@link #close} returns, and not at all if anything failed; close says
  * what. Only sequential writes: a federated file is written whole.
  */
-final class CxWriteChannel implements SeekableByteChannel {
+public final class CxWriteChannel implements SeekableByteChannel {
     static final int QUEUED = 8;
     private static final byte[] END = new byte[0];
+    private static final byte[] ABANDONED = new byte[0];
 
     private final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUED);
     private final CompletableFuture<Void> transfer;
@@ -56,6 +57,9 @@ final class CxWriteChannel implements SeekableByteChannel {
                     at = 0;
                     if (current == END) {
                         return -1;
+                    }
+                    if (current == ABANDONED) {
+                        throw new IOException("the writer abandoned the file");
                     }
                 }
                 int n = Math.min(len, current.length - at);
@@ -149,6 +153,19 @@ final class CxWriteChannel implements SeekableByteChannel {
     @Override
     public boolean isOpen() {
         return open;
+    }
+
+    /** Gives the file up: nothing of it appears, and the transfer ends (on a thread of its own). */
+    public void abandon() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        try {
+            hand(ABANDONED);
+        } catch (IOException e) {
+            // the transfer had ended already
+        }
     }
 
     @Override

@@ -29,6 +29,7 @@ import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
 import org.cx.fs.Namespace;
 import org.cx.fs.nio.CxFileSystemProvider;
+import org.cx.fs.nio.CxWriteChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,25 +52,28 @@ final class CxFuse implements FuseOperations {
     private final int uid;
     private final int gid;
 
-    /** A file being written: a scratch file, sent when closed. */
+    /**
+     * A file being written: a scratch file, sent when closed. While the writes come in order from the start, they go
+     * to the federation as they come too (write-behind), and closing only finishes that transfer; the first write
+     * out of order, or a truncation, abandons it and the scratch file is sent instead.
+     */
     private final class Writer {
         final String path;
         final Path scratch;
         final FileChannel channel;
         boolean dirty;
+        /** The transfer under way while writes come in order; null once they did not (or after a close). */
+        private CxWriteChannel stream;
+        private long streamed;
 
         Writer(String path, boolean keepContent) throws IOException {
             this.path = path;
             this.scratch = Files.createTempFile("cx-fuse-", ".part");
             this.channel = FileChannel.open(scratch, StandardOpenOption.READ, StandardOpenOption.WRITE);
             if (keepContent) {
-                try (var out = java.nio.channels.Channels.newOutputStream(channel)) {
-                    client.read(path, new java.io.FilterOutputStream(out) {
-                        @Override
-                        public void close() {
-                            // the channel stays open for writes
-                        }
-                    }, FsClient.Progress.NONE);
+                try {
+                    // Not closed: closing a channel's stream closes the channel, which stays open for the writes.
+                    client.read(path, java.nio.channels.Channels.newOutputStream(channel), FsClient.Progress.NONE);
                 } catch (FsException e) {
                     if (e.code() != FsException.Code.ENOENT) {
                         close();
@@ -78,6 +82,43 @@ final class CxFuse implements FuseOperations {
                 }
             } else {
                 dirty = true; // created or truncated: empty until written, and sent even so
+                stream = CxFileSystemProvider.writer(client, path);
+            }
+        }
+
+        /** Writes {@code data} at {@code offset}; returns how many bytes. */
+        synchronized int write(ByteBuffer data, long offset) throws IOException {
+            ByteBuffer forStream = data.duplicate();
+            int total = 0;
+            while (data.hasRemaining()) {
+                total += channel.write(data, offset + total);
+            }
+            dirty = true;
+            if (stream != null && offset == streamed) {
+                try {
+                    stream.write(forStream);
+                    streamed += total;
+                } catch (IOException e) {
+                    abandonStream(); // the scratch file has it all: it is sent on close instead
+                }
+            } else {
+                abandonStream();
+            }
+            return total;
+        }
+
+        synchronized void truncate(long size) throws IOException {
+            channel.truncate(size);
+            dirty = true;
+            if (size != streamed) {
+                abandonStream();
+            }
+        }
+
+        private void abandonStream() {
+            if (stream != null) {
+                stream.abandon();
+                stream = null;
             }
         }
 
@@ -85,6 +126,18 @@ final class CxFuse implements FuseOperations {
             if (!dirty) {
                 return;
             }
+            if (stream != null && streamed == channel.size()) {
+                CxWriteChannel s = stream;
+                stream = null;
+                try {
+                    s.close();
+                    dirty = false;
+                    return;
+                } catch (IOException e) {
+                    LOG.debug("streaming {} failed ({}); sending it whole", path, e.getMessage());
+                }
+            }
+            abandonStream();
             try (InputStream in = Files.newInputStream(scratch)) {
                 client.write(path, in, channel.size(), FsClient.Progress.NONE);
             }
@@ -92,6 +145,9 @@ final class CxFuse implements FuseOperations {
         }
 
         void close() {
+            synchronized (this) {
+                abandonStream();
+            }
             try {
                 channel.close();
                 Files.deleteIfExists(scratch);
@@ -305,15 +361,7 @@ final class CxFuse implements FuseOperations {
             return -errno.ebadf();
         }
         try {
-            synchronized (w) {
-                ByteBuffer from = buf.slice(buf.position(), (int) Math.min(count, buf.remaining()));
-                int total = 0;
-                while (from.hasRemaining()) {
-                    total += w.channel.write(from, offset + total);
-                }
-                w.dirty = true;
-                return total;
-            }
+            return w.write(buf.slice(buf.position(), (int) Math.min(count, buf.remaining())), offset);
         } catch (IOException e) {
             return error(e, "write", path);
         }
@@ -324,16 +372,12 @@ final class CxFuse implements FuseOperations {
         try {
             Writer w = fi != null && handles.get(fi.getFh()) instanceof Writer open ? open : writing.get(path);
             if (w != null) {
-                synchronized (w) {
-                    w.channel.truncate(size);
-                    w.dirty = true;
-                }
+                w.truncate(size);
                 return 0;
             }
             Writer once = new Writer(path, size > 0);
             try {
-                once.channel.truncate(size);
-                once.dirty = true;
+                once.truncate(size);
                 once.send();
             } finally {
                 once.close();
