@@ -1,8 +1,13 @@
 package org.cx.cli;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.cx.fs.Entry;
 import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
@@ -16,11 +21,18 @@ import picocli.CommandLine.Parameters;
 @Command(name = "fsck", mixinStandardHelpOptions = true,
         description = {"Checks every file under PATH: each replica of each column is on a file server that is",
             "up, and every block matches its checksum. With --repair, makes missing or damaged replicas again",
-            "from a good one, on another file server. Exit status 0 when all is well (or was repaired), 1 when",
-            "something is not."})
+            "from a good one, on another file server. Checking the whole namespace (PATH /) with an admin",
+            "credential also finds orphans: blobs on a file server that no file names (a transfer cut short, a",
+            "delete while the server was down); --repair deletes those older than --orphan-age. Exit status 0",
+            "when all is well (or was repaired), 1 when something is not."})
 final class FsFsckCommand extends FsCommand.Client {
-    @Option(names = "--repair", description = "Re-replicates what is missing or damaged.")
+    @Option(names = "--repair", description = "Re-replicates what is missing or damaged; deletes old orphans.")
     boolean repair;
+
+    @Option(names = "--orphan-age", defaultValue = "1h", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "An unnamed blob younger than this may be a write under way: it is reported, never deleted, "
+                    + "and not counted as a problem. Default: ${DEFAULT-VALUE}.")
+    Duration orphanAge;
 
     @Parameters(paramLabel = "PATH", defaultValue = "/")
     String path;
@@ -30,10 +42,14 @@ final class FsFsckCommand extends FsCommand.Client {
         int bad = 0;
         int files = 0;
         long bytes = 0;
-        for (FsClient.FileInfo f : fs.files(FsCommand.namespacePath(path))) {
+        Map<String, Set<String>> named = new HashMap<>();
+        String root = FsCommand.namespacePath(path);
+        for (FsClient.FileInfo f : fs.files(root)) {
             files++;
             bytes += f.entry().size();
             for (int c = 0; c < f.entry().columns().size(); c++) {
+                Entry.Column column = f.entry().columns().get(c);
+                column.servers().forEach(id -> named.computeIfAbsent(id, k -> new HashSet<>()).add(column.blob()));
                 if (!checkColumn(fs, f, c)) {
                     bad++;
                 }
@@ -41,7 +57,53 @@ final class FsFsckCommand extends FsCommand.Client {
         }
         out().println(files + " files, " + Sizes.human(bytes) + " checked: " + (bad == 0 ? "all well"
                 : bad + " columns with problems" + (repair ? " left" : " (--repair re-replicates)")));
+        if (FsPath.of(root).isRoot()) {
+            bad += orphans(fs, named);
+        }
         return bad == 0 ? 0 : 1;
+    }
+
+    /**
+     * Reports (and with --repair deletes) blobs no file names on each file server that is up; returns how many old
+     * ones are left. Blobs younger than --orphan-age are reported only: a write may be under way.
+     */
+    private int orphans(FsClient fs, Map<String, Set<String>> named) throws FsException {
+        int left = 0;
+        for (FsClient.ServerInfo s : fs.servers()) {
+            if (!s.alive()) {
+                continue;
+            }
+            List<FsClient.BlobInfo> blobs;
+            try {
+                blobs = fs.blobs(s.address());
+            } catch (FsException e) {
+                if (e.code() != FsException.Code.EACCES) {
+                    throw e;
+                }
+                out().println("orphans not checked: listing a file server's blobs takes an admin credential "
+                        + "(--credentials DIR)");
+                return 0;
+            }
+            Set<String> mine = named.getOrDefault(s.id(), Set.of());
+            List<FsClient.BlobInfo> orphans = blobs.stream().filter(b -> !mine.contains(b.blob())).toList();
+            List<FsClient.BlobInfo> old = orphans.stream().filter(b -> b.ageSeconds() >= orphanAge.toSeconds())
+                    .toList();
+            if (orphans.isEmpty()) {
+                continue;
+            }
+            out().println("file server " + s.id() + ": " + orphans.size() + " orphan blobs ("
+                    + Sizes.human(orphans.stream().mapToLong(FsClient.BlobInfo::size).sum()) + "), " + old.size()
+                    + " older than " + orphanAge.toString().substring(2).toLowerCase(java.util.Locale.ROOT));
+            if (repair) {
+                for (FsClient.BlobInfo b : old) {
+                    fs.deleteBlob(s.address(), b.blob());
+                }
+                out().println("file server " + s.id() + ": deleted " + old.size() + " orphan blobs");
+            } else {
+                left += old.size();
+            }
+        }
+        return left;
     }
 
     /** Whether column {@code c} of {@code f} is whole on every replica (after repair, if asked). */

@@ -530,13 +530,19 @@ public final class FileServer implements AutoCloseable {
         }
     }
 
+    /** Every blob on this server's disk, with its size and its age in seconds (since last written). */
     private void listBlobs(ChannelHandlerContext ctx) {
         ObjectNode ok = Json.object().put("ok", true);
         ArrayNode list = ok.putArray("blobs");
+        long now = System.currentTimeMillis();
         try (var files = Files.walk(blobs)) {
-            files.filter(Files::isRegularFile).forEach(p -> list.add(p.getFileName().toString()));
+            for (Path p : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                var attributes = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class);
+                list.addObject().put("blob", p.getFileName().toString()).put("size", attributes.size())
+                        .put("ageSeconds", (now - attributes.lastModifiedTime().toMillis()) / 1000);
+            }
             FsHandler.reply(ctx, ok);
-        } catch (IOException e) {
+        } catch (IOException | java.io.UncheckedIOException e) {
             FsHandler.refuse(ctx, new FsException(Code.EIO, "cannot list blobs: " + e.getMessage()));
         }
     }

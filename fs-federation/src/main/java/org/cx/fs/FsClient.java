@@ -522,6 +522,24 @@ public final class FsClient implements AutoCloseable {
         }
     }
 
+    /** A blob on a file server's disk, named or not. */
+    public record BlobInfo(String blob, long size, long ageSeconds) {
+    }
+
+    /** Every blob on file server {@code address} (only an admin, or anyone on plain connections, may ask). */
+    public List<BlobInfo> blobs(String address) throws FsException {
+        List<BlobInfo> out = new ArrayList<>();
+        for (JsonNode b : onServer(address, Json.op("blobs")).path("blobs")) {
+            out.add(new BlobInfo(b.path("blob").asText(), b.path("size").asLong(), b.path("ageSeconds").asLong()));
+        }
+        return out;
+    }
+
+    /** Deletes {@code blob} from file server {@code address} (only an admin may): for blobs nothing names. */
+    public void deleteBlob(String address, String blob) throws FsException {
+        onServer(address, Json.op("delete").put("blob", blob));
+    }
+
     /** The size and block checksums file server {@code address} finds for {@code blob} now. */
     public JsonNode check(String address, String blob) throws FsException {
         return onServer(address, Json.op("check").put("blob", blob));
