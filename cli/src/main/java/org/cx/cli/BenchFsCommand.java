@@ -118,9 +118,7 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
             }
         } finally {
             processes.stopAll();
-            try (var walk = Files.walk(scratch)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            FsBenchProcesses.deleteTree(scratch);
         }
         if (json != null) {
             Files.createDirectories(json.toAbsolutePath().getParent());

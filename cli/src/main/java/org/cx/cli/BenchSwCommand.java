@@ -108,9 +108,7 @@ final class BenchSwCommand extends Printing implements Callable<Integer> {
             }
         } finally {
             processes.stopAll();
-            try (Stream<Path> walk = Files.walk(scratch)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            FsBenchProcesses.deleteTree(scratch);
         }
         return 0;
     }

@@ -95,6 +95,32 @@ final class FsBenchProcesses {
         }
     }
 
+    /**
+     * Removes {@code dir} and everything in it that can be removed: an entry that cannot be read (a mount point whose
+     * mount ended badly) is skipped, not fatal.
+     */
+    static void deleteTree(Path dir) throws IOException {
+        Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path file,
+                                                           java.nio.file.attribute.BasicFileAttributes attrs) {
+                file.toFile().delete();
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult postVisitDirectory(Path d, IOException e) {
+                d.toFile().delete();
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
     /** Stops every process, newest first (a mount before its file servers: SIGTERM lets it unmount). */
     void stopAll() throws InterruptedException {
         for (Process p : processes.reversed()) {
