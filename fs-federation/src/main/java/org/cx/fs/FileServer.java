@@ -10,10 +10,8 @@ import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -39,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * connection; a connection that sends faster than the disk writes is paused (no unbounded buffer). Reads go out
  * zero-copy ({@code sendfile}) on plain connections.
  *
- * <p>It registers with its name service at start and every {@link NameService#RENEW}, with its id (kept in
- * {@code .cx-fs/id}, so it survives restarts and new addresses), its address and its free space.
+ * <p>It registers with its name service at start and every {@link NameService#RENEW} ({@link Registration}), with
+ * its id (kept in {@code .cx-fs/id}, so it survives restarts and new addresses), its address and its free space;
+ * blobs on their way in are {@link IncomingBlob}s.
  */
 public final class FileServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FileServer.class);
@@ -87,11 +86,7 @@ public final class FileServer implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    /** Connections to the name services, by address; the registration thread's. */
-    private final java.util.Map<String, FsConnection> names = new java.util.HashMap<>();
-    private final java.util.Set<String> failing = new java.util.HashSet<>();
-    private long epochSeen;
-    private volatile boolean registered;
+    private final Registration registration;
 
     private FileServer(Config config) throws IOException {
         this.config = config;
@@ -110,11 +105,13 @@ public final class FileServer implements AutoCloseable {
         this.id = idOf(root.resolve(RESERVED).resolve("id"));
         this.throttle = new Throttle(config.bytesPerSecond());
         this.listener = new FsListener("cx-fs-serve", config.host(), config.port(), config.tls(), Handler::new);
+        this.registration = new Registration(id, config.names(), config.tls(), root, this::address);
     }
 
     public static FileServer start(Config config) throws IOException {
         FileServer s = new FileServer(config);
-        s.renewal.scheduleWithFixedDelay(s::register, 0, NameService.RENEW.toMillis(), TimeUnit.MILLISECONDS);
+        s.renewal.scheduleWithFixedDelay(s.registration::renew, 0, NameService.RENEW.toMillis(),
+                TimeUnit.MILLISECONDS);
         return s;
     }
 
@@ -140,63 +137,14 @@ public final class FileServer implements AutoCloseable {
     /** The address this server gives the name service: host others reach it at, and port. */
     public String address() {
         String host = config.advertise() != null ? config.advertise()
-                : config.host().equals("0.0.0.0") || config.host().equals("::") ? localHost() : config.host();
+                : config.host().equals("0.0.0.0") || config.host().equals("::") ? Registration.localHost()
+                : config.host();
         return host + ":" + port();
-    }
-
-    private static String localHost() {
-        try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "127.0.0.1";
-        }
     }
 
     /** Whether a primary name service took the last registration. */
     public boolean registered() {
-        return registered;
-    }
-
-    /**
-     * Registers with every name service it was given (a primary and its standby), telling each the highest epoch
-     * any of them said: a former primary that hears of a newer one stops answering.
-     */
-    private void register() {
-        boolean any = false;
-        for (String address : config.names().split(",")) {
-            any |= register(address.trim());
-        }
-        if (any && !registered) {
-            LOG.info("file server {} registered with the name service at {}", id, config.names());
-        }
-        registered = any;
-    }
-
-    private boolean register(String address) {
-        FsConnection c = names.get(address);
-        try {
-            if (c == null) {
-                c = FsConnection.open(address, config.tls(), Caller.SERVICE.name(), epochSeen);
-                names.put(address, c);
-            }
-            FileStore store = Files.getFileStore(root);
-            ObjectNode reply = c.call(Json.op("register").put("id", id).put("address", address()).put("host",
-                    localHost()).put("capacity", store.getTotalSpace()).put("free", store.getUsableSpace())
-                    .put("epoch", epochSeen));
-            epochSeen = Math.max(epochSeen, reply.path("epoch").asLong());
-            failing.remove(address);
-            return reply.path("role").asText("primary").equals("primary");
-        } catch (IOException e) {
-            if (failing.add(address)) {
-                LOG.warn("file server {}: cannot register with the name service at {} ({}); trying again every {} s",
-                        id, address, e.getMessage(), NameService.RENEW.toSeconds());
-            }
-            if (c != null) {
-                c.close();
-                names.remove(address);
-            }
-            return false;
-        }
+        return registration.registered();
     }
 
     // ---------------------------------------------------------------- blobs
@@ -240,7 +188,7 @@ public final class FileServer implements AutoCloseable {
     private final class Handler extends FsHandler {
         private final Executor serial = MoreExecutors.newSequentialExecutor(disk);
         private final AtomicLong waiting = new AtomicLong();
-        private Put put;
+        private IncomingBlob put;
 
         @Override
         protected void request(ChannelHandlerContext ctx, String op, ObjectNode r) throws FsException {
@@ -254,15 +202,15 @@ public final class FileServer implements AutoCloseable {
                     if (blob.startsWith("@")) {
                         throw new FsException(Code.EINVAL, "a put makes a new blob, not a linked file");
                     }
-                    put = new Put(target);
-                    Put p = put;
+                    put = new IncomingBlob(target, incoming, throttle, id);
+                    IncomingBlob p = put;
                     serial.execute(() -> p.open(ctx));
                 }
                 case "end" -> {
                     if (put == null) {
                         throw new FsException(Code.EINVAL, "'end' without a put");
                     }
-                    Put p = put;
+                    IncomingBlob p = put;
                     put = null;
                     List<Integer> crcs = new ArrayList<>();
                     r.path("crcs").forEach(c -> crcs.add(c.asInt()));
@@ -311,7 +259,7 @@ public final class FileServer implements AutoCloseable {
 
         @Override
         protected void data(ChannelHandlerContext ctx, ByteBuf frame) {
-            Put p = put;
+            IncomingBlob p = put;
             if (p == null) {
                 refuse(ctx, new FsException(Code.EINVAL, "data outside a put"));
                 return;
@@ -335,106 +283,12 @@ public final class FileServer implements AutoCloseable {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            Put p = put;
+            IncomingBlob p = put;
             if (p != null) {
                 put = null;
                 serial.execute(p::abandon);
             }
             ctx.fireChannelInactive();
-        }
-    }
-
-    /** A blob on its way in: written to a part file, renamed into place when complete and checked. */
-    private final class Put {
-        private final Path target;
-        private final Path part;
-        private FileChannel channel;
-        private final List<Integer> crcs = new ArrayList<>();
-        private long size;
-        private FsException failure;
-        /** Whether the part file was renamed to the blob (which is not durable until end's forced writes return). */
-        private boolean moved;
-
-        Put(Path target) {
-            this.target = target;
-            this.part = incoming.resolve(target.getFileName() + ".part");
-        }
-
-        void open(ChannelHandlerContext ctx) {
-            try {
-                if (Files.exists(target)) {
-                    throw new FsException(Code.EEXIST, "blob " + target.getFileName() + " exists already");
-                }
-                channel = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            } catch (IOException e) {
-                failure = e instanceof FsException f ? f : new FsException(Code.EIO, "cannot create a file on "
-                        + id + ": " + e.getMessage());
-            }
-        }
-
-        void write(ByteBuf block) {
-            if (failure != null || channel == null) {
-                return;
-            }
-            try {
-                int n = block.readableBytes();
-                ByteBuffer[] parts = block.nioBuffers();
-                crcs.add(Blocks.crc(parts));
-                throttle.take(n);
-                for (long left = n; left > 0; ) {
-                    left -= channel.write(parts);
-                }
-                size += n;
-            } catch (IOException e) {
-                failure = diskFailure(e);
-            }
-        }
-
-        void end(ChannelHandlerContext ctx, List<Integer> expected) {
-            try {
-                if (failure != null) {
-                    throw failure;
-                }
-                if (!expected.equals(crcs)) {
-                    throw new FsException(Code.EIO, "the blocks that arrived at " + id + " do not match their "
-                            + "checksums: the file was not stored");
-                }
-                // Renamed first, then forced: on journaling file systems the file's forced write then commits the
-                // rename with it, and forcing the directory finds nothing left to do (one journal commit per file,
-                // not two). A blob nobody named yet may be renamed before it is durable: the name service names it
-                // only after this reply.
-                Files.createDirectories(target.getParent());
-                Files.move(part, target, StandardCopyOption.ATOMIC_MOVE);
-                moved = true;
-                channel.force(true);
-                channel.close();
-                NameStore.forceDirectory(target.getParent());
-                ObjectNode ok = Json.object().put("ok", true).put("size", size);
-                ArrayNode list = ok.putArray("crcs");
-                crcs.forEach(list::add);
-                FsHandler.reply(ctx, ok);
-            } catch (IOException e) {
-                abandon();
-                FsHandler.refuse(ctx, e instanceof FsException f ? f : diskFailure(e));
-            }
-        }
-
-        void abandon() {
-            try {
-                if (channel != null) {
-                    channel.close();
-                }
-                Files.deleteIfExists(moved ? target : part);
-            } catch (IOException e) {
-                LOG.warn("cannot remove {}: {}", moved ? target : part, e.getMessage());
-            }
-        }
-
-        private FsException diskFailure(IOException e) {
-            String m = String.valueOf(e.getMessage());
-            return m.contains("No space left") ? new FsException(Code.ENOSPC, "file server " + id + " has no space "
-                    + "left on its disk: the file was not stored")
-                    : new FsException(Code.EIO, "file server " + id + " cannot write: " + m);
         }
     }
 
@@ -552,6 +406,6 @@ public final class FileServer implements AutoCloseable {
         renewal.shutdownNow();
         listener.close();
         disk.shutdownNow();
-        names.values().forEach(FsConnection::close);
+        registration.close();
     }
 }

@@ -6,9 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,15 +22,8 @@ import org.cx.security.Tls;
  * a file replaced while it is read is read as it was).
  */
 public final class FsClient implements AutoCloseable {
-    /** The name services given (a primary and its standby, in any order). */
-    private final List<String> nameServices;
-    /** The one answering as primary, with the highest epoch seen. */
-    private volatile String names;
-    private volatile long epochSeen;
-    private final Dialer dialer;
-    private final Map<String, Deque<FsConnection>> idle = new HashMap<>();
+    private final FsConnections connections;
     private String identity;
-    private boolean closed;
 
     /** Reports a transfer's progress: bytes done of {@code total} (-1: unknown). */
     @FunctionalInterface
@@ -46,17 +37,8 @@ public final class FsClient implements AutoCloseable {
     public record ServerInfo(String id, String address, String host, long capacity, long free, boolean alive) {
     }
 
-    /** How this client reaches a process of the service and says who it is. */
-    @FunctionalInterface
-    private interface Dialer {
-        FsConnection open(String address, long epoch) throws FsException;
-    }
-
-    private FsClient(String names, Dialer dialer) {
-        this.nameServices = java.util.Arrays.stream(names.split(",")).map(String::trim).filter(a -> !a.isEmpty())
-                .toList();
-        this.names = nameServices.get(0);
-        this.dialer = dialer;
+    private FsClient(String names, FsConnections.Dialer dialer) {
+        this.connections = new FsConnections(names, dialer);
     }
 
     /**
@@ -77,9 +59,9 @@ public final class FsClient implements AutoCloseable {
     }
 
     private static FsClient connect(FsClient c) throws FsException {
-        FsConnection first = c.primary();
+        FsConnection first = c.connections.primary();
         c.identity = first.identity();
-        c.release(first);
+        c.connections.release(first);
         return c;
     }
 
@@ -91,102 +73,36 @@ public final class FsClient implements AutoCloseable {
     // ---------------------------------------------------------------- names
 
     public Entry stat(String path) throws FsException {
-        return Json.entry(names(Json.op("stat").put("path", path)).get("entry"));
+        return Json.entry(connections.names(Json.op("stat").put("path", path)).get("entry"));
     }
 
     public List<Namespace.Named> list(String path) throws FsException {
         List<Namespace.Named> out = new ArrayList<>();
-        for (JsonNode n : names(Json.op("list").put("path", path)).path("entries")) {
+        for (JsonNode n : connections.names(Json.op("list").put("path", path)).path("entries")) {
             out.add(new Namespace.Named(n.path("name").asText(), Json.entry(n.get("entry"))));
         }
         return out;
     }
 
     public void mkdir(String path, boolean parents) throws FsException {
-        names(Json.op("mkdir").put("path", path).put("parents", parents));
+        connections.names(Json.op("mkdir").put("path", path).put("parents", parents));
     }
 
     public void remove(String path, boolean recursive) throws FsException {
-        names(Json.op("remove").put("path", path).put("recursive", recursive));
+        connections.names(Json.op("remove").put("path", path).put("recursive", recursive));
     }
 
     public void rename(String from, String to) throws FsException {
-        names(Json.op("rename").put("from", from).put("to", to));
+        connections.names(Json.op("rename").put("from", from).put("to", to));
     }
 
     public List<ServerInfo> servers() throws FsException {
         List<ServerInfo> out = new ArrayList<>();
-        for (JsonNode s : names(Json.op("servers")).path("servers")) {
+        for (JsonNode s : connections.names(Json.op("servers")).path("servers")) {
             out.add(new ServerInfo(s.path("id").asText(), s.path("address").asText(), s.path("host").asText(),
                     s.path("capacity").asLong(), s.path("free").asLong(), s.path("alive").asBoolean()));
         }
         return out;
-    }
-
-    /**
-     * One request to the primary name service. When it cannot be reached or is no longer primary, the request goes
-     * once more to whichever of the name services given answers as primary (a change whose answer was lost may then
-     * be made twice: a repeated mkdir says the directory exists).
-     */
-    private ObjectNode names(ObjectNode request) throws FsException {
-        try {
-            return namesOnce(take(names), request);
-        } catch (FsException e) {
-            if (e.code() != Code.EIO || nameServices.size() == 1) {
-                throw e;
-            }
-            return namesOnce(primary(), request);
-        }
-    }
-
-    private ObjectNode namesOnce(FsConnection c, ObjectNode request) throws FsException {
-        try {
-            ObjectNode reply = c.call(request);
-            release(c);
-            return reply;
-        } catch (FsException e) {
-            if (e.code() == Code.EIO) {
-                c.close();
-            } else {
-                release(c);
-            }
-            throw e;
-        }
-    }
-
-    /** A connection to the name service that answers as primary with the highest epoch, which becomes the current. */
-    private FsConnection primary() throws FsException {
-        FsConnection best = null;
-        List<String> problems = new ArrayList<>();
-        for (String address : nameServices) {
-            try {
-                FsConnection c = dialer.open(address, epochSeen);
-                long epoch = c.hello().path("epoch").asLong();
-                epochSeen = Math.max(epochSeen, epoch);
-                if (!c.hello().path("role").asText("primary").equals("primary")) {
-                    problems.add(address + " is " + c.hello().path("role").asText());
-                    c.close();
-                } else if (best == null || epoch > best.hello().path("epoch").asLong()) {
-                    if (best != null) {
-                        best.close();
-                    }
-                    best = c;
-                } else {
-                    c.close();
-                }
-            } catch (FsException e) {
-                if (nameServices.size() == 1) {
-                    throw e;
-                }
-                problems.add(e.getMessage());
-            }
-        }
-        if (best == null) {
-            throw new FsException(Code.EIO, "no primary name service among " + String.join(", ", nameServices) + ": "
-                    + String.join("; ", problems));
-        }
-        names = best.address();
-        return best;
     }
 
     // ---------------------------------------------------------------- bytes
@@ -214,7 +130,7 @@ public final class FsClient implements AutoCloseable {
      */
     public Entry write(String path, InputStream in, long expectedSize, Placement placement, Progress progress)
             throws IOException {
-        ObjectNode place = names(Json.op("place").put("path", path).put("size", Math.max(0, expectedSize))
+        ObjectNode place = connections.names(Json.op("place").put("path", path).put("size", Math.max(0, expectedSize))
                 .put("stripes", placement.stripes()).put("replicas", placement.replicas()));
         List<Target> targets = new ArrayList<>();
         List<Entry.Column> columns = new ArrayList<>();
@@ -237,7 +153,7 @@ public final class FsClient implements AutoCloseable {
         try {
             for (Target t : targets) {
                 current = t;
-                t.connection = take(t.address);
+                t.connection = connections.take(t.address);
                 t.connection.send(Json.op("put").put("blob", columns.get(t.column).blob()));
             }
             byte[] block = new byte[Blocks.SIZE];
@@ -281,11 +197,11 @@ public final class FsClient implements AutoCloseable {
             throw new FsException(e.code(), "writing " + path + " to file server " + current.id + " ("
                     + current.address + ") failed: " + e.getMessage() + "; " + path + " is as it was", e);
         }
-        targets.forEach(t -> release(t.connection));
+        targets.forEach(t -> connections.release(t.connection));
         Entry file = new Entry(false, size, 0, identity, 0644, placement.stripeSize(), columns, crcs);
         ObjectNode put = Json.op("put").put("path", path);
         put.set("entry", Json.tree(file));
-        return Json.entry(names(put).get("entry"));
+        return Json.entry(connections.names(put).get("entry"));
     }
 
     /** One replica of one column of a file being written, and the connection it goes over. */
@@ -341,7 +257,7 @@ public final class FsClient implements AutoCloseable {
 
     /** Looks up the file at {@code path} for reading (close-to-open: later changes are not seen through it). */
     public Opened open(String path) throws FsException {
-        ObjectNode read = names(Json.op("read").put("path", path));
+        ObjectNode read = connections.names(Json.op("read").put("path", path));
         return new Opened(path, Json.entry(read.get("entry")), addressesOf(read));
     }
 
@@ -406,7 +322,7 @@ public final class FsClient implements AutoCloseable {
             }
             FsConnection conn = null;
             try {
-                conn = take(address);
+                conn = connections.take(address);
                 long offset = layout.indexInColumn(blocks.get(next)) * Blocks.SIZE;
                 long length = 0;
                 for (int k = next; k < blocks.size(); k++) {
@@ -427,7 +343,7 @@ public final class FsClient implements AutoCloseable {
                     sink.block(i, data, n);
                     next++;
                 }
-                release(conn);
+                connections.release(conn);
             } catch (FsException x) {
                 if (conn != null) {
                     conn.close();
@@ -450,27 +366,14 @@ public final class FsClient implements AutoCloseable {
         ServerInfo s = servers().stream().filter(x -> x.id().equals(serverId) || x.address().equals(serverId))
                 .findFirst().orElseThrow(() -> new FsException(Code.ENOENT, "no file server " + serverId
                         + " is registered (cx fs df lists them)"));
-        ObjectNode adopted = onServer(s.address(), Json.op("adopt").put("path", hostPath));
+        ObjectNode adopted = connections.onServer(s.address(), Json.op("adopt").put("path", hostPath));
         List<Integer> crcs = new ArrayList<>();
         adopted.path("crcs").forEach(c -> crcs.add(c.asInt()));
         Entry file = new Entry(false, adopted.path("size").asLong(), 0, identity, 0644, Placement.SINGLE.stripeSize(),
                 List.of(new Entry.Column(adopted.path("blob").asText(), List.of(s.id()))), crcs);
         ObjectNode put = Json.op("put").put("path", path);
         put.set("entry", Json.tree(file));
-        return Json.entry(names(put).get("entry"));
-    }
-
-    /** One request to the file server at {@code address}. */
-    ObjectNode onServer(String address, ObjectNode request) throws FsException {
-        FsConnection c = take(address);
-        try {
-            ObjectNode reply = c.call(request);
-            release(c);
-            return reply;
-        } catch (FsException e) {
-            c.close();
-            throw e;
-        }
+        return Json.entry(connections.names(put).get("entry"));
     }
 
     /** A file as fsck sees it: its path, entry, and the address of each of its file servers (null: not up). */
@@ -480,7 +383,7 @@ public final class FsClient implements AutoCloseable {
     /** Every file under {@code path} (or it). */
     public List<FileInfo> files(String path) throws FsException {
         List<FileInfo> out = new ArrayList<>();
-        for (JsonNode f : names(Json.op("files").put("path", path)).path("files")) {
+        for (JsonNode f : connections.names(Json.op("files").put("path", path)).path("files")) {
             out.add(new FileInfo(f.path("path").asText(), Json.entry(f.get("entry")), addressesOf(f)));
         }
         return out;
@@ -490,7 +393,7 @@ public final class FsClient implements AutoCloseable {
     public void relocate(String path, int index, Entry.Column column) throws FsException {
         ObjectNode r = Json.op("relocate").put("path", path).put("index", index);
         r.set("column", Json.tree(column));
-        names(r);
+        connections.names(r);
     }
 
     /**
@@ -498,8 +401,8 @@ public final class FsClient implements AutoCloseable {
      * {@code from} to the one at {@code to}: how fsck makes a missing replica again.
      */
     public void copyBlob(String blob, long size, List<Integer> crcs, String from, String to) throws FsException {
-        FsConnection source = take(from);
-        FsConnection target = take(to);
+        FsConnection source = connections.take(from);
+        FsConnection target = connections.take(to);
         try {
             long length = source.call(Json.op("get").put("blob", blob).put("offset", 0).put("length", size))
                     .path("length").asLong();
@@ -513,8 +416,8 @@ public final class FsClient implements AutoCloseable {
             ObjectNode end = Json.op("end");
             end.set("crcs", Json.tree(crcs));
             target.call(end);
-            release(source);
-            release(target);
+            connections.release(source);
+            connections.release(target);
         } catch (FsException e) {
             source.close();
             target.close();
@@ -529,7 +432,7 @@ public final class FsClient implements AutoCloseable {
     /** Every blob on file server {@code address} (only an admin, or anyone on plain connections, may ask). */
     public List<BlobInfo> blobs(String address) throws FsException {
         List<BlobInfo> out = new ArrayList<>();
-        for (JsonNode b : onServer(address, Json.op("blobs")).path("blobs")) {
+        for (JsonNode b : connections.onServer(address, Json.op("blobs")).path("blobs")) {
             out.add(new BlobInfo(b.path("blob").asText(), b.path("size").asLong(), b.path("ageSeconds").asLong()));
         }
         return out;
@@ -537,45 +440,18 @@ public final class FsClient implements AutoCloseable {
 
     /** Deletes {@code blob} from file server {@code address} (only an admin may): for blobs nothing names. */
     public void deleteBlob(String address, String blob) throws FsException {
-        onServer(address, Json.op("delete").put("blob", blob));
+        connections.onServer(address, Json.op("delete").put("blob", blob));
     }
 
     /** The size and block checksums file server {@code address} finds for {@code blob} now. */
     public JsonNode check(String address, String blob) throws FsException {
-        return onServer(address, Json.op("check").put("blob", blob));
+        return connections.onServer(address, Json.op("check").put("blob", blob));
     }
 
     // ---------------------------------------------------------------- connections
 
-    private FsConnection take(String address) throws FsException {
-        synchronized (idle) {
-            if (closed) {
-                throw new FsException(Code.EIO, "the file service client is closed");
-            }
-            Deque<FsConnection> d = idle.get(address);
-            if (d != null && !d.isEmpty()) {
-                return d.pop();
-            }
-        }
-        return dialer.open(address, epochSeen);
-    }
-
-    private void release(FsConnection c) {
-        synchronized (idle) {
-            if (!closed) {
-                idle.computeIfAbsent(c.address(), a -> new ArrayDeque<>()).push(c);
-                return;
-            }
-        }
-        c.close();
-    }
-
     @Override
     public void close() {
-        synchronized (idle) {
-            closed = true;
-            idle.values().forEach(d -> d.forEach(FsConnection::close));
-            idle.clear();
-        }
+        connections.close();
     }
 }

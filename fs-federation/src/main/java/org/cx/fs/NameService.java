@@ -9,14 +9,12 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.cx.fs.FsException.Code;
@@ -71,13 +69,6 @@ public final class NameService implements AutoCloseable {
         SUPERSEDED
     }
 
-    /** A file server as it registered. */
-    record Server(String id, String address, String host, long capacity, long free, long seenNanos) {
-        boolean alive(long now) {
-            return now - seenNanos < SERVER_TIMEOUT.toNanos();
-        }
-    }
-
     private record Pending(ChannelHandlerContext ctx, Caller caller, boolean server, ObjectNode request) {
     }
 
@@ -87,7 +78,7 @@ public final class NameService implements AutoCloseable {
     private volatile NameStore store;
     private volatile Role role;
     private final Epoch epoch;
-    private final Map<String, Server> servers = new ConcurrentHashMap<>();
+    private final ServerTable servers = new ServerTable();
     /** The standby this primary ships its journal to; conductor only. */
     private StandbyLink standby;
     private long lastShippedNanos = System.nanoTime();
@@ -298,20 +289,16 @@ public final class NameService implements AutoCloseable {
                     throw new FsException(Code.EACCES, "only a file server may register");
                 }
                 superseded(r.path("epoch").asLong());
-                Server s = new Server(Json.text(r, "id"), Json.text(r, "address"), r.path("host").asText(),
-                        r.path("capacity").asLong(), r.path("free").asLong(), System.nanoTime());
-                if (servers.put(s.id(), s) == null) {
+                ServerTable.Server s = new ServerTable.Server(Json.text(r, "id"), Json.text(r, "address"),
+                        r.path("host").asText(), r.path("capacity").asLong(), r.path("free").asLong(),
+                        System.nanoTime());
+                if (servers.register(s)) {
                     LOG.info("file server {} at {} registered ({} MiB free)", s.id(), s.address(), s.free() >> 20);
                 }
                 return ok.put("role", role.name().toLowerCase(Locale.ROOT)).put("epoch", epoch.value());
             }
             case "servers" -> {
-                ArrayNode list = ok.putArray("servers");
-                long t = System.nanoTime();
-                for (Server s : servers.values()) {
-                    list.addObject().put("id", s.id()).put("address", s.address()).put("host", s.host())
-                            .put("capacity", s.capacity()).put("free", s.free()).put("alive", s.alive(t));
-                }
+                servers.list(ok.putArray("servers"));
                 return ok;
             }
             case "stat" -> {
@@ -327,7 +314,7 @@ public final class NameService implements AutoCloseable {
             case "read" -> {
                 Entry e = ns.readable(Json.path(r, "path"), caller);
                 ok.set("entry", Json.tree(e));
-                ok.set("addresses", addresses(e));
+                ok.set("addresses", servers.addresses(e));
                 return ok;
             }
             case "files" -> {
@@ -335,7 +322,7 @@ public final class NameService implements AutoCloseable {
                 for (Map.Entry<FsPath, Entry> f : ns.files(Json.path(r, "path"))) {
                     ObjectNode o = list.addObject().put("path", f.getKey().toString());
                     o.set("entry", Json.tree(f.getValue()));
-                    o.set("addresses", addresses(f.getValue()));
+                    o.set("addresses", servers.addresses(f.getValue()));
                 }
                 return ok;
             }
@@ -353,12 +340,13 @@ public final class NameService implements AutoCloseable {
                 ns.checkCreate(path, caller);
                 int stripes = r.path("stripes").asInt(1);
                 int replicas = r.path("replicas").asInt(1);
-                List<List<Server>> placed = placement(stripes, replicas, r.path("size").asLong(0));
+                List<List<ServerTable.Server>> placed = servers.placement(stripes, replicas,
+                        r.path("size").asLong(0));
                 ArrayNode columns = ok.putArray("columns");
-                for (List<Server> column : placed) {
+                for (List<ServerTable.Server> column : placed) {
                     ObjectNode c = columns.addObject().put("blob", HexFormat.of().formatHex(blobId()));
                     ArrayNode list = c.putArray("servers");
-                    for (Server s : column) {
+                    for (ServerTable.Server s : column) {
                         list.addObject().put("id", s.id()).put("address", s.address());
                     }
                 }
@@ -370,7 +358,7 @@ public final class NameService implements AutoCloseable {
                 Entry given = Json.entry(r.path("entry"));
                 Entry file = new Entry(false, given.size(), now, caller.name(), given.mode() & 07777,
                         given.stripeSize(), given.columns(), given.crcs());
-                check(file);
+                servers.check(file);
                 reap(store.commit(Json.op("put").put("path", path.toString()).put("time", now)
                         .set("entry", Json.tree(file))));
                 return ok.set("entry", Json.tree(file));
@@ -387,7 +375,7 @@ public final class NameService implements AutoCloseable {
                 List<Entry.Column> columns = new ArrayList<>(e.columns());
                 columns.set(index, moved);
                 Entry file = e.withColumns(columns);
-                check(file);
+                servers.check(file);
                 store.commit(Json.op("put").put("path", path.toString()).put("time", e.mtime())
                         .set("entry", Json.tree(file))); // the same bytes: nothing to reap
                 return ok;
@@ -440,94 +428,13 @@ public final class NameService implements AutoCloseable {
         return id;
     }
 
-    private String address(String serverId) {
-        Server s = servers.get(serverId);
-        return s == null ? null : s.address();
-    }
-
-    /**
-     * File servers for a new file of {@code size} bytes in {@code stripes} columns of {@code replicas} copies: the
-     * replicas of a column on different servers, the columns spread over as many servers as are up, those with the
-     * most free space first.
-     */
-    private List<List<Server>> placement(int stripes, int replicas, long size) throws FsException {
-        if (stripes < 1 || replicas < 1 || stripes > 64 || replicas > 8) {
-            throw new FsException(Code.EINVAL, "stripes are 1 to 64 and replicas 1 to 8, not " + stripes + " and "
-                    + replicas);
-        }
-        long now = System.nanoTime();
-        List<Server> up = new ArrayList<>(servers.values().stream().filter(s -> s.alive(now)).toList());
-        if (up.isEmpty()) {
-            throw new FsException(Code.EIO, "no file server is up: start one with 'cx fs serve --root DIR "
-                    + "--names HOST:PORT'");
-        }
-        if (up.size() < replicas) {
-            throw new FsException(Code.EINVAL, replicas + " replicas need " + replicas + " file servers up; "
-                    + up.size() + " are");
-        }
-        up.sort(Comparator.comparingLong(Server::free).reversed());
-        long share = size / ((long) stripes) + 1;
-        List<List<Server>> columns = new ArrayList<>();
-        int next = 0;
-        for (int c = 0; c < stripes; c++) {
-            List<Server> column = new ArrayList<>();
-            for (int r = 0; r < replicas; r++) {
-                Server s = up.get(next++ % up.size());
-                if (s.free() < share) {
-                    throw new FsException(Code.ENOSPC, "file server " + s.id() + " has " + s.free() + " bytes free,"
-                            + " not the " + share + " its part of the file needs");
-                }
-                column.add(s);
-            }
-            columns.add(column);
-        }
-        return columns;
-    }
-
-    /** A file entry as a client proposes it: every server known, the blocks and checksums consistent. */
-    private void check(Entry file) throws FsException {
-        if (file.columns().isEmpty()) {
-            throw new FsException(Code.EINVAL, "a file needs at least one column");
-        }
-        try {
-            file.layout();
-        } catch (IllegalArgumentException e) {
-            throw new FsException(Code.EINVAL, e.getMessage());
-        }
-        for (Entry.Column c : file.columns()) {
-            if (c.servers().isEmpty()) {
-                throw new FsException(Code.EINVAL, "column " + c.blob() + " is on no file server");
-            }
-            for (String id : c.servers()) {
-                if (!servers.containsKey(id)) {
-                    throw new FsException(Code.EINVAL, "no file server " + id + " is registered");
-                }
-            }
-        }
-        if (Blocks.count(file.size()) != file.crcs().size()) {
-            throw new FsException(Code.EINVAL, "a file of " + file.size() + " bytes has " + Blocks.count(file.size())
-                    + " blocks, not " + file.crcs().size());
-        }
-    }
-
-    /** The address of each file server {@code e} is on (null for one not registered now). */
-    private ObjectNode addresses(Entry e) {
-        ObjectNode out = Json.object();
-        for (Entry.Column c : e.columns()) {
-            for (String id : c.servers()) {
-                out.put(id, address(id));
-            }
-        }
-        return out;
-    }
-
     /** Deletes from their file servers the bytes of files no longer named (never those linked in place). */
     private void reap(List<Entry> freed) {
         for (Entry e : freed) {
             if (!e.linked()) {
                 for (Entry.Column c : e.columns()) {
                     for (String id : c.servers()) {
-                        reaper.delete(address(id), c.blob());
+                        reaper.delete(servers.address(id), c.blob());
                     }
                 }
             }
