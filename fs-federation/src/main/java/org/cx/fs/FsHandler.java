@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The first handler of a name service's or file server's connection, after the frame decoder: it learns who calls
- * ({@code hello}: the credential's name and role; for a producer's credential, the owner of the task it acts for; with
- * plain connections the declared user), decodes JSON
- * requests and hands them and DATA frames to the service. A malformed frame or request is refused with an error
+ * ({@code hello}, once per connection: the credential's name and role; for a producer's credential, the owner of the
+ * task it acts for; with plain connections the declared user), decodes JSON requests and hands them and DATA frames
+ * to the service. A malformed frame or request is refused with an error
  * reply, and the connection goes on; only a frame that breaks the framing ends it.
  */
 abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
@@ -73,6 +73,11 @@ abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
     }
 
     private void hello(ChannelHandlerContext ctx, ObjectNode request) {
+        if (caller != null) {
+            // Once only: task code on a connection its producer's relay opened for one owner must not become another.
+            refuse(ctx, new FsException(Code.EINVAL, "a connection says hello once; it is " + caller.name() + "'s"));
+            return;
+        }
         PeerIdentity peer = ctx.pipeline().get(SslHandler.class) == null ? null : Tls.peer(ctx.channel());
         String user = request.path("user").asText("");
         if ((peer == null || peer.role() == CredentialRole.PRODUCER) && !user.matches("[A-Za-z0-9._@-]{1,64}")) {

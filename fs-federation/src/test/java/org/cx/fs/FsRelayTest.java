@@ -61,6 +61,13 @@ class FsRelayTest {
                 annHerself.read("/ann/out.bin", back, FsClient.Progress.NONE);
                 assertArrayEquals(bytes, back.toByteArray());
 
+                try (FsConnection raw = FsConnection.viaRelay(relay.socket(), address, 0)) {
+                    FsException again = assertThrows(FsException.class, () -> raw.call(Json.op("hello")
+                            .put("user", "bob")));
+                    assertTrue(again.getMessage().contains("says hello once"), again.getMessage());
+                    assertEquals("ann", raw.identity());
+                }
+
                 running.set("bob");
                 try (FsClient bobsTask = FsClient.viaRelay(address, relay.socket())) {
                     FsException refused = assertThrows(FsException.class, () -> bobsTask.write("/ann/bob.bin",

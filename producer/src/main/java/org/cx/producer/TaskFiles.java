@@ -36,10 +36,6 @@ final class TaskFiles implements AutoCloseable {
         this.producer = producer.replaceAll("[^A-Za-z0-9._@-]", "_");
     }
 
-    String names() {
-        return names;
-    }
-
     /** The file service as {@code owner} sees it, for tasks run in this JVM. */
     FileSystem forOwner(String owner) {
         if (owner == null || owner.isEmpty()) {
