@@ -63,14 +63,17 @@ final class FsConnection implements AutoCloseable {
         HostPort hp = HostPort.parse(address);
         Socket s = null;
         try {
-            s = tls == null ? new Socket() : tls.socketFactory().createSocket();
+            s = new Socket();
             s.connect(new InetSocketAddress(hp.host(), hp.port()), CONNECT_TIMEOUT_MILLIS);
             s.setTcpNoDelay(true);
             s.setSoTimeout(REPLY_TIMEOUT_MILLIS);
-            if (s instanceof javax.net.ssl.SSLSocket ssl) {
-                ssl.startHandshake();
+            FsConnection c;
+            if (tls == null) {
+                c = new FsConnection(address, s);
+            } else {
+                EngineStreams secured = EngineStreams.handshake(s, tls.clientEngine());
+                c = new FsConnection(address, s, s, secured.in(), secured.out());
             }
-            FsConnection c = new FsConnection(address, s);
             c.hello = c.call(Json.op("hello").put("user", user).put("epoch", epoch));
             c.identity = c.hello.path("as").asText();
             return c;

@@ -122,6 +122,14 @@ public final class Tls {
         return handler;
     }
 
+    /**
+     * An engine for a connection this process opens over a socket of its own (blocking clients that move bulk data):
+     * the same checks as {@link #connecting}, in BoringSSL where it loads.
+     */
+    public SSLEngine clientEngine() {
+        return connecting.newEngine(ByteBufAllocator.DEFAULT);
+    }
+
     /** Blocking sockets that present this credential and require a server's (for tools and tests). */
     public javax.net.ssl.SSLSocketFactory socketFactory() throws SSLException {
         return jdk(SslContextBuilder.forClient().keyManager(credential.key(), credential.certificate())

@@ -1,0 +1,224 @@
+package org.cx.fs;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLException;
+
+/**
+ * TLS over a blocking socket through an {@link SSLEngine}: the client side of a file service connection. The engine
+ * is the network's ({@link org.cx.security.Tls#clientEngine}, BoringSSL where it loads), which decrypts bulk data at a
+ * fraction of the JDK's blocking TLS sockets' cost; the socket keeps its read timeout. One thread may read while
+ * another writes (a producer's relay does): each direction has its own buffers and lock, and the engine is safe for
+ * that.
+ */
+final class EngineStreams {
+    /** Records gathered into one socket write, and read from the socket at once. */
+    private static final int RECORDS_PER_IO = 16;
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private final SSLEngine engine;
+    private final InputStream rawIn;
+    private final OutputStream rawOut;
+    private final Object reading = new Object();
+    private final Object writing = new Object();
+    /** Bytes from the socket not unwrapped yet (write mode: position is the end of them). */
+    private ByteBuffer netIn;
+    /** Bytes unwrapped and not read yet (write mode). */
+    private ByteBuffer appIn;
+    private ByteBuffer netOut;
+
+    private EngineStreams(Socket socket, SSLEngine engine) throws IOException {
+        this.engine = engine;
+        this.rawIn = socket.getInputStream();
+        this.rawOut = socket.getOutputStream();
+        int packet = engine.getSession().getPacketBufferSize();
+        this.netIn = ByteBuffer.allocate(packet * RECORDS_PER_IO);
+        this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+        this.netOut = ByteBuffer.allocate(packet * RECORDS_PER_IO);
+    }
+
+    /** Shakes hands over the connected {@code socket}; throws if the peer is not one {@code engine} trusts. */
+    static EngineStreams handshake(Socket socket, SSLEngine engine) throws IOException {
+        EngineStreams s = new EngineStreams(socket, engine);
+        engine.beginHandshake();
+        SSLEngineResult.HandshakeStatus status = engine.getHandshakeStatus();
+        while (status != SSLEngineResult.HandshakeStatus.FINISHED
+                && status != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING) {
+            switch (status) {
+                case NEED_WRAP -> status = s.wrap(EMPTY).getHandshakeStatus();
+                case NEED_TASK -> status = s.runTasks();
+                default -> {
+                    synchronized (s.reading) {
+                        SSLEngineResult r = s.unwrap(s.appIn);
+                        if (r == null) {
+                            throw new EOFException("the peer closed the connection during the TLS handshake");
+                        }
+                        status = r.getHandshakeStatus();
+                    }
+                }
+            }
+        }
+        return s;
+    }
+
+    private SSLEngineResult.HandshakeStatus runTasks() {
+        for (Runnable task; (task = engine.getDelegatedTask()) != null; ) {
+            task.run();
+        }
+        return engine.getHandshakeStatus();
+    }
+
+    /**
+     * Unwraps what is buffered into {@code into}, reading from the socket when a whole record is not there; null at
+     * the end of the stream. Holds {@link #reading}.
+     */
+    private SSLEngineResult unwrap(ByteBuffer into) throws IOException {
+        while (true) {
+            netIn.flip();
+            SSLEngineResult r;
+            try {
+                r = engine.unwrap(netIn, into);
+            } finally {
+                netIn.compact();
+            }
+            switch (r.getStatus()) {
+                case OK -> {
+                    if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_TASK) {
+                        runTasks();
+                    } else if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_WRAP
+                            && !handshaking()) {
+                        wrap(EMPTY); // a key update after the handshake
+                    }
+                    return r;
+                }
+                case BUFFER_UNDERFLOW -> {
+                    if (!netIn.hasRemaining()) {
+                        netIn = grow(netIn, engine.getSession().getPacketBufferSize());
+                    }
+                    int n = rawIn.read(netIn.array(), netIn.arrayOffset() + netIn.position(), netIn.remaining());
+                    if (n < 0) {
+                        return null;
+                    }
+                    netIn.position(netIn.position() + n);
+                }
+                case BUFFER_OVERFLOW -> {
+                    if (into != appIn) {
+                        return r; // the caller's buffer is too small for a record: it reads through appIn
+                    }
+                    appIn = grow(appIn, engine.getSession().getApplicationBufferSize());
+                    into = appIn;
+                }
+                case CLOSED -> {
+                    return null;
+                }
+            }
+        }
+    }
+
+    private boolean handshaking() {
+        SSLEngineResult.HandshakeStatus s = engine.getHandshakeStatus();
+        return s != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING && s != SSLEngineResult.HandshakeStatus.FINISHED;
+    }
+
+    /** Wraps all of {@code src} into records and writes them, several to a socket write. */
+    private SSLEngineResult wrap(ByteBuffer src) throws IOException {
+        synchronized (writing) {
+            SSLEngineResult last;
+            int packet = engine.getSession().getPacketBufferSize();
+            do {
+                netOut.clear();
+                while (true) {
+                    last = engine.wrap(src, netOut);
+                    if (last.getStatus() == SSLEngineResult.Status.CLOSED) {
+                        throw new SSLException("the TLS connection is closed");
+                    }
+                    if (last.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
+                        if (netOut.position() > 0) {
+                            break; // full: send what is there first
+                        }
+                        netOut = ByteBuffer.allocate(netOut.capacity() * 2);
+                        continue;
+                    }
+                    if (!src.hasRemaining() || netOut.remaining() < packet) {
+                        break;
+                    }
+                }
+                rawOut.write(netOut.array(), 0, netOut.position());
+            } while (src.hasRemaining());
+            rawOut.flush();
+            return last;
+        }
+    }
+
+    private static ByteBuffer grow(ByteBuffer b, int atLeast) {
+        ByteBuffer bigger = ByteBuffer.allocate(Math.max(b.capacity() * 2, b.position() + atLeast));
+        b.flip();
+        bigger.put(b);
+        return bigger;
+    }
+
+    InputStream in() {
+        return new InputStream() {
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                if (len == 0) {
+                    return 0;
+                }
+                synchronized (reading) {
+                    while (appIn.position() == 0) {
+                        // Large reads take the records straight into the caller's array: one copy fewer.
+                        ByteBuffer into = len >= appIn.capacity() ? ByteBuffer.wrap(b, off, len) : appIn;
+                        SSLEngineResult r = unwrap(into);
+                        if (r == null) {
+                            return -1;
+                        }
+                        if (into != appIn && r.bytesProduced() > 0) {
+                            return r.bytesProduced();
+                        }
+                        if (into != appIn && r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
+                            len = Math.min(len, appIn.capacity() - 1); // read through appIn from now on
+                        }
+                    }
+                    appIn.flip();
+                    int n = Math.min(len, appIn.remaining());
+                    appIn.get(b, off, n);
+                    appIn.compact();
+                    return n;
+                }
+            }
+
+            @Override
+            public int available() {
+                synchronized (reading) {
+                    return appIn.position();
+                }
+            }
+        };
+    }
+
+    OutputStream out() {
+        return new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                wrap(ByteBuffer.wrap(b, off, len));
+            }
+        };
+    }
+}
