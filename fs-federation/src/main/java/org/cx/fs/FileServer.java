@@ -191,6 +191,11 @@ public final class FileServer implements AutoCloseable {
         private IncomingBlob put;
 
         @Override
+        protected Tls tls() {
+            return config.tls();
+        }
+
+        @Override
         protected void request(ChannelHandlerContext ctx, String op, ObjectNode r) throws FsException {
             switch (op) {
                 case "put" -> {

@@ -51,6 +51,15 @@ public final class FsClient implements AutoCloseable {
     }
 
     /**
+     * A client that acts for {@code who.get()} (asked again for each new connection): a producer's, with its
+     * credential {@code tls} and its task server's grant for the user.
+     */
+    public static FsClient connectFor(String names, Tls tls, java.util.function.Supplier<ActingFor> who)
+            throws FsException {
+        return connect(new FsClient(names, (address, epoch) -> FsConnection.open(address, tls, who.get(), epoch)));
+    }
+
+    /**
      * A client of the name service at {@code names} that reaches it and the file servers through the {@link FsRelay}
      * listening on the Unix socket {@code relay}: task code's way in, acting for its computation's owner.
      */

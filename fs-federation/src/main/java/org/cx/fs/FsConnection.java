@@ -60,6 +60,14 @@ final class FsConnection implements AutoCloseable {
 
     /** As {@link #open(String, Tls, String)}, telling a name service the highest epoch this caller has seen. */
     static FsConnection open(String address, Tls tls, String user, long epoch) throws FsException {
+        return open(address, tls, ActingFor.plainly(user), epoch);
+    }
+
+    /**
+     * As {@link #open(String, Tls, String, long)}, for {@code who}: with a producer's credential, the owner of a task
+     * it runs and its task server's grant.
+     */
+    static FsConnection open(String address, Tls tls, ActingFor who, long epoch) throws FsException {
         HostPort hp = HostPort.parse(address);
         Socket s = null;
         try {
@@ -74,7 +82,9 @@ final class FsConnection implements AutoCloseable {
                 EngineStreams secured = EngineStreams.handshake(s, tls.clientEngine());
                 c = new FsConnection(address, s, s, secured.in(), secured.out());
             }
-            c.hello = c.call(Json.op("hello").put("user", user).put("epoch", epoch));
+            ObjectNode hello = Json.op("hello").put("epoch", epoch);
+            who.addTo(hello);
+            c.hello = c.call(hello);
             c.identity = c.hello.path("as").asText();
             return c;
         } catch (FsException e) {

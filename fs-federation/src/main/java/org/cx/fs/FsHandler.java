@@ -8,8 +8,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
+import java.time.Instant;
+import java.util.Base64;
 import org.cx.fs.FsException.Code;
+import org.cx.security.CodeSigning;
 import org.cx.security.CredentialRole;
+import org.cx.security.FileGrant;
 import org.cx.security.PeerIdentity;
 import org.cx.security.Tls;
 import org.slf4j.Logger;
@@ -89,8 +93,14 @@ abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
             caller = new Caller(user, false);
             server = true; // plain connections take every peer on its word
         } else if (peer.role() == CredentialRole.PRODUCER) {
-            // A producer acts for the owner of the task that asks, as the exchange trusts it with that owner's
-            // results; never as an admin or as the service.
+            // A producer acts as itself, or for the owner of the task that asks on its task server's signed word
+            // that it runs that user's tasks; never as an admin or as the service.
+            String refused = user.equals(peer.name()) ? null : grantRefusal(request, user, peer.name());
+            if (refused != null) {
+                refuse(ctx, new FsException(Code.EACCES, "producer " + peer.name() + " may not act for " + user + ": "
+                        + refused));
+                return;
+            }
             caller = new Caller(user, false);
             server = false;
         } else {
@@ -98,6 +108,28 @@ abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
             server = peer.role() == CredentialRole.SERVER;
         }
         reply(ctx, hello(request, Json.object().put("ok", true).put("as", caller.name())));
+    }
+
+    /** This service's credential, which checks the grants producers show. */
+    protected abstract Tls tls();
+
+    /** Why {@code producer}'s hello may not act for {@code user}, or null if its grant says it may. */
+    private String grantRefusal(ObjectNode hello, String user, String producer) {
+        String text = hello.path("grant").asText("");
+        if (text.isEmpty()) {
+            return "it shows no grant from a task server";
+        }
+        try {
+            CodeSigning.Signed signed = new CodeSigning.Signed(
+                    Base64.getDecoder().decode(hello.path("grantSigner").asText("")),
+                    Base64.getDecoder().decode(hello.path("grantSignature").asText("")));
+            FileGrant grant = FileGrant.check(tls(), text, signed, producer, Instant.now());
+            return grant.owner().equals(user) ? null : "its grant is for " + grant.owner();
+        } catch (IllegalArgumentException e) {
+            return "its grant is malformed (" + e.getMessage() + ")";
+        } catch (CodeSigning.RefusedCodeException e) {
+            return "its grant is refused: " + e.getMessage();
+        }
     }
 
     /** The reply to {@code hello}; a service adds what a caller should know of it. */

@@ -41,7 +41,7 @@ public final class FsRelay implements AutoCloseable {
     private final List<String> nameServices;
     private final Tls tls;
     private final String self;
-    private final Supplier<String> owner;
+    private final Supplier<ActingFor> owner;
     private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
     private volatile Set<String> servers = Set.of();
     private long serversReadAt = Long.MIN_VALUE / 2;
@@ -49,7 +49,7 @@ public final class FsRelay implements AutoCloseable {
     private volatile boolean closed;
 
     private FsRelay(Path socket, ServerSocketChannel listener, String names, Tls tls, String self,
-                    Supplier<String> owner) {
+                    Supplier<ActingFor> owner) {
         this.socket = socket;
         this.listener = listener;
         this.nameServices = List.of(names.split(","));
@@ -61,10 +61,10 @@ public final class FsRelay implements AutoCloseable {
     /**
      * Starts a relay on the Unix socket {@code socket} (replacing a stale one) to the federation whose name services
      * are {@code names}, connecting with {@code tls} (a producer's credential; null: plain connections) and acting
-     * for {@code owner.get()} (null while no task runs: connections are then refused). {@code self} is the name
-     * the relay reads the list of file servers as.
+     * for {@code owner.get()}, with its grant (null while no task runs: connections are then refused). {@code self}
+     * is the name the relay reads the list of file servers as.
      */
-    public static FsRelay start(Path socket, String names, Tls tls, String self, Supplier<String> owner)
+    public static FsRelay start(Path socket, String names, Tls tls, String self, Supplier<ActingFor> owner)
             throws IOException {
         Files.deleteIfExists(socket);
         ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -107,7 +107,7 @@ public final class FsRelay implements AutoCloseable {
         try {
             JsonNode via = readRequest(new DataInputStream(fromTask));
             String to = via.path("to").asText();
-            String who = owner.get();
+            ActingFor who = owner.get();
             if (who == null) {
                 throw new FsException(Code.EACCES, "no task runs in this worker, so nobody to act for");
             }

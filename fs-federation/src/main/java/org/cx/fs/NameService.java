@@ -175,6 +175,11 @@ public final class NameService implements AutoCloseable {
     /** A connection's handler: every request goes to the conductor, but a standby's acknowledgements. */
     private final class Handler extends FsHandler {
         @Override
+        protected Tls tls() {
+            return config.tls();
+        }
+
+        @Override
         protected ObjectNode hello(ObjectNode request, ObjectNode reply) {
             superseded(request.path("epoch").asLong());
             return reply.put("role", role.name().toLowerCase(Locale.ROOT)).put("epoch", epoch.value());

@@ -10,10 +10,13 @@ import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import org.cx.fs.FsException.Code;
 import org.cx.security.CredentialRole;
+import org.cx.security.FileGrant;
 import org.cx.security.ThrowAwayCredentials;
 import org.cx.security.Tls;
 import org.cx.testing.Await;
@@ -23,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A producer's relay, as task code without a network or a credential of its own uses it: it acts for whichever owner
- * the producer says runs now, reaches only the federation's own processes, and refuses everything when nobody runs.
+ * the producer says runs now, on a task server's grant naming this producer, reaches only the federation's own
+ * processes, and refuses everything when nobody runs.
  */
 class FsRelayTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -41,7 +45,7 @@ class FsRelayTest {
         byte[] bytes = new byte[2 * Blocks.SIZE + 99];
         random.nextBytes(bytes);
         Files.createDirectories(dir.resolve("disk"));
-        AtomicReference<String> running = new AtomicReference<>("ann");
+        AtomicReference<ActingFor> running = new AtomicReference<>(grant(serverTls, "ann", "volunteer"));
         try (NameService names = NameService.start(new NameService.Config(dir.resolve("names"), "127.0.0.1", 0,
                 serverTls));
              FileServer disk = FileServer.start(new FileServer.Config(dir.resolve("disk"), "127.0.0.1", 0, null,
@@ -68,7 +72,7 @@ class FsRelayTest {
                     assertEquals("ann", raw.identity());
                 }
 
-                running.set("bob");
+                running.set(grant(serverTls, "bob", "volunteer"));
                 try (FsClient bobsTask = FsClient.viaRelay(address, relay.socket())) {
                     FsException refused = assertThrows(FsException.class, () -> bobsTask.write("/ann/bob.bin",
                             new ByteArrayInputStream(new byte[1]), 1, FsClient.Progress.NONE));
@@ -80,13 +84,28 @@ class FsRelayTest {
                         relay.socket()));
                 assertTrue(nobody.getMessage().contains("no task runs"), nobody.getMessage());
 
-                running.set("ann");
+                running.set(grant(serverTls, "ann", "volunteer"));
                 FsException elsewhere = assertThrows(FsException.class, () -> FsClient.viaRelay("127.0.0.1:1",
                         relay.socket()));
                 assertEquals(Code.EACCES, elsewhere.code());
                 assertTrue(elsewhere.getMessage().contains("neither a name service nor a file server"),
                         elsewhere.getMessage());
+
+                for (ActingFor forged : List.of(grant(serverTls, "ann", "another-producer"), grant(ann, "ann",
+                        "volunteer"), ActingFor.plainly("ann"))) {
+                    running.set(forged);
+                    FsException refused = assertThrows(FsException.class, () -> FsClient.viaRelay(address,
+                            relay.socket()));
+                    assertEquals(Code.EACCES, refused.code(), refused.getMessage());
+                    assertTrue(refused.getMessage().contains("may not act for ann"), refused.getMessage());
+                }
             }
         }
+    }
+
+    /** {@code signer}'s grant that {@code producer} may act for {@code user}. */
+    private static ActingFor grant(Tls signer, String user, String producer) {
+        FileGrant grant = new FileGrant(user, producer, Instant.now().getEpochSecond());
+        return new ActingFor(user, grant.text(), grant.sign(signer));
     }
 }

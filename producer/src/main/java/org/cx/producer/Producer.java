@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.cx.fs.ActingFor;
 import org.cx.api.TaskId;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.Completion;
@@ -70,7 +71,9 @@ public final class Producer implements AutoCloseable {
     /** The frame limit, read once (a system property lookup costs more than a completion's bookkeeping). */
     private final int maxFrameBytes = WireConfig.maxFrameBytes();
     /** Whose each computation with tasks here is, as the server said ({@code Code}). */
-    private final java.util.Map<Long, String> owners = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final ActingFor NOBODY = ActingFor.plainly("");
+    /** Whose each computation is, with the server's grant to act for them in the file service. */
+    private final java.util.Map<Long, ActingFor> owners = new java.util.concurrent.ConcurrentHashMap<>();
     /** Computations whose results other producers check: this one claims and keeps none of their tasks. */
     private final java.util.Set<Long> validated = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final long startedNanos = System.nanoTime();
@@ -124,7 +127,7 @@ public final class Producer implements AutoCloseable {
         this.policy = new PrefetchPolicy(config.workers(), config.prefetch(), config.maxCached());
         this.idleLog = new IdleLog(config.workers());
         this.timeline = new TaskTimeline(config.workers(), config.timeline());
-        this.workers = new WorkerPool(config, cache, kept, codecs, c -> owners.getOrDefault(c, ""),
+        this.workers = new WorkerPool(config, cache, kept, codecs, c -> owners.getOrDefault(c, NOBODY),
                 validated::contains, idleLog, timeline, fromWorkers, this::scheduleDrain, tasksFailed);
         this.bundles = new BundleFetcher(codecs, config.name());
         this.code = new ProducerCode(config.name(), config.tls(), bundles, new BundleDiskCache(config.cache()),
@@ -562,7 +565,9 @@ public final class Producer implements AutoCloseable {
      * fetch it first.
      */
     private void onCode(Message.Code c) {
-        owners.put(c.computation(), c.owner());
+        owners.put(c.computation(), new ActingFor(c.owner(), c.grant(), c.grant().isEmpty()
+                ? org.cx.security.CodeSigning.Signed.NONE
+                : new org.cx.security.CodeSigning.Signed(c.grantSigner(), c.grantSignature())));
         if (c.validated()) {
             validated.add(c.computation());
         }

@@ -6,7 +6,10 @@ import java.nio.file.FileSystem;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Supplier;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
+import org.cx.fs.ActingFor;
 import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
 import org.cx.fs.FsRelay;
@@ -23,47 +26,61 @@ final class TaskFiles implements AutoCloseable {
     private final String names;
     private final Tls tls;
     private final String producer;
+    private final LongFunction<ActingFor> actingFor;
     private final Map<String, FileSystem> byOwner = new HashMap<>();
+    /** The latest grant seen for each owner: what a new connection of their file system shows. */
+    private final Map<String, ActingFor> latest = new ConcurrentHashMap<>();
 
     /**
-     * @param names    the name services, {@code host:port}, comma-separated
-     * @param tls      this producer's credential; null for plain connections
-     * @param producer this producer's name
+     * @param names     the name services, {@code host:port}, comma-separated
+     * @param tls       this producer's credential; null for plain connections
+     * @param producer  this producer's name
+     * @param actingFor whose a computation is, with the server's grant to act for them
      */
-    TaskFiles(String names, Tls tls, String producer) {
+    TaskFiles(String names, Tls tls, String producer, LongFunction<ActingFor> actingFor) {
         this.names = names;
         this.tls = tls;
-        this.producer = producer.replaceAll("[^A-Za-z0-9._@-]", "_");
+        // Who the relay's own client (the list of file servers) is: the credential's name, or on a plain network
+        // the producer's.
+        this.producer = tls != null ? tls.self().name() : producer.replaceAll("[^A-Za-z0-9._@-]", "_");
+        this.actingFor = actingFor;
     }
 
-    /** The file service as {@code owner} sees it, for tasks run in this JVM. */
-    FileSystem forOwner(String owner) {
-        if (owner == null || owner.isEmpty()) {
-            throw new IllegalStateException("the owner of this task's computation is unknown to its producer, so it "
-                    + "cannot act for anyone in the file service");
-        }
+    /** The file service as the owner of {@code computation} sees it, for tasks run in this JVM. */
+    FileSystem forComputation(long computation) {
+        ActingFor who = known(computation);
+        latest.put(who.user(), who);
         synchronized (byOwner) {
-            FileSystem fs = byOwner.get(owner);
+            FileSystem fs = byOwner.get(who.user());
             if (fs == null || !fs.isOpen()) {
                 try {
-                    fs = CxFileSystemProvider.over(names, FsClient.connect(names, tls, owner));
+                    fs = CxFileSystemProvider.over(names, FsClient.connectFor(names, tls, () -> latest.get(who.user())));
                 } catch (FsException e) {
                     throw new UncheckedIOException(e);
                 }
-                byOwner.put(owner, fs);
+                byOwner.put(who.user(), fs);
             }
             return fs;
         }
     }
 
+    private ActingFor known(long computation) {
+        ActingFor who = actingFor.apply(computation);
+        if (who == null || who.user().isEmpty()) {
+            throw new IllegalStateException("the owner of this task's computation is unknown to its producer, so it "
+                    + "cannot act for anyone in the file service");
+        }
+        return who;
+    }
+
     /**
-     * A relay on the Unix socket {@code socket} for one worker process, acting for {@code owner.get()}: the owner of
-     * the task it runs now (null or empty: none runs, and connections are refused).
+     * A relay on the Unix socket {@code socket} for one worker process, acting for the owner of the computation
+     * {@code running} says the worker runs a task of now (negative: none, and connections are refused).
      */
-    FsRelay relay(Path socket, Supplier<String> owner) throws IOException {
+    FsRelay relay(Path socket, LongSupplier running) throws IOException {
         return FsRelay.start(socket, names, tls, producer, () -> {
-            String o = owner.get();
-            return o == null || o.isEmpty() ? null : o;
+            long c = running.getAsLong();
+            return c < 0 ? null : actingFor.apply(c).user().isEmpty() ? null : actingFor.apply(c);
         });
     }
 

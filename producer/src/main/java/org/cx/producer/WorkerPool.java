@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongFunction;
+import org.cx.fs.ActingFor;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.Completion;
 import org.cx.wire.Message;
@@ -65,6 +66,8 @@ final class WorkerPool {
     private final List<TaskExecutor> executors = new ArrayList<>();
     /** Whose each computation is (from the server's {@code Code}); a worker process runs one user's code. */
     private final LongFunction<String> ownerOf;
+    /** Whose a computation is, and the server's grant to act for them in the file service. */
+    private final LongFunction<ActingFor> actingFor;
     /** Whether other producers check a computation's results: then this one claims and keeps none of its tasks. */
     private final java.util.function.LongPredicate validated;
     private TaskBox.Isolation isolation;
@@ -80,14 +83,16 @@ final class WorkerPool {
     /** The frame limit, read once. */
     private final int maxMessageBytes = WireConfig.maxMessageBytes();
 
-    WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs, LongFunction<String> ownerOf,
+    WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs,
+               LongFunction<ActingFor> actingFor,
                java.util.function.LongPredicate validated, IdleLog idleLog, TaskTimeline timeline, Queue<Message> toServer, Runnable drain,
                AtomicLong tasksFailed) {
         this.config = config;
         this.cache = cache;
         this.kept = kept;
         this.codecs = codecs;
-        this.ownerOf = ownerOf;
+        this.actingFor = actingFor;
+        this.ownerOf = c -> actingFor.apply(c).user();
         this.validated = validated;
         this.idleLog = idleLog;
         this.timeline = timeline;
@@ -186,7 +191,8 @@ final class WorkerPool {
     void start() {
         TaskBox box = config.box();
         isolation = WorkerCommand.resolve(box.isolation());
-        files = config.fsNames() == null ? null : new TaskFiles(config.fsNames(), config.tls(), config.name());
+        files = config.fsNames() == null ? null : new TaskFiles(config.fsNames(), config.tls(), config.name(),
+                actingFor);
         if (isolation != TaskBox.Isolation.IN_PROCESS) {
             scratchRoot = Scratch.createRoot(config.name());
             WorkerCommand command = new WorkerCommand(isolation, box.heapMiB(), config.speed(),
@@ -209,7 +215,7 @@ final class WorkerPool {
             }, 500, 500, TimeUnit.MILLISECONDS);
         } else {
             TaskHost host = new TaskHost(config.speed(),
-                    c -> files == null ? null : files.forOwner(ownerOf.apply(c)));
+                    c -> files == null ? null : files.forComputation(c));
             for (int i = 0; i < config.workers(); i++) {
                 executors.add(new TaskExecutor.InProcess(codecs, host));
             }

@@ -136,7 +136,7 @@ final class WorkerProcess implements TaskExecutor {
             java.nio.file.Files.createDirectories(dir);
             return files.relay(dir.resolve("relay"), () -> {
                 synchronized (this) {
-                    return runningComputation < 0 ? null : ownerOf.apply(runningComputation);
+                    return runningComputation;
                 }
             });
         } catch (IOException e) {

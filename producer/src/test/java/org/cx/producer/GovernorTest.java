@@ -39,7 +39,7 @@ class GovernorTest {
         ProducerConfig config = ProducerConfig.of(null, WORKERS, null)
                 .withBox(TaskBox.defaults().withIsolation(TaskBox.Isolation.IN_PROCESS));
         return new WorkerPool(config, new TaskCache(() -> { }), new KeptTasks(16),
-                new BodyCodecs(getClass().getClassLoader()), c -> "", c -> false, new IdleLog(WORKERS),
+                new BodyCodecs(getClass().getClassLoader()), c -> org.cx.fs.ActingFor.plainly(""), c -> false, new IdleLog(WORKERS),
                 new TaskTimeline(WORKERS, false), new ConcurrentLinkedQueue<>(), () -> { }, new AtomicLong());
     }
 

@@ -234,10 +234,37 @@ final class SessionOutbox implements Outbox {
             long computation = t.task().id().computation();
             if (producer.codeSent.add(computation)) {
                 String bundle = node.scheduler().bundleOf(computation);
-                send(producer, new Message.Code(computation, bundle == null ? "" : bundle,
-                        node.scheduler().ownerOf(computation), node.scheduler().quorumOf(computation) > 1));
+                String owner = node.scheduler().ownerOf(computation);
+                boolean validated = node.scheduler().quorumOf(computation) > 1;
+                org.cx.security.Tls tls = node.config().tls();
+                if (tls == null || owner.isEmpty()) {
+                    send(producer, new Message.Code(computation, bundle == null ? "" : bundle, owner, validated));
+                } else {
+                    // The producer may act for the owner in the file service while it runs these tasks.
+                    SignedGrant grant = grantFor(tls, owner, producer.owner);
+                    send(producer, new Message.Code(computation, bundle == null ? "" : bundle, owner, validated,
+                            grant.text(), grant.signed().signer(), grant.signed().signature()));
+                }
             }
         }
+    }
+
+    /** A file grant and its signature. */
+    private record SignedGrant(String text, org.cx.security.CodeSigning.Signed signed, long issuedSeconds) {
+    }
+
+    /** Grants signed here, by owner and producer: each is signed again once a day, not for every computation. */
+    private final java.util.Map<String, SignedGrant> grants = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private SignedGrant grantFor(org.cx.security.Tls tls, String owner, String producer) {
+        long now = System.currentTimeMillis() / 1000;
+        return grants.compute(owner + "\n" + producer, (k, g) -> {
+            if (g != null && now - g.issuedSeconds() < 86_400) {
+                return g;
+            }
+            org.cx.security.FileGrant grant = new org.cx.security.FileGrant(owner, producer, now);
+            return new SignedGrant(grant.text(), grant.sign(tls), now);
+        });
     }
 
     private void send(ProducerState producer, Message message) {

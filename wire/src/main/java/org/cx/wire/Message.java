@@ -89,8 +89,15 @@ public sealed interface Message {
      * Server to producer, before the first task of {@code computation}: its tasks run from code bundle
      * {@code bundle} (empty: the class path), and they are {@code owner}'s (a worker process runs one user's code);
      * with {@code validated}, other producers check each result, so this one claims and keeps nothing of it.
+     * {@code grant} is the server's signed word that this producer may act for the owner in the federated file
+     * service ({@link org.cx.security.FileGrant}'s text, signer and signature; empty on a plain network).
      */
-    record Code(long computation, String bundle, String owner, boolean validated) implements Message {
+    record Code(long computation, String bundle, String owner, boolean validated, String grant, byte[] grantSigner,
+                byte[] grantSignature) implements Message {
+        /** Without a file grant. */
+        public Code(long computation, String bundle, String owner, boolean validated) {
+            this(computation, bundle, owner, validated, "", new byte[0], new byte[0]);
+        }
     }
 
     /** Server: the submission {@code requestId} is computation {@code computation}. */

@@ -177,7 +177,11 @@ public final class ProtocolCodec {
             out.writeString(m.bundle());
             out.writeString(m.owner());
             out.writeBoolean(m.validated());
-        }, in -> new Message.Code(in.readLong(), readSources(in), in.readString(), in.readBoolean()));
+            out.writeString(m.grant());
+            writeBytes(out, m.grantSigner());
+            writeBytes(out, m.grantSignature());
+        }, in -> new Message.Code(in.readLong(), readSources(in), in.readString(), in.readBoolean(), in.readString(),
+                readBytes(in), readBytes(in)));
         register(kryo, Message.Inputs.class, id++, (out, m) -> writeValues(out, m.values()),
                 in -> new Message.Inputs(readValues(in)));
         register(kryo, Message.Keep.class, id++, (out, m) -> writeEnvelopes(out, m.tasks()),
