@@ -42,8 +42,8 @@ import picocli.CommandLine.Option;
 @Command(name = "fs", mixinStandardHelpOptions = true,
         description = {"Measures the federated file service on this machine, side by side in one run:",
             "  seq:     a --size file written and read through the client library (as cx fs cp), the NIO",
-            "           provider and a FUSE mount, against a plain TCP copy of the same bytes between two",
-            "           processes (written to disk and forced, as a file server does); medians of --repeats runs",
+            "           provider and a FUSE mount (by Files.copy, and by cp), against a plain TCP copy of the same",
+            "           bytes between two processes (written and forced, as a file server does); medians of --repeats",
             "  small:   creating --files 4 KiB files (per second), then open + read + close of each (median, p99)",
             "  list:    ls -l of a directory of 10,000 entries",
             "  stripes: a file read from 1 and from 4 file servers each held to --throttle bytes a second",
@@ -174,6 +174,13 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
                         Files.copy(mount.resolve("fuse.bin"), back, StandardCopyOption.REPLACE_EXISTING);
                         force(back);
                     });
+                    // An unmodified program, which is what the mount is for (Java programs have the NIO provider).
+                    record("fuse cp write", mibs, warm, bytes, () -> run("cp", local.toString(),
+                            mount.resolve("cp.bin").toString()));
+                    record("fuse cp read", mibs, warm, bytes, () -> {
+                        run("cp", mount.resolve("cp.bin").toString(), back.toString());
+                        force(back);
+                    });
                 }
             }
             Map<String, Object> seq = new LinkedHashMap<>();
@@ -182,10 +189,18 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
                 String way = e.getKey().endsWith("write") ? "tcp write" : "tcp read";
                 double ratio = median / median(mibs.get(way));
                 seq.put(e.getKey(), Map.of("MiBps", round(median), "runs", e.getValue(), "ofTcp", round(ratio)));
-                out().printf(Locale.ROOT, "  %-10s %7.0f MiB/s  %.2f of plain TCP   (runs %s)%n", e.getKey(), median,
+                out().printf(Locale.ROOT, "  %-13s %7.0f MiB/s  %.2f of plain TCP   (runs %s)%n", e.getKey(), median,
                         ratio, e.getValue());
             }
             results.put("seq", seq);
+        }
+    }
+
+    /** Runs {@code command} to its end; fails unless it succeeds. */
+    private static void run(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).inheritIO().start();
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", command) + " failed (exit " + p.exitValue() + ")");
         }
     }
 
