@@ -20,7 +20,6 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.cx.cli.Cx;
 import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
 import org.cx.security.CredentialRole;
