@@ -197,14 +197,18 @@ public final class FsClient implements AutoCloseable {
                 current = t;
                 t.connection.reply();
             }
-        } catch (FsException e) {
+        } catch (IOException e) {
+            // Closing the connections makes each file server drop the part it received: nothing is named.
             targets.forEach(t -> {
                 if (t.connection != null) {
                     t.connection.close();
                 }
             });
-            throw new FsException(e.code(), "writing " + path + " to file server " + current.id + " ("
-                    + current.address + ") failed: " + e.getMessage() + "; " + path + " is as it was", e);
+            if (!(e instanceof FsException f)) {
+                throw e; // the source failed (a local read, or a writer that gave the file up)
+            }
+            throw new FsException(f.code(), "writing " + path + " to file server " + current.id + " ("
+                    + current.address + ") failed: " + f.getMessage() + "; " + path + " is as it was", f);
         }
         targets.forEach(t -> connections.release(t.connection));
         Entry file = new Entry(false, size, 0, identity, 0644, placement.stripeSize(), columns, crcs);
