@@ -14,14 +14,25 @@ final class ChannelStreams {
     private ChannelStreams() {
     }
 
-    static InputStream in(SocketChannel channel) {
-        return new InputStream() {
-            @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-            }
+    /** A stream that reads in bulk; a single byte is a bulk read of one. */
+    abstract static class BulkInput extends InputStream {
+        @Override
+        public final int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+    }
 
+    /** A stream that writes in bulk; a single byte is a bulk write of one. */
+    abstract static class BulkOutput extends OutputStream {
+        @Override
+        public final void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+    }
+
+    static InputStream in(SocketChannel channel) {
+        return new BulkInput() {
             @Override
             public int read(byte[] b, int off, int len) throws IOException {
                 return len == 0 ? 0 : channel.read(ByteBuffer.wrap(b, off, len));
@@ -35,12 +46,7 @@ final class ChannelStreams {
     }
 
     static OutputStream out(SocketChannel channel) {
-        return new OutputStream() {
-            @Override
-            public void write(int b) throws IOException {
-                write(new byte[] {(byte) b}, 0, 1);
-            }
-
+        return new BulkOutput() {
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
                 ByteBuffer buffer = ByteBuffer.wrap(b, off, len);

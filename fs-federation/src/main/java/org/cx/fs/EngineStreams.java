@@ -164,13 +164,7 @@ final class EngineStreams {
     }
 
     InputStream in() {
-        return new InputStream() {
-            @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-            }
-
+        return new ChannelStreams.BulkInput() {
             @Override
             public int read(byte[] b, int off, int len) throws IOException {
                 if (len == 0) {
@@ -209,12 +203,7 @@ final class EngineStreams {
     }
 
     OutputStream out() {
-        return new OutputStream() {
-            @Override
-            public void write(int b) throws IOException {
-                write(new byte[] {(byte) b}, 0, 1);
-            }
-
+        return new ChannelStreams.BulkOutput() {
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
                 wrap(ByteBuffer.wrap(b, off, len));
