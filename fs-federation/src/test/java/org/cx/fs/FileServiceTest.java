@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A name service and two file servers on loopback, with TLS credentials of a throw-away authority: files go in and
- * out whole and checked, names change atomically, and the namespace survives a restart.
+ * out whole and checked (also as local copies and back), names change atomically, and the namespace survives a
+ * restart.
  */
 class FileServiceTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -89,6 +90,27 @@ class FileServiceTest {
             assertEquals(java.util.List.of("big.bin", "empty", "results"),
                     a.list("/ann").stream().map(Namespace.Named::name).toList());
             assertFalse(a.list("/ann").stream().anyMatch(n -> n.name().equals("old.bin")));
+
+            byte[] edited = big.clone();
+            System.arraycopy("edited".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, edited, 10, 6);
+            Path local;
+            try (LocalCopy copy = LocalCopy.out(a, "/ann/big.bin")) {
+                local = copy.file();
+                assertArrayEquals(big, Files.readAllBytes(local));
+                try (var ch = java.nio.channels.FileChannel.open(local, java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.write(java.nio.ByteBuffer.wrap(edited, 10, 6), 10); // a write in place, as tools make them
+                }
+                assertArrayEquals(big, read(a, "/ann/big.bin"), "nothing reaches the federation before checkIn");
+                copy.checkIn();
+            }
+            assertArrayEquals(edited, read(a, "/ann/big.bin"));
+            assertFalse(Files.exists(local), "the local copy goes when closed");
+            try (LocalCopy fresh = LocalCopy.out(a, "/ann/new.txt")) {
+                assertEquals(0, Files.size(fresh.file()), "a file not there yet starts empty");
+                Files.writeString(fresh.file(), "new");
+                fresh.checkIn();
+            }
+            assertEquals("new", new String(read(a, "/ann/new.txt"), java.nio.charset.StandardCharsets.UTF_8));
             a.remove("/ann", true);
             assertEquals(0, a.list("/").size());
         }
