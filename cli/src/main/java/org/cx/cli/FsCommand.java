@@ -306,6 +306,9 @@ final class FsCommand extends Group {
                         for (Entry.Column c : e.columns()) {
                             out().println("  column:  blob " + c.blob() + " on " + String.join(", ", c.servers()));
                         }
+                        if (!e.only().isEmpty()) {
+                            out().println("  only on: " + e.only());
+                        }
                     }
                 }
             }

@@ -38,8 +38,14 @@ final class FsCopyCommands {
                         + "down. Default: 1.")
         int replicas;
 
+        @Option(names = "--only-on", paramLabel = "ATTR=GLOB[,...]",
+                description = "Places each new file only on file servers whose attributes match: host=GLOB, "
+                        + "id=GLOB (for example host=lab-*); kept with the file, so fsck --repair keeps to it too. "
+                        + "Default: any file server.")
+        String onlyOn;
+
         private FsClient.Placement placement() {
-            return new FsClient.Placement(stripes, Sizes.parse(stripeSize), replicas);
+            return new FsClient.Placement(stripes, Sizes.parse(stripeSize), replicas, onlyOn);
         }
 
         /** Copies {@code from} to {@code to}; one of them (or both) a cx: path. */

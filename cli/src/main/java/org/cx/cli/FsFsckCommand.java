@@ -13,6 +13,7 @@ import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
 import org.cx.fs.FsPath;
 import org.cx.fs.Layout;
+import org.cx.fs.OnlyOn;
 import org.cx.fs.Sizes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -165,6 +166,7 @@ final class FsFsckCommand extends FsCommand.Client {
         try {
             List<FsClient.ServerInfo> spare = fs.servers().stream().filter(FsClient.ServerInfo::alive)
                     .filter(s -> !column.servers().contains(s.id()))
+                    .filter(s -> OnlyOn.matches(f.entry().only(), s.id(), s.host()))
                     .sorted(java.util.Comparator.comparingLong(FsClient.ServerInfo::free).reversed()).toList();
             String from = f.addresses().get(good.get(0));
             for (FsClient.ServerInfo s : spare) {

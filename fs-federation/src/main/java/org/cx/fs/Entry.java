@@ -15,12 +15,20 @@ import java.util.List;
  * @param stripeSize bytes of a stripe unit, a multiple of the block size
  * @param columns    where the bytes are, in stripe order; empty for a directory
  * @param crcs       the CRC32C of each block of the file, in order
+ * @param only       the file servers its bytes may be on ({@link OnlyOn}; empty: any)
  */
 public record Entry(boolean directory, long size, long mtime, String owner, int mode, long stripeSize,
-                    List<Column> columns, List<Integer> crcs) {
+                    List<Column> columns, List<Integer> crcs, String only) {
     public Entry {
         columns = columns == null ? List.of() : List.copyOf(columns);
         crcs = crcs == null ? List.of() : List.copyOf(crcs);
+        only = only == null ? "" : only;
+    }
+
+    /** An entry whose bytes may be on any file server. */
+    public Entry(boolean directory, long size, long mtime, String owner, int mode, long stripeSize,
+                 List<Column> columns, List<Integer> crcs) {
+        this(directory, size, mtime, owner, mode, stripeSize, columns, crcs, "");
     }
 
     /**
@@ -50,11 +58,11 @@ public record Entry(boolean directory, long size, long mtime, String owner, int 
     }
 
     Entry touched(long now) {
-        return new Entry(directory, size, now, owner, mode, stripeSize, columns, crcs);
+        return new Entry(directory, size, now, owner, mode, stripeSize, columns, crcs, only);
     }
 
     Entry withColumns(List<Column> replaced) {
-        return new Entry(directory, size, mtime, owner, mode, stripeSize, replaced, crcs);
+        return new Entry(directory, size, mtime, owner, mode, stripeSize, replaced, crcs, only);
     }
 
     /** {@code ls -l}'s first column: {@code drwxr-xr-x}. */

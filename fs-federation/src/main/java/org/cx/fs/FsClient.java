@@ -117,7 +117,7 @@ public final class FsClient implements AutoCloseable {
     // ---------------------------------------------------------------- bytes
 
     /** How a new file is laid out: columns it is striped over, stripe unit, copies of each column. */
-    public record Placement(int stripes, long stripeSize, int replicas) {
+    public record Placement(int stripes, long stripeSize, int replicas, String only) {
         public static final Placement SINGLE = new Placement(1, 4L << 20, 1);
 
         public Placement {
@@ -125,6 +125,17 @@ public final class FsClient implements AutoCloseable {
             if (replicas < 1) {
                 throw new IllegalArgumentException("at least one replica, not " + replicas);
             }
+            only = only == null ? "" : only;
+        }
+
+        /** Anywhere. */
+        public Placement(int stripes, long stripeSize, int replicas) {
+            this(stripes, stripeSize, replicas, "");
+        }
+
+        /** The same, only on file servers that match {@code restriction} ({@link OnlyOn}). */
+        public Placement onlyOn(String restriction) {
+            return new Placement(stripes, stripeSize, replicas, restriction);
         }
     }
 
@@ -140,7 +151,8 @@ public final class FsClient implements AutoCloseable {
     public Entry write(String path, InputStream in, long expectedSize, Placement placement, Progress progress)
             throws IOException {
         ObjectNode place = connections.names(Json.op("place").put("path", path).put("size", Math.max(0, expectedSize))
-                .put("stripes", placement.stripes()).put("replicas", placement.replicas()));
+                .put("stripes", placement.stripes()).put("replicas", placement.replicas())
+                .put("only", placement.only()));
         List<Target> targets = new ArrayList<>();
         List<Entry.Column> columns = new ArrayList<>();
         int index = 0;
@@ -211,7 +223,8 @@ public final class FsClient implements AutoCloseable {
                     + current.address + ") failed: " + f.getMessage() + "; " + path + " is as it was", f);
         }
         targets.forEach(t -> connections.release(t.connection));
-        Entry file = new Entry(false, size, 0, identity, 0644, placement.stripeSize(), columns, crcs);
+        Entry file = new Entry(false, size, 0, identity, 0644, placement.stripeSize(), columns, crcs,
+                placement.only());
         ObjectNode put = Json.op("put").put("path", path);
         put.set("entry", Json.tree(file));
         return Json.entry(connections.names(put).get("entry"));

@@ -346,7 +346,7 @@ public final class NameService implements AutoCloseable {
                 int stripes = r.path("stripes").asInt(1);
                 int replicas = r.path("replicas").asInt(1);
                 List<List<ServerTable.Server>> placed = servers.placement(stripes, replicas,
-                        r.path("size").asLong(0));
+                        r.path("size").asLong(0), r.path("only").asText(""));
                 ArrayNode columns = ok.putArray("columns");
                 for (List<ServerTable.Server> column : placed) {
                     ObjectNode c = columns.addObject().put("blob", HexFormat.of().formatHex(blobId()));
@@ -362,7 +362,7 @@ public final class NameService implements AutoCloseable {
                 ns.checkCreate(path, caller);
                 Entry given = Json.entry(r.path("entry"));
                 Entry file = new Entry(false, given.size(), now, caller.name(), given.mode() & 07777,
-                        given.stripeSize(), given.columns(), given.crcs());
+                        given.stripeSize(), given.columns(), given.crcs(), given.only());
                 servers.check(file);
                 reap(store.commit(Json.op("put").put("path", path.toString()).put("time", now)
                         .set("entry", Json.tree(file))));

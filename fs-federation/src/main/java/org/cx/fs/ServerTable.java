@@ -46,9 +46,10 @@ final class ServerTable {
     /**
      * File servers for a new file of {@code size} bytes in {@code stripes} columns of {@code replicas} copies: the
      * replicas of a column on different servers, the columns spread over as many servers as are up, those with the
-     * most free space first.
+     * most free space first; only those that match {@code only} ({@link OnlyOn}).
      */
-    List<List<Server>> placement(int stripes, int replicas, long size) throws FsException {
+    List<List<Server>> placement(int stripes, int replicas, long size, String only) throws FsException {
+        OnlyOn.check(only);
         if (stripes < 1 || replicas < 1 || stripes > 64 || replicas > 8) {
             throw new FsException(Code.EINVAL, "stripes are 1 to 64 and replicas 1 to 8, not " + stripes + " and "
                     + replicas);
@@ -58,6 +59,10 @@ final class ServerTable {
         if (up.isEmpty()) {
             throw new FsException(Code.EIO, "no file server is up: start one with 'cx fs serve --root DIR "
                     + "--names HOST:PORT'");
+        }
+        up.removeIf(s -> !OnlyOn.matches(only, s.id(), s.host()));
+        if (up.isEmpty()) {
+            throw new FsException(Code.ENOSPC, "no file server up matches " + only + " (cx fs df lists them)");
         }
         if (up.size() < replicas) {
             throw new FsException(Code.EINVAL, replicas + " replicas need " + replicas + " file servers up; "
@@ -84,6 +89,7 @@ final class ServerTable {
 
     /** A file entry as a client proposes it: every server known, the blocks and checksums consistent. */
     void check(Entry file) throws FsException {
+        OnlyOn.check(file.only());
         if (file.columns().isEmpty()) {
             throw new FsException(Code.EINVAL, "a file needs at least one column");
         }
@@ -97,8 +103,13 @@ final class ServerTable {
                 throw new FsException(Code.EINVAL, "column " + c.blob() + " is on no file server");
             }
             for (String id : c.servers()) {
-                if (!servers.containsKey(id)) {
+                Server s = servers.get(id);
+                if (s == null) {
                     throw new FsException(Code.EINVAL, "no file server " + id + " is registered");
+                }
+                if (!OnlyOn.matches(file.only(), s.id(), s.host())) {
+                    throw new FsException(Code.EINVAL, "file server " + id + " on " + s.host() + " does not match "
+                            + "the file's placement restriction " + file.only());
                 }
             }
         }

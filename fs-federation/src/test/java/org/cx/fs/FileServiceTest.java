@@ -11,6 +11,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Random;
 import org.cx.fs.FsException.Code;
 import org.cx.security.CredentialRole;
@@ -60,6 +61,22 @@ class FileServiceTest {
                 assertArrayEquals(big, read(b, "/ann/results/big.bin"));
 
                 a.write("/ann/empty", new ByteArrayInputStream(new byte[0]), 0, FsClient.Progress.NONE);
+
+                FsClient.Placement onTwo = FsClient.Placement.SINGLE.onlyOn("id=" + two.id() + ",host=*");
+                for (int i = 0; i < 3; i++) {
+                    Entry placed = a.write("/ann/placed" + i, new ByteArrayInputStream(new byte[10]), 10, onTwo,
+                            FsClient.Progress.NONE);
+                    assertEquals(List.of(two.id()), placed.columns().get(0).servers());
+                    assertEquals(onTwo.only(), a.stat("/ann/placed" + i).only());
+                }
+                FsException nowhere = assertThrows(FsException.class, () -> a.write("/ann/nowhere",
+                        new ByteArrayInputStream(new byte[1]), 1, FsClient.Placement.SINGLE.onlyOn("host=no-such-*"),
+                        FsClient.Progress.NONE));
+                assertTrue(nowhere.getMessage().contains("no file server up matches host=no-such-*"),
+                        nowhere.getMessage());
+                assertEquals(Code.EINVAL, assertThrows(FsException.class, () -> a.write("/ann/bad",
+                        new ByteArrayInputStream(new byte[1]), 1, FsClient.Placement.SINGLE.onlyOn("rack=3"),
+                        FsClient.Progress.NONE)).code());
                 assertEquals(0, read(a, "/ann/empty").length);
 
                 FsException refused = assertThrows(FsException.class, () -> b.write("/ann/results/big.bin",
@@ -87,7 +104,7 @@ class FileServiceTest {
              FsClient a = FsClient.connect("127.0.0.1:" + port, ann, null)) {
             Await.until("both file servers to register again", WAIT, () -> one.registered() && two.registered());
             assertArrayEquals(big, read(a, "/ann/big.bin"));
-            assertEquals(java.util.List.of("big.bin", "empty", "results"),
+            assertEquals(java.util.List.of("big.bin", "empty", "placed0", "placed1", "placed2", "results"),
                     a.list("/ann").stream().map(Namespace.Named::name).toList());
             assertFalse(a.list("/ann").stream().anyMatch(n -> n.name().equals("old.bin")));
 
