@@ -80,7 +80,8 @@ final class TaskFiles implements AutoCloseable {
     FsRelay relay(Path socket, LongSupplier running) throws IOException {
         return FsRelay.start(socket, names, tls, producer, () -> {
             long c = running.getAsLong();
-            return c < 0 ? null : actingFor.apply(c).user().isEmpty() ? null : actingFor.apply(c);
+            ActingFor who = c < 0 ? null : actingFor.apply(c);
+            return who == null || who.user().isEmpty() ? null : who;
         });
     }
 

@@ -1,9 +1,7 @@
 package org.cx.fs.fuse;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +27,6 @@ import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
 import org.cx.fs.Namespace;
 import org.cx.fs.nio.CxFileSystemProvider;
-import org.cx.fs.nio.CxWriteChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,114 +45,9 @@ final class CxFuse implements FuseOperations {
     private final AtomicLong nextHandle = new AtomicLong(1);
     private final Map<Long, Object> handles = new ConcurrentHashMap<>();
     /** Files open for writing, by path: what getattr reports for them until they are closed. */
-    private final Map<String, Writer> writing = new ConcurrentHashMap<>();
+    private final Map<String, ScratchWriter> writing = new ConcurrentHashMap<>();
     private final int uid;
     private final int gid;
-
-    /**
-     * A file being written: a scratch file, sent when closed. While the writes come in order from the start, they go
-     * to the federation as they come too (write-behind), and closing only finishes that transfer; the first write
-     * out of order, or a truncation, abandons it and the scratch file is sent instead.
-     */
-    private final class Writer {
-        final String path;
-        final Path scratch;
-        final FileChannel channel;
-        boolean dirty;
-        /** The transfer under way while writes come in order; null once they did not (or after a close). */
-        private CxWriteChannel stream;
-        private long streamed;
-
-        Writer(String path, boolean keepContent) throws IOException {
-            this.path = path;
-            this.scratch = Files.createTempFile("cx-fuse-", ".part");
-            this.channel = FileChannel.open(scratch, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            if (keepContent) {
-                try {
-                    // Not closed: closing a channel's stream closes the channel, which stays open for the writes.
-                    client.read(path, java.nio.channels.Channels.newOutputStream(channel), FsClient.Progress.NONE);
-                } catch (FsException e) {
-                    if (e.code() != FsException.Code.ENOENT) {
-                        close();
-                        throw e;
-                    }
-                }
-            } else {
-                dirty = true; // created or truncated: empty until written, and sent even so
-                stream = CxFileSystemProvider.writer(client, path);
-            }
-        }
-
-        /** Writes {@code data} at {@code offset}; returns how many bytes. */
-        synchronized int write(ByteBuffer data, long offset) throws IOException {
-            ByteBuffer forStream = data.duplicate();
-            int total = 0;
-            while (data.hasRemaining()) {
-                total += channel.write(data, offset + total);
-            }
-            dirty = true;
-            if (stream != null && offset == streamed) {
-                try {
-                    stream.write(forStream);
-                    streamed += total;
-                } catch (IOException e) {
-                    abandonStream(); // the scratch file has it all: it is sent on close instead
-                }
-            } else {
-                abandonStream();
-            }
-            return total;
-        }
-
-        synchronized void truncate(long size) throws IOException {
-            channel.truncate(size);
-            dirty = true;
-            if (size != streamed) {
-                abandonStream();
-            }
-        }
-
-        private void abandonStream() {
-            if (stream != null) {
-                stream.abandon();
-                stream = null;
-            }
-        }
-
-        synchronized void send() throws IOException {
-            if (!dirty) {
-                return;
-            }
-            if (stream != null && streamed == channel.size()) {
-                CxWriteChannel s = stream;
-                stream = null;
-                try {
-                    s.close();
-                    dirty = false;
-                    return;
-                } catch (IOException e) {
-                    LOG.debug("streaming {} failed ({}); sending it whole", path, e.getMessage());
-                }
-            }
-            abandonStream();
-            try (InputStream in = Files.newInputStream(scratch)) {
-                client.write(path, in, channel.size(), FsClient.Progress.NONE);
-            }
-            dirty = false;
-        }
-
-        void close() {
-            synchronized (this) {
-                abandonStream();
-            }
-            try {
-                channel.close();
-                Files.deleteIfExists(scratch);
-            } catch (IOException e) {
-                LOG.warn("cannot remove scratch file {}: {}", scratch, e.getMessage());
-            }
-        }
-    }
 
     CxFuse(FsClient client, Errno errno) {
         this.client = client;
@@ -236,7 +128,7 @@ final class CxFuse implements FuseOperations {
     @Override
     public int getattr(String path, Stat stat, FileInfo fi) {
         try {
-            Writer w = writing.get(path);
+            ScratchWriter w = writing.get(path);
             Entry e = client.stat(path);
             stat.setMode((e.directory() ? Stat.S_IFDIR : Stat.S_IFREG) | (e.mode() & 07777));
             stat.setNLink((short) (e.directory() ? 2 : 1));
@@ -248,7 +140,7 @@ final class CxFuse implements FuseOperations {
             stat.aTime().set(Instant.ofEpochMilli(e.mtime()));
             return 0;
         } catch (FsException e) {
-            Writer w = writing.get(path);
+            ScratchWriter w = writing.get(path);
             if (w != null && e.code() == FsException.Code.ENOENT) { // created, not closed yet
                 try {
                     stat.setMode(Stat.S_IFREG | 0644);
@@ -302,7 +194,8 @@ final class CxFuse implements FuseOperations {
         Set<StandardOpenOption> flags = fi.getOpenFlags();
         try {
             if (flags.contains(StandardOpenOption.WRITE)) {
-                Writer w = new Writer(path, !flags.contains(StandardOpenOption.TRUNCATE_EXISTING));
+                ScratchWriter w = new ScratchWriter(client, path,
+                        !flags.contains(StandardOpenOption.TRUNCATE_EXISTING));
                 writing.put(path, w);
                 fi.setFh(handle(w));
             } else {
@@ -317,7 +210,7 @@ final class CxFuse implements FuseOperations {
     @Override
     public int create(String path, int mode, FileInfo fi) {
         try {
-            Writer w = new Writer(path, false);
+            ScratchWriter w = new ScratchWriter(client, path, false);
             writing.put(path, w);
             fi.setFh(handle(w));
             return 0;
@@ -346,7 +239,7 @@ final class CxFuse implements FuseOperations {
                     return total;
                 }
             }
-            if (h instanceof Writer w) {
+            if (h instanceof ScratchWriter w) {
                 synchronized (w) {
                     int n = w.channel.read(buf.slice(buf.position(), (int) Math.min(count, buf.remaining())), offset);
                     n = Math.max(n, 0);
@@ -362,7 +255,7 @@ final class CxFuse implements FuseOperations {
 
     @Override
     public int write(String path, ByteBuffer buf, long count, long offset, FileInfo fi) {
-        if (!(handles.get(fi.getFh()) instanceof Writer w)) {
+        if (!(handles.get(fi.getFh()) instanceof ScratchWriter w)) {
             return -errno.ebadf();
         }
         try {
@@ -375,12 +268,13 @@ final class CxFuse implements FuseOperations {
     @Override
     public int truncate(String path, long size, FileInfo fi) {
         try {
-            Writer w = fi != null && handles.get(fi.getFh()) instanceof Writer open ? open : writing.get(path);
+            ScratchWriter w = fi != null && handles.get(fi.getFh()) instanceof ScratchWriter open ? open
+                    : writing.get(path);
             if (w != null) {
                 w.truncate(size);
                 return 0;
             }
-            Writer once = new Writer(path, size > 0);
+            ScratchWriter once = new ScratchWriter(client, path, size > 0);
             try {
                 once.truncate(size);
                 once.send();
@@ -395,7 +289,7 @@ final class CxFuse implements FuseOperations {
 
     @Override
     public int flush(String path, FileInfo fi) {
-        if (handles.get(fi.getFh()) instanceof Writer w) {
+        if (handles.get(fi.getFh()) instanceof ScratchWriter w) {
             try {
                 w.send();
             } catch (IOException e) {
@@ -414,7 +308,7 @@ final class CxFuse implements FuseOperations {
     public int release(String path, FileInfo fi) {
         Object h = handles.remove(fi.getFh());
         try {
-            if (h instanceof Writer w) {
+            if (h instanceof ScratchWriter w) {
                 try {
                     w.send();
                 } finally {
