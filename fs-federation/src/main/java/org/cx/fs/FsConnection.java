@@ -23,7 +23,7 @@ import org.cx.security.Tls;
  * One blocking connection to a name service or file server, as a client holds it: a request, then its reply (and for
  * transfers, the DATA frames between). Not for concurrent use; {@link FsClient} keeps a pool of them.
  */
-final class FsConnection implements AutoCloseable {
+public final class FsConnection implements AutoCloseable {
     private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
     /** The longest wait for a reply or the next block: then the peer is taken as hung, and the call fails. */
     private static final int REPLY_TIMEOUT_MILLIS = 120_000;
@@ -54,7 +54,7 @@ final class FsConnection implements AutoCloseable {
      * Connects to {@code address} (host:port) and says who calls: with {@code tls} its credential (the peer must be
      * a server of the network), else plainly as {@code user}.
      */
-    static FsConnection open(String address, Tls tls, String user) throws FsException {
+    public static FsConnection open(String address, Tls tls, String user) throws FsException {
         return open(address, tls, user, 0);
     }
 
@@ -152,12 +152,12 @@ final class FsConnection implements AutoCloseable {
     }
 
     /** Who the peer takes this connection's caller for. */
-    String identity() {
+    public String identity() {
         return identity;
     }
 
     /** Sends {@code request} and returns its reply; an error reply is thrown as the {@link FsException} it says. */
-    ObjectNode call(ObjectNode request) throws FsException {
+    public ObjectNode call(ObjectNode request) throws FsException {
         send(request);
         return reply();
     }

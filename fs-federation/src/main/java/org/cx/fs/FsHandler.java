@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * ({@code hello}, once per connection: the credential's name and role; for a producer's credential, the owner of the
  * task it acts for; with plain connections the declared user), decodes JSON requests and hands them and DATA frames
  * to the service. A malformed frame or request is refused with an error
- * reply, and the connection goes on; only a frame that breaks the framing ends it.
+ * reply, and the connection goes on; only a frame that breaks the framing ends it. The accounting service's handler
+ * is one too.
  */
-abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
+public abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
     private static final Logger LOG = LoggerFactory.getLogger(FsHandler.class);
 
     /** The caller, once it said hello; null before. */
@@ -145,11 +146,11 @@ abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
         refuse(ctx, new FsException(Code.EINVAL, "data outside a transfer"));
     }
 
-    static void reply(ChannelHandlerContext ctx, JsonNode reply) {
+    protected static void reply(ChannelHandlerContext ctx, JsonNode reply) {
         ctx.writeAndFlush(FsFrames.json(ctx.alloc(), reply));
     }
 
-    static void refuse(ChannelHandlerContext ctx, FsException e) {
+    protected static void refuse(ChannelHandlerContext ctx, FsException e) {
         reply(ctx, error(e));
     }
 
@@ -157,7 +158,7 @@ abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
         return Json.object().put("error", e.getMessage()).put("code", e.code().name());
     }
 
-    void requireServer(String op) throws FsException {
+    protected void requireServer(String op) throws FsException {
         if (!server && !caller.admin()) {
             throw new FsException(Code.EACCES, "only the file service's own processes and admins may " + op);
         }

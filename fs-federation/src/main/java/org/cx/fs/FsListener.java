@@ -12,13 +12,13 @@ import org.cx.fs.FsException.Code;
 import org.cx.security.Tls;
 import org.cx.wire.EventLoops;
 
-/** A name service's or file server's listening socket and event loops. */
-final class FsListener implements AutoCloseable {
+/** A listening socket and event loops of a service that speaks the file service's frames (also the accounting service). */
+public final class FsListener implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel channel;
 
-    FsListener(String name, String host, int port, Tls tls, Supplier<FsHandler> handler) throws FsException {
+    public FsListener(String name, String host, int port, Tls tls, Supplier<? extends FsHandler> handler) throws FsException {
         boss = EventLoops.create(name + "-accept", 1);
         workers = EventLoops.create(name + "-io", 2);
         try {
@@ -38,7 +38,7 @@ final class FsListener implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
