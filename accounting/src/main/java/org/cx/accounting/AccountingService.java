@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>Who may do what: task servers and admins record usage and see everything; admins load prices; a user sees their
  * own balance, reports and statement.
  */
-public final class AccountingService implements AutoCloseable {
+public final class AccountingService implements AccountingMXBean, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AccountingService.class);
     static final ObjectMapper MAPPER = new ObjectMapper();
     /** The most rows one batch may carry. */
@@ -67,9 +67,33 @@ public final class AccountingService implements AutoCloseable {
         return store;
     }
 
-    /** Batches recorded, batches recognised as sent before, and usage rows received. */
-    public long[] counters() {
-        return new long[] {batchesRecorded.get(), batchesRepeated.get(), rowsRecorded.get()};
+    @Override
+    public long getBatchesRecorded() {
+        return batchesRecorded.get();
+    }
+
+    @Override
+    public long getBatchesRepeated() {
+        return batchesRepeated.get();
+    }
+
+    @Override
+    public long getRowsReceived() {
+        return rowsRecorded.get();
+    }
+
+    @Override
+    public int getPricesVersion() {
+        return store.prices().number();
+    }
+
+    @Override
+    public long getRowsStored() {
+        try {
+            return store.size()[0];
+        } catch (SQLException e) {
+            return -1;
+        }
     }
 
     private final class Handler extends FsHandler {

@@ -59,8 +59,11 @@ public final class AccountingStore implements AutoCloseable {
         try {
             return new AccountingStore(url, user, password, policy);
         } catch (org.flywaydb.core.api.FlywayException e) {
-            throw new SQLException("cannot create or migrate the accounting schema at " + url + ": "
-                    + e.getMessage(), e);
+            String why = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
+            if (why.contains("already in use")) {
+                why = "another accounting service keeps its records there; stop it, or give this one another --data";
+            }
+            throw new SQLException("cannot open or migrate the accounting database at " + url + ": " + why, e);
         }
     }
 
@@ -230,7 +233,8 @@ public final class AccountingStore implements AutoCloseable {
             }
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
-                    rows.add(new Report.Row(r.getString(1), r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5),
+                    String k = by == Report.By.COMPUTATION ? Long.toHexString(r.getLong(1)) : r.getString(1);
+                    rows.add(new Report.Row(k, r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5),
                             r.getLong(6), r.getLong(7), r.getLong(8), r.getLong(9), r.getDouble(10),
                             r.getDouble(11)));
                 }

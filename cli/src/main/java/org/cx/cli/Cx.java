@@ -3,6 +3,7 @@ package org.cx.cli;
 import java.io.IOException;
 import java.time.Duration;
 import org.cx.api.ComputationFailedException;
+import org.cx.accounting.PriceTable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Spec;
@@ -22,6 +23,7 @@ import picocli.CommandLine.Spec;
                 DistCommand.class,
                 SubmitCommand.class, CallCommand.class, JobCommand.class, StatusCommand.class, CompletionCommand.class,
                 BenchCommand.class, NetworkCommand.class, SimCommand.class, KeysCommand.class, FsCommand.class,
+                AccountingCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Cx implements Runnable {
 
@@ -39,10 +41,12 @@ public final class Cx implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Cx());
         cl.setUsageHelpWidth(HELP_WIDTH);
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.registerConverter(Duration.class, new DurationConverter());
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             if (e instanceof IllegalArgumentException || e instanceof IOException
-                    || e instanceof ComputationFailedException || e instanceof IllegalStateException) {
+                    || e instanceof ComputationFailedException || e instanceof IllegalStateException
+                    || e instanceof java.sql.SQLException || e instanceof PriceTable.InvalidPricesException) {
                 commandLine.getErr().println("cx: " + e.getMessage());
                 return 2;
             }

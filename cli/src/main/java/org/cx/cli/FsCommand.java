@@ -115,7 +115,8 @@ final class FsCommand extends Group {
         }
     }
 
-    private static String advertised(String host) {
+    /** The address others reach a service bound to {@code host} at. */
+    static String advertised(String host) {
         if (!host.equals("0.0.0.0") && !host.equals("::")) {
             return host;
         }

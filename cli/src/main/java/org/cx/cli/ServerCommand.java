@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.cx.accounting.UsageSender;
 import org.cx.discovery.RiverDiscovery;
 import org.cx.security.Tls;
 import org.cx.server.NetworkConfig;
@@ -113,6 +114,13 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                     + "and consumers started with --lookup find this server." + Lookups.MULTICAST_HELP)
     String lookup;
 
+    @Option(names = "--accounting", paramLabel = "HOST:PORT|lookup",
+            description = {"Send what producers' executions use (CPU and wall time, bytes, messages, offered "
+                + "capacity) to the accounting service at HOST:PORT, or to the one registered at --lookup "
+                + "(--accounting lookup). Usage is kept until the service acknowledges it, and recorded once. "
+                + "Default: no accounting."})
+    String accounting;
+
     @Mixin
     JmxOptions jmxOptions;
 
@@ -143,12 +151,17 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         try (TaskServerNode node = TaskServerNode.start(config);
              RiverDiscovery discovery = lookup == null ? null
                      : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));
-             Announcer announcer = discovery == null ? null : Announcer.start(discovery, node)) {
+             Announcer announcer = discovery == null ? null : Announcer.start(discovery, node);
+             UsageSender usage = accounting == null ? null : meter(node, tls)) {
             out().println("task server " + name + (join == null ? " (founding a network)"
                     : " (joining the network of " + join + ")") + " listening on " + host + ":" + node.port()
                     + (lookup == null ? "" : "; registered with the lookup service at " + discovery.lookupAddress()));
             if (!jmx.isEmpty()) {
                 out().println("JMX: " + jmx);
+            }
+            if (usage != null) {
+                out().println("usage goes to the accounting service" + (accounting.equals("lookup")
+                        ? " registered at " + lookup : " at " + accounting));
             }
             out().flush();
             String reason = node.evicted().get();
@@ -157,5 +170,23 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                     + "add it as a new server.");
             return 3;
         }
+    }
+
+    /** Meters the server's usage for the accounting service, found again after every failure to reach it. */
+    private UsageSender meter(TaskServerNode node, Tls tls) {
+        if (accounting.equals("lookup") && lookup == null) {
+            throw new IllegalArgumentException("--accounting lookup needs --lookup");
+        }
+        java.util.function.Supplier<String> address = () -> {
+            try {
+                return AccountingCommand.address(accounting.equals("lookup") ? null : accounting,
+                        accounting.equals("lookup") ? lookup : null);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+        };
+        UsageSender sender = new UsageSender(name, address, tls, Duration.ofSeconds(1));
+        node.meterUsage(sender::add);
+        return sender;
     }
 }

@@ -17,6 +17,8 @@ public interface Discovery extends AutoCloseable {
     String TASK_SERVER = "task-server";
     String NETWORK = "network";
     String FS_NAMES = "fs-names";
+    /** The accounting service. */
+    String ACCOUNTING = "accounting";
 
     /** Registers {@code service}; the registration is renewed until cancelled or this discovery is closed. */
     Registration register(ServiceRecord service) throws IOException;

@@ -228,7 +228,7 @@ final class WorkerProcess implements TaskExecutor {
      * process's output.
      */
     private static Completion effectsOnly(Completion c) {
-        return new Completion(c.id(), c.spawned(), c.values(), c.execNanos());
+        return c.effectsOnly();
     }
 
     /**

@@ -127,7 +127,7 @@ public final class BoxedTasks {
                 org.cx.wire.MessageStreams out = new org.cx.wire.MessageStreams(java.io.InputStream.nullInputStream(),
                         new java.io.FileOutputStream(java.io.FileDescriptor.out), 1 << 20);
                 out.write(new org.cx.wire.Message.Completed(new org.cx.wire.Completion[] {new org.cx.wire.Completion(
-                        context.id(), new org.cx.wire.TaskEnvelope[] {forged}, new org.cx.wire.ValueEnvelope[0], 0, 0,
+                        context.id(), new org.cx.wire.TaskEnvelope[] {forged}, new org.cx.wire.ValueEnvelope[0], 0, 0, 0,
                         -1, true)}));
                 out.flush();
             } catch (java.io.IOException e) {

@@ -170,7 +170,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
                 case TaskRunner.Outcome.Done d -> {
                     Completion c = d.completion();
                     // The measured time is the wall clock's: report the virtual one, or the run is not repeatable.
-                    done.add(new Completion(c.id(), c.spawned(), c.values(), took, c.claimed(), c.claimedValue(),
+                    done.add(new Completion(c.id(), c.spawned(), c.values(), took, took, c.claimed(), c.claimedValue(),
                             c.keeps()));
                 }
                 case TaskRunner.Outcome.Failed f -> end.write(new Message.TaskFailed(f.id(), f.reason()));

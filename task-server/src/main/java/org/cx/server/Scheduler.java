@@ -88,6 +88,8 @@ public final class Scheduler {
     private final Set<ComputationState> tallied = new LinkedHashSet<>(); // iterated: insertion order, repeatable
     /** Set by {@link #tick} before each command: time is passed in, never read. */
     private long now;
+    /** Meters executions for the accounting service; null unless asked for. */
+    private UsageMeter meter;
     private final SchedulerCounters counters = new SchedulerCounters();
     /** This server's id in the production network (1 when it stands alone). */
     private int self = 1;
@@ -421,13 +423,30 @@ public final class Scheduler {
         ProducerState p = new ProducerState(peerId, name, owner, workers);
         producers.put(peerId, p);
         demand.joined(p);
+        if (meter != null) {
+            meter.joined(p, now);
+        }
         return p;
+    }
+
+    /** Meters producers' executions from now on, for the accounting service ({@link #drainUsage}). */
+    public void meterUsage(java.util.function.LongSupplier wallMillis) {
+        meter = new UsageMeter(wallMillis);
+        producers.values().forEach(p -> meter.joined(p, now));
+    }
+
+    /** The usage metered since the last call (none unless {@link #meterUsage} was called). */
+    public List<org.cx.wire.Usage> drainUsage(long nowNanos) {
+        return meter == null ? List.of() : meter.drain(nowNanos);
     }
 
     /** A producer left (crash, disconnect): what it held becomes fresh for the others. */
     public void removeProducer(ProducerState p) {
         producers.remove(p.peerId);
         demand.left(p);
+        if (meter != null) {
+            meter.left(p, now);
+        }
         // Revokes it will never answer: those tasks may be asked of their other holders again.
         for (TaskId[] asked : p.pendingRevokes) {
             for (TaskId id : asked) {
@@ -552,9 +571,13 @@ public final class Scheduler {
             c.executed();
             tallied.add(c);
         }
+        if (meter != null && p != null) {
+            // With a quorum, every execution it counts is one the consumer asked for.
+            boolean accepted = e != null && e.isReady();
+            meter.executed(c, p, completion, accepted ? e.bytes() : 0, accepted, now);
+        }
         if (e != null && e.isReady() && c.quorum > 1 && p != null) {
-            completion = new Completion(completion.id(), completion.spawned(), completion.values(),
-                    completion.execNanos()); // nobody claims or keeps a validated computation's tasks
+            completion = completion.effectsOnly(); // nobody claims or keeps a validated computation's tasks
             if (!validated(c, e, p, completion.effectsDigest())) {
                 dispatch();
                 return;

@@ -172,6 +172,21 @@ public final class ServerCore {
         }
     }
 
+    /**
+     * Meters what producers' executions use, and hands {@code sink} the usage every second (on the event loop; the
+     * sink must not block). Call on the event loop, after {@link #start}.
+     */
+    public void meterUsage(java.util.function.LongSupplier wallMillis,
+                           java.util.function.Consumer<java.util.List<org.cx.wire.Usage>> sink) {
+        scheduler.meterUsage(wallMillis);
+        cycle.every(TaskServerNode.SECOND_NANOS, () -> {
+            java.util.List<org.cx.wire.Usage> rows = scheduler.drainUsage(cycle.now());
+            if (!rows.isEmpty()) {
+                sink.accept(rows);
+            }
+        });
+    }
+
     /** How often, and after how long unknown here, the values of computations no longer here are let go. */
     private static final long VALUE_SWEEP_NANOS = 30 * TaskServerNode.SECOND_NANOS;
 

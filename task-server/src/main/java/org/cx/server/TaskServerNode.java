@@ -75,6 +75,14 @@ public final class TaskServerNode implements AutoCloseable {
         return values;
     }
 
+    /**
+     * Meters what producers' executions use and hands it to {@code sink} every second, on the event loop (the sink
+     * must not block: the accounting service's sender queues it).
+     */
+    public void meterUsage(java.util.function.Consumer<java.util.List<org.cx.wire.Usage>> sink) {
+        loop.submit(() -> core.meterUsage(System::currentTimeMillis, sink)).syncUninterruptibly();
+    }
+
     /** Binds and starts serving. */
     public static TaskServerNode start(ServerConfig config) throws InterruptedException {
         TaskServerNode node = new TaskServerNode(config);

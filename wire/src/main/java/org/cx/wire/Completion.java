@@ -9,7 +9,8 @@ import org.cx.api.TaskId;
  * @param id           the task that ran
  * @param spawned      tasks it stored
  * @param values       values it stored
- * @param execNanos    how long the execution took on the producer
+ * @param execNanos    how long the execution took on the producer (wall-clock time)
+ * @param cpuNanos     the CPU time the execution took on the producer's thread (0 where it was not measured)
  * @param claimed      index into {@code spawned} of a ready child the producer is already running itself, or -1
  * @param claimedValue index into {@code values} of a value that completes its target's inputs, when the producer
  *                     is already running that target itself (it kept a copy, see {@code keeps}), or -1. At most
@@ -18,8 +19,8 @@ import org.cx.api.TaskId;
  *                     values other producers send those tasks, so that the producer whose own value completes one
  *                     can run it at once
  */
-public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos, int claimed,
-                         int claimedValue, boolean keeps) {
+public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos, long cpuNanos,
+                         int claimed, int claimedValue, boolean keeps) {
 
     public Completion {
         if (claimed < -1 || claimed >= spawned.length) {
@@ -108,24 +109,34 @@ public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] valu
                 + "or split the data over several tasks";
     }
 
-    /** A completion that claims nothing and keeps nothing. */
+    /** A completion that claims nothing and keeps nothing, its CPU time not measured. */
     public Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos) {
-        this(id, spawned, values, execNanos, -1, -1, false);
+        this(id, spawned, values, execNanos, 0);
+    }
+
+    /** A completion that claims nothing and keeps nothing. */
+    public Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos, long cpuNanos) {
+        this(id, spawned, values, execNanos, cpuNanos, -1, -1, false);
+    }
+
+    /** The same effects, claiming and keeping nothing. */
+    public Completion effectsOnly() {
+        return new Completion(id, spawned, values, execNanos, cpuNanos);
     }
 
     /** The same completion, claiming spawned task {@code index}. */
     public Completion withClaim(int index) {
-        return new Completion(id, spawned, values, execNanos, index, -1, keeps);
+        return new Completion(id, spawned, values, execNanos, cpuNanos, index, -1, keeps);
     }
 
     /** The same completion, claiming the target of value {@code index}. */
     public Completion withClaimedValue(int index) {
-        return new Completion(id, spawned, values, execNanos, -1, index, keeps);
+        return new Completion(id, spawned, values, execNanos, cpuNanos, -1, index, keeps);
     }
 
     /** The same completion, saying whether the producer keeps copies of its unready spawned tasks. */
     public Completion keeping(boolean on) {
-        return new Completion(id, spawned, values, execNanos, claimed, claimedValue, on);
+        return new Completion(id, spawned, values, execNanos, cpuNanos, claimed, claimedValue, on);
     }
 
     /** The most inputs a task may wait for and still be kept by producers: keeping costs a message per input. */

@@ -114,6 +114,7 @@ public final class ProtocolCodec {
                 writeEnvelopes(out, c.spawned());
                 writeValues(out, c.values());
                 out.writeVarLong(c.execNanos(), true);
+                out.writeVarLong(c.cpuNanos(), true);
                 out.writeVarInt(c.claimed() + 1, true);
                 out.writeVarInt(c.claimedValue() + 1, true);
                 out.writeBoolean(c.keeps());
@@ -125,11 +126,13 @@ public final class ProtocolCodec {
                 TaskEnvelope[] spawned = readEnvelopes(in);
                 ValueEnvelope[] values = readValues(in);
                 long execNanos = in.readVarLong(true);
+                long cpuNanos = in.readVarLong(true);
                 int claimed = in.readVarInt(true) - 1;
                 int claimedValue = in.readVarInt(true) - 1;
                 boolean keeps = in.readBoolean();
                 try {
-                    completions[i] = new Completion(taskId, spawned, values, execNanos, claimed, claimedValue, keeps);
+                    completions[i] = new Completion(taskId, spawned, values, execNanos, cpuNanos, claimed, claimedValue,
+                            keeps);
                 } catch (IllegalArgumentException e) {
                     throw new MalformedMessageException("completion of " + taskId + ": " + e.getMessage());
                 }

@@ -56,7 +56,7 @@ class CodecTest {
                 new Message.Request(3, 1),
                 new Message.Assign(new ReadyTask[] {new ReadyTask(env, new byte[][] {{7}, {}})}),
                 new Message.Completed(new Completion[] {new Completion(parent, new TaskEnvelope[] {env},
-                        new ValueEnvelope[] {new ValueEnvelope(Continuation.CONSUMER, new byte[] {4})}, 1234, 0, -1,
+                        new ValueEnvelope[] {new ValueEnvelope(Continuation.CONSUMER, new byte[] {4})}, 1234, 987, 0, -1,
                         true)}),
                 new Message.Completed(new Completion[] {new Completion(child, new TaskEnvelope[0],
                         new ValueEnvelope[] {new ValueEnvelope(Continuation.to(parent, 1), new byte[] {4})}, 5)

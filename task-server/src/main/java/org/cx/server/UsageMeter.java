@@ -1,0 +1,132 @@
+package org.cx.server;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.cx.wire.Completion;
+import org.cx.wire.TaskEnvelope;
+import org.cx.wire.Usage;
+import org.cx.wire.ValueEnvelope;
+
+/**
+ * Meters what producers' executions used, for the accounting service: every completion a producer returns, as the
+ * accepted execution of its task or as a duplicate, is added to a row of its price interval, computation and
+ * producer; {@link #drain} hands the rows over and starts afresh. Capacity a producer offered and no task used
+ * ({@link Usage.Kind#OFFERED}) is its workers' connected time less the wall time of what it ran. Tasks run on the
+ * server itself are not metered. Scheduler thread only.
+ */
+final class UsageMeter {
+    /** Who a computation's usage is charged to on a network without identities. */
+    static final String ANONYMOUS = "anonymous";
+
+    private final LongSupplier wallMillis;
+    private final Map<SlotKey, Slot> slots = new HashMap<>();
+    /** The slot each producer last added to, to skip the map lookup for its next completion. */
+    private final Map<ProducerState, Slot> last = new IdentityHashMap<>();
+    /** Per producer: when its offered capacity was last counted, and the wall time it ran since. */
+    private final Map<ProducerState, long[]> offered = new IdentityHashMap<>();
+    /** Offered capacity of producers that left since the last drain. */
+    private final List<Usage> departed = new ArrayList<>();
+
+    private record SlotKey(long interval, boolean accepted, long computation, ProducerState producer) {
+    }
+
+    private static final class Slot {
+        final SlotKey key;
+        final String consumer;
+        long executions;
+        long cpuNanos;
+        long wallNanos;
+        long bytesIn;
+        long bytesOut;
+        long messages;
+
+        Slot(SlotKey key, String consumer) {
+            this.key = key;
+            this.consumer = consumer;
+        }
+    }
+
+    UsageMeter(LongSupplier wallMillis) {
+        this.wallMillis = wallMillis;
+    }
+
+    /**
+     * {@code p} returned {@code completion} of a task of {@code c} (null: the computation is over here);
+     * {@code bytesIn} are the task's bytes and inputs where known.
+     */
+    void executed(ComputationState c, ProducerState p, Completion completion, long bytesIn, boolean accepted,
+                  long nowNanos) {
+        long interval = Usage.intervalOf(wallMillis.getAsLong());
+        long computation = completion.id().computation();
+        Slot s = last.get(p);
+        if (s == null || s.key.interval() != interval || s.key.accepted() != accepted
+                || s.key.computation() != computation) {
+            SlotKey key = new SlotKey(interval, accepted, computation, p);
+            s = slots.get(key);
+            if (s == null) {
+                s = new Slot(key, c == null || c.owner.isEmpty() ? ANONYMOUS : c.owner);
+                slots.put(key, s);
+            }
+            last.put(p, s);
+        }
+        s.executions++;
+        s.cpuNanos += completion.cpuNanos();
+        s.wallNanos += completion.execNanos();
+        s.bytesIn += bytesIn;
+        long out = 0;
+        for (TaskEnvelope e : completion.spawned()) {
+            out += e.body().length;
+        }
+        for (ValueEnvelope v : completion.values()) {
+            out += v.value().length;
+        }
+        s.bytesOut += out;
+        s.messages += completion.spawned().length + completion.values().length;
+        offered.computeIfAbsent(p, k -> new long[] {nowNanos, 0})[1] += completion.execNanos();
+    }
+
+    /** {@code p} joined: its offered capacity counts from now. */
+    void joined(ProducerState p, long nowNanos) {
+        offered.put(p, new long[] {nowNanos, 0});
+    }
+
+    /** {@code p} left: its capacity is counted up to now, for the next drain. */
+    void left(ProducerState p, long nowNanos) {
+        long[] o = offered.remove(p);
+        last.remove(p);
+        if (o != null) {
+            addOffered(p, o, nowNanos, departed);
+        }
+    }
+
+    /** The rows metered since the last drain, with every connected producer's offered capacity up to now. */
+    List<Usage> drain(long nowNanos) {
+        List<Usage> rows = new ArrayList<>(slots.size() + offered.size() + departed.size());
+        rows.addAll(departed);
+        departed.clear();
+        for (Slot s : slots.values()) {
+            ProducerState p = s.key.producer();
+            rows.add(new Usage(s.key.interval(), s.key.accepted() ? Usage.Kind.ACCEPTED : Usage.Kind.DUPLICATE,
+                    s.consumer, s.key.computation(), p.name, p.owner, Usage.hostType(p.workers), s.executions,
+                    s.cpuNanos, s.wallNanos, s.bytesIn, s.bytesOut, s.messages));
+        }
+        slots.clear();
+        last.clear();
+        offered.forEach((p, o) -> addOffered(p, o, nowNanos, rows));
+        return rows;
+    }
+
+    private void addOffered(ProducerState p, long[] o, long nowNanos, List<Usage> into) {
+        long idle = Math.max(0, (nowNanos - o[0]) * p.workers - o[1]);
+        o[0] = nowNanos;
+        o[1] = 0;
+        if (idle > 0) {
+            into.add(new Usage(Usage.intervalOf(wallMillis.getAsLong()), Usage.Kind.OFFERED, "", 0, p.name, p.owner,
+                    Usage.hostType(p.workers), 0, idle, 0, 0, 0, 0));
+        }
+    }
+}
