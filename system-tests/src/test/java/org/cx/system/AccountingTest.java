@@ -1,0 +1,157 @@
+package org.cx.system;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.cx.accounting.AccountingClient;
+import org.cx.accounting.Report;
+import org.cx.accounting.UsageSender;
+import org.cx.api.Computation;
+import org.cx.cli.Cx;
+import org.cx.consumer.Consumer;
+import org.cx.examples.fib.Fib;
+import org.cx.examples.fib.Load;
+import org.cx.fs.FsException;
+import org.cx.harness.LocalCluster;
+import org.cx.server.TaskServerNode;
+import org.cx.testing.Await;
+import org.cx.testing.ChildProcess;
+import org.cx.testing.Postgres;
+import org.cx.wire.Usage;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The accounting service killed -9 mid-run and a producer killed mid-batch: what the service recorded equals, exactly,
+ * what the server metered from the producers' completions, and the accepted executions are the computation's tasks.
+ * On the embedded database and on PostgreSQL.
+ */
+class AccountingTest {
+    private static final Duration WAIT = Duration.ofSeconds(120);
+    private static final Load LEAF_2MS = Load.ofMillis(Load.Kind.SLEEP, 0, 2, 0);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What the server handed the sender, summed (the event loop adds, the test reads). */
+    private static final class Tap {
+        final AtomicLong accepted = new AtomicLong();
+        final AtomicLong duplicates = new AtomicLong();
+        final AtomicLong cpuNanos = new AtomicLong();
+        final AtomicLong wallNanos = new AtomicLong();
+        final AtomicLong bytes = new AtomicLong();
+        final AtomicLong messages = new AtomicLong();
+
+        void add(List<Usage> rows) {
+            for (Usage u : rows) {
+                if (u.kind() == Usage.Kind.OFFERED) {
+                    continue;
+                }
+                (u.kind() == Usage.Kind.ACCEPTED ? accepted : duplicates).addAndGet(u.executions());
+                cpuNanos.addAndGet(u.cpuNanos());
+                wallNanos.addAndGet(u.wallNanos());
+                bytes.addAndGet(u.bytesIn() + u.bytesOut());
+                messages.addAndGet(u.messages());
+            }
+        }
+
+        String totals() {
+            return accepted + " " + duplicates + " " + cpuNanos + " " + wallNanos + " " + bytes + " " + messages;
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"embedded", "postgresql"})
+    void recordedTotalsEqualTheMeteredExecutionsThroughKills(String database, @TempDir Path dir) throws Exception {
+        Postgres postgres = null;
+        List<String> store = new ArrayList<>(List.of("--data", dir.resolve("accounting").toString()));
+        if (database.equals("postgresql")) {
+            Assumptions.assumeTrue(Postgres.installation().isPresent(), "PostgreSQL is not installed here "
+                    + "(.ci/run installs Debian's postgresql)");
+            postgres = Postgres.start();
+            store = List.of("--jdbc", postgres.createDatabase("accounting"), "--db-user", Postgres.USER);
+        }
+        int n = 20;
+        List<String> serve = new ArrayList<>(List.of("accounting", "serve", "--insecure", "--port", "0"));
+        serve.addAll(store);
+        String[] args = serve.toArray(String[]::new);
+        Tap tap = new Tap();
+        String[] address = {null};
+        ChildProcess service = startService(args, address);
+        try (LocalCluster cluster = Clusters.audited(1, 2, true);
+             Consumer consumer = cluster.consumer();
+             UsageSender sender = new UsageSender("test", () -> address[0], null, Duration.ofMillis(200))) {
+            TaskServerNode server = cluster.server();
+            server.meterUsage(rows -> {
+                tap.add(rows);
+                sender.add(rows);
+            });
+            try (ChildProcess victim = ChildProcess.start("victim", Cx.class.getName(), "producer",
+                    "--server", "127.0.0.1:" + server.port(), "--workers", "2", "--name", "victim")) {
+                victim.awaitLine("attached to", WAIT);
+                Computation<Long> c = consumer.submit(new Fib(n, LEAF_2MS));
+                Await.until("some batches recorded", WAIT, () -> sender.acknowledged() >= 3);
+                service.kill(); // SIGKILL: a batch may be committed and its acknowledgement lost
+                long before = tap.accepted.get();
+                Await.until("usage metered while the service is down", WAIT, () -> tap.accepted.get() > before + 300);
+                victim.kill(); // SIGKILL, mid-batch: it has completions running and on their way
+                service = startService(args, address);
+                assertEquals(Fib.value(n), c.result().get(120, TimeUnit.SECONDS));
+            }
+            Await.until("every task's accepted execution metered", WAIT,
+                    () -> tap.accepted.get() == Fib.taskCount(n));
+            String[] last = {""};
+            try {
+                Await.until("the recorded totals to equal the metered ones", WAIT, () -> {
+                    last[0] = recorded(address[0]);
+                    return sender.idle() && last[0].equals(tap.totals());
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + ": recorded " + last[0] + ", metered " + tap.totals(), e);
+            }
+            assertEquals(Fib.taskCount(n), server.audit().appliedTasks());
+            assertTrue(tap.cpuNanos.get() > 0, "CPU time was measured");
+        } finally {
+            service.close();
+            if (postgres != null) {
+                postgres.close();
+            }
+        }
+    }
+
+    private static ChildProcess startService(String[] args, String[] address) throws Exception {
+        ChildProcess p = ChildProcess.start("accounting", Cx.class.getName(), args);
+        String line = p.awaitLine("accounting service listening on ", WAIT);
+        address[0] = line.replaceAll(".*listening on (\\S+?),.*", "$1");
+        return p;
+    }
+
+    /** Executions, duplicates, CPU and wall nanoseconds, bytes and messages the service recorded, as the tap sums. */
+    private static String recorded(String address) {
+        try (AccountingClient client = AccountingClient.connect(address, null, "test")) {
+            JsonNode rows = JSON.readTree(client.report(Instant.EPOCH, null, Report.By.USER, null,
+                    Report.Format.JSON));
+            long[] t = new long[6];
+            for (JsonNode r : rows) {
+                t[0] += r.path("executions").asLong();
+                t[1] += r.path("duplicates").asLong();
+                t[2] += r.path("cpuNanos").asLong();
+                t[3] += r.path("wallNanos").asLong();
+                t[4] += r.path("bytesIn").asLong() + r.path("bytesOut").asLong();
+                t[5] += r.path("messages").asLong();
+            }
+            return t[0] + " " + t[1] + " " + t[2] + " " + t[3] + " " + t[4] + " " + t[5];
+        } catch (FsException | com.fasterxml.jackson.core.JsonProcessingException e) {
+            return "unreachable: " + e.getMessage();
+        }
+    }
+}
