@@ -37,3 +37,10 @@ CREATE TABLE usage_rows (
 );
 CREATE INDEX usage_by_consumer ON usage_rows (consumer, interval_start);
 CREATE INDEX usage_by_contributor ON usage_rows (contributor, interval_start);
+
+-- Every user's credits so far, kept with each batch: balances are read without summing the usage.
+CREATE TABLE balances (
+    user_name VARCHAR(64)      PRIMARY KEY,
+    charged   DOUBLE PRECISION NOT NULL,
+    credited  DOUBLE PRECISION NOT NULL
+);

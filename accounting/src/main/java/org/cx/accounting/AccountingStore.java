@@ -102,6 +102,7 @@ public final class AccountingStore implements AutoCloseable {
                 batch.setInt(3, rows.size());
                 batch.executeUpdate();
             }
+            Map<String, double[]> balances = new TreeMap<>();
             try (PreparedStatement add = writer.prepareStatement("UPDATE usage_rows SET executions = executions + ?, "
                     + "cpu_nanos = cpu_nanos + ?, wall_nanos = wall_nanos + ?, bytes_in = bytes_in + ?, "
                     + "bytes_out = bytes_out + ?, messages = messages + ?, charged = charged + ?, "
@@ -112,13 +113,18 @@ public final class AccountingStore implements AutoCloseable {
                          + "consumer, computation, producer, contributor, host_type) "
                          + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                 for (Usage row : rows) {
-                    bind(add, row);
+                    double[] credits = bind(add, row);
                     if (add.executeUpdate() == 0) {
                         bind(insert, row);
                         insert.executeUpdate();
                     }
+                    if (!row.consumer().isEmpty()) {
+                        balances.computeIfAbsent(row.consumer(), u -> new double[2])[0] += credits[0];
+                    }
+                    balances.computeIfAbsent(row.contributor(), u -> new double[2])[1] += credits[1];
                 }
             }
+            addToBalances(balances);
             writer.commit();
             return true;
         } catch (SQLException | RuntimeException e) {
@@ -127,7 +133,26 @@ public final class AccountingStore implements AutoCloseable {
         }
     }
 
-    private void bind(PreparedStatement s, Usage row) throws SQLException {
+    private void addToBalances(Map<String, double[]> balances) throws SQLException {
+        try (PreparedStatement add = writer.prepareStatement("UPDATE balances SET charged = charged + ?, "
+                + "credited = credited + ? WHERE user_name = ?");
+             PreparedStatement insert = writer.prepareStatement("INSERT INTO balances (charged, credited, user_name) "
+                     + "VALUES (?, ?, ?)")) {
+            for (Map.Entry<String, double[]> b : balances.entrySet()) {
+                for (PreparedStatement s : List.of(add, insert)) {
+                    s.setDouble(1, b.getValue()[0]);
+                    s.setDouble(2, b.getValue()[1]);
+                    s.setString(3, b.getKey());
+                    if (s.executeUpdate() > 0) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Binds {@code row}'s columns, priced; returns the credits it charges and credits. */
+    private double[] bind(PreparedStatement s, Usage row) throws SQLException {
         PriceTable prices = book.inForce(row.intervalStart());
         double charged = switch (row.kind()) {
             case ACCEPTED -> prices.credits(PriceTable.Kind.CONSUMED, row);
@@ -154,6 +179,7 @@ public final class AccountingStore implements AutoCloseable {
         s.setString(13, row.producer());
         s.setString(14, row.contributor());
         s.setString(15, row.hostType());
+        return new double[] {charged, credited};
     }
 
     /** The prices in force now. */
@@ -180,29 +206,22 @@ public final class AccountingStore implements AutoCloseable {
 
     /** Credits charged to and credited to every user (or {@code onlyUser}), and their difference. */
     public List<Report.Balance> balances(String onlyUser) throws SQLException {
-        Map<String, double[]> by = new TreeMap<>();
-        try (Connection c = connect()) {
-            sum(c, "SELECT consumer, SUM(charged) FROM usage_rows WHERE consumer <> '' GROUP BY consumer", by, 0);
-            sum(c, "SELECT contributor, SUM(credited) FROM usage_rows GROUP BY contributor", by, 1);
-        }
         List<Report.Balance> out = new ArrayList<>();
-        by.forEach((u, v) -> {
-            if (onlyUser == null || onlyUser.equals(u)) {
-                out.add(new Report.Balance(u, v[0], v[1]));
+        try (Connection c = connect(); PreparedStatement s = c.prepareStatement("SELECT user_name, charged, "
+                + "credited FROM balances" + (onlyUser == null ? "" : " WHERE user_name = ?") + " ORDER BY user_name")) {
+            if (onlyUser != null) {
+                s.setString(1, onlyUser);
             }
-        });
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.add(new Report.Balance(r.getString(1), r.getDouble(2), r.getDouble(3)));
+                }
+            }
+        }
         if (onlyUser != null && out.isEmpty()) {
             out.add(new Report.Balance(onlyUser, 0, 0));
         }
         return out;
-    }
-
-    private static void sum(Connection c, String sql, Map<String, double[]> into, int column) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(sql); ResultSet r = s.executeQuery()) {
-            while (r.next()) {
-                into.computeIfAbsent(r.getString(1), k -> new double[2])[column] += r.getDouble(2);
-            }
-        }
     }
 
     /**

@@ -429,10 +429,15 @@ public final class Scheduler {
         return p;
     }
 
-    /** Meters producers' executions from now on, for the accounting service ({@link #drainUsage}). */
+    /**
+     * Meters producers' executions from now on, for the accounting service ({@link #drainUsage}); null stops, and
+     * what was metered and not drained is dropped.
+     */
     public void meterUsage(java.util.function.LongSupplier wallMillis) {
-        meter = new UsageMeter(wallMillis);
-        producers.values().forEach(p -> meter.joined(p, now));
+        meter = wallMillis == null ? null : new UsageMeter(wallMillis);
+        if (meter != null) {
+            producers.values().forEach(p -> meter.joined(p, now));
+        }
     }
 
     /** The usage metered since the last call (none unless {@link #meterUsage} was called). */

@@ -107,6 +107,10 @@ public final class ServerCore {
     private final DutyCycle cycle;
     /** When the one alarm rings, or never. */
     private long alarmDueNanos = Long.MAX_VALUE;
+    /** Where metered usage goes ({@link #meterUsage}); null: nowhere. */
+    private java.util.function.Consumer<java.util.List<org.cx.wire.Usage>> usageSink;
+    /** Whether the duty that hands usage over runs. */
+    private boolean metered;
 
     /**
      * @param address the address other servers and clients are told to use
@@ -174,17 +178,22 @@ public final class ServerCore {
 
     /**
      * Meters what producers' executions use, and hands {@code sink} the usage every second (on the event loop; the
-     * sink must not block). Call on the event loop, after {@link #start}.
+     * sink must not block); a null sink stops metering. Call on the event loop, after {@link #start}.
      */
     public void meterUsage(java.util.function.LongSupplier wallMillis,
                            java.util.function.Consumer<java.util.List<org.cx.wire.Usage>> sink) {
-        scheduler.meterUsage(wallMillis);
-        cycle.every(TaskServerNode.SECOND_NANOS, () -> {
-            java.util.List<org.cx.wire.Usage> rows = scheduler.drainUsage(cycle.now());
-            if (!rows.isEmpty()) {
-                sink.accept(rows);
-            }
-        });
+        boolean first = !metered;
+        usageSink = sink;
+        metered = true;
+        scheduler.meterUsage(sink == null ? null : wallMillis);
+        if (first) {
+            cycle.every(TaskServerNode.SECOND_NANOS, () -> {
+                java.util.List<org.cx.wire.Usage> rows = scheduler.drainUsage(cycle.now());
+                if (!rows.isEmpty() && usageSink != null) {
+                    usageSink.accept(rows);
+                }
+            });
+        }
     }
 
     /** How often, and after how long unknown here, the values of computations no longer here are let go. */

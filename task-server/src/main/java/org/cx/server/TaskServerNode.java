@@ -77,7 +77,7 @@ public final class TaskServerNode implements AutoCloseable {
 
     /**
      * Meters what producers' executions use and hands it to {@code sink} every second, on the event loop (the sink
-     * must not block: the accounting service's sender queues it).
+     * must not block: the accounting service's sender queues it); null stops metering.
      */
     public void meterUsage(java.util.function.Consumer<java.util.List<org.cx.wire.Usage>> sink) {
         loop.submit(() -> core.meterUsage(System::currentTimeMillis, sink)).syncUninterruptibly();
