@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.cx.accounting.CreditWatch;
 import org.cx.accounting.UsageSender;
 import org.cx.discovery.RiverDiscovery;
 import org.cx.security.Tls;
@@ -121,6 +122,12 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                 + "Default: no accounting."})
     String accounting;
 
+    @Option(names = "--favour-credit",
+            description = {"With --accounting: favour the computations of users in credit (whose producers gave "
+                + "more than their computations used, as priced): their weight in the fair share counts twice. "
+                + "Balances are read every minute."})
+    boolean favourCredit;
+
     @Mixin
     JmxOptions jmxOptions;
 
@@ -138,6 +145,10 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         if (join != null) {
             WireClient.parseAddress(join); // says what is wrong with it before anything starts
         }
+        if (favourCredit && accounting == null) {
+            throw new IllegalArgumentException("--favour-credit needs --accounting: the balances are the accounting "
+                    + "service's");
+        }
         NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
                 .withFailTimeout(failTimeout);
         Tls tls = security.tls(CredentialRole.SERVER, true);
@@ -152,7 +163,9 @@ final class ServerCommand extends Printing implements Callable<Integer> {
              RiverDiscovery discovery = lookup == null ? null
                      : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));
              Announcer announcer = discovery == null ? null : Announcer.start(discovery, node);
-             UsageSender usage = accounting == null ? null : meter(node, tls)) {
+             UsageSender usage = accounting == null ? null : meter(node, tls);
+             CreditWatch credit = favourCredit ? new CreditWatch(accountingAddress(), tls, name,
+                     Duration.ofMinutes(1), node::favour) : null) {
             out().println("task server " + name + (join == null ? " (founding a network)"
                     : " (joining the network of " + join + ")") + " listening on " + host + ":" + node.port()
                     + (lookup == null ? "" : "; registered with the lookup service at " + discovery.lookupAddress()));
@@ -174,10 +187,20 @@ final class ServerCommand extends Printing implements Callable<Integer> {
 
     /** Meters the server's usage for the accounting service, found again after every failure to reach it. */
     private UsageSender meter(TaskServerNode node, Tls tls) {
+        UsageSender sender = new UsageSender(name, accountingAddress(), tls, Duration.ofSeconds(1));
+        node.meterUsage(sender::add);
+        return sender;
+    }
+
+    /** Where the accounting service is: --accounting, or the one registered at --lookup. */
+    private java.util.function.Supplier<String> accountingAddress() {
+        if (accounting == null) {
+            throw new IllegalArgumentException("--favour-credit needs --accounting");
+        }
         if (accounting.equals("lookup") && lookup == null) {
             throw new IllegalArgumentException("--accounting lookup needs --lookup");
         }
-        java.util.function.Supplier<String> address = () -> {
+        return () -> {
             try {
                 return AccountingCommand.address(accounting.equals("lookup") ? null : accounting,
                         accounting.equals("lookup") ? lookup : null);
@@ -185,8 +208,5 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                 throw new IllegalStateException(e.getMessage(), e);
             }
         };
-        UsageSender sender = new UsageSender(name, address, tls, Duration.ofSeconds(1));
-        node.meterUsage(sender::add);
-        return sender;
     }
 }

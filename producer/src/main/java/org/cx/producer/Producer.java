@@ -94,6 +94,8 @@ public final class Producer implements AutoCloseable {
      * since (it counts each against an idle worker). We speak only when reality differs.
      */
     private int serverIdleEstimate = -1;
+    /** Open workers as last told to the server (-1: not yet). */
+    private int serverOpenEstimate = -1;
     private long requestSentNanos;
 
     /** What a daemon producer tells its owner as it finds and loses servers. */
@@ -465,16 +467,18 @@ public final class Producer implements AutoCloseable {
     }
 
     private void requestIfNeeded() {
-        policy.openWorkers(workers.gate().openWorkers());
+        int open = workers.gate().openWorkers();
+        policy.openWorkers(open);
         int starving = cache.starvingWorkers();
         int credit = policy.creditToRequest(starving, cache.size(), outstandingCredit);
-        if (credit != 0 || starving != serverIdleEstimate) {
+        if (credit != 0 || starving != serverIdleEstimate || open != serverOpenEstimate) {
             outstandingCredit += credit;
             serverIdleEstimate = starving;
+            serverOpenEstimate = open;
             if (credit > 0) {
                 requestSentNanos = System.nanoTime();
             }
-            channel.write(new Message.Request(credit, starving));
+            channel.write(new Message.Request(credit, starving, open));
         }
     }
 
@@ -483,6 +487,7 @@ public final class Producer implements AutoCloseable {
         next.eventLoop().execute(() -> {
             outstandingCredit = 0;
             serverIdleEstimate = -1;
+            serverOpenEstimate = -1;
             requestSentNanos = 0;
             if (again) {
                 failovers.incrementAndGet();

@@ -12,11 +12,14 @@ final class WorkerGate {
     private volatile boolean finishing;
     /** Called when the gate narrows or closes: wakes the workers that wait on the cache, so they come here. */
     private final Runnable narrowed;
+    /** Called when the number of open workers changes: the server is told what the producer offers. */
+    private final Runnable changed;
 
-    WorkerGate(int workers, Runnable narrowed) {
+    WorkerGate(int workers, Runnable narrowed, Runnable changed) {
         this.workers = workers;
         this.open = workers;
         this.narrowed = narrowed;
+        this.changed = changed;
     }
 
     /** Lets the first {@code n} workers (0..workers) take tasks. */
@@ -29,6 +32,9 @@ final class WorkerGate {
         }
         if (n < was) {
             narrowed.run();
+        }
+        if (n != was) {
+            changed.run();
         }
     }
 

@@ -99,7 +99,7 @@ final class WorkerPool {
         this.toServer = toServer;
         this.drain = drain;
         this.tasksFailed = tasksFailed;
-        this.gate = new WorkerGate(config.workers(), cache::wakeAll);
+        this.gate = new WorkerGate(config.workers(), cache::wakeAll, drain);
         this.givingBack = new java.util.concurrent.atomic.AtomicIntegerArray(config.workers());
     }
 

@@ -162,6 +162,7 @@ abstract class PeerSession {
                     if (r.idleWorkers() < 0) {
                         refuse("negative idle count in Request");
                     } else {
+                        scheduler.offering(producer, r.openWorkers());
                         scheduler.request(producer, r.credit(), r.idleWorkers());
                     }
                 }

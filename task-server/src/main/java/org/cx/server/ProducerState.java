@@ -14,6 +14,8 @@ public final class ProducerState {
     final int workers;
     /** Tasks this producer may still be sent (it asked for them and has not received them). */
     int credit;
+    /** Workers its owner's rules let take tasks, as it last said (all until it says otherwise). */
+    int openWorkers;
     /** Workers the producer last said were idle with nothing cached; decremented as tasks are sent. */
     int idleWorkers;
     /** Computations whose code bundle this producer has been told. */
@@ -35,6 +37,7 @@ public final class ProducerState {
         this.name = name;
         this.owner = owner;
         this.workers = workers;
+        this.openWorkers = workers;
     }
 
     public long peerId() {

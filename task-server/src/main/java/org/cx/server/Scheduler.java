@@ -90,6 +90,8 @@ public final class Scheduler {
     private long now;
     /** Meters executions for the accounting service; null unless asked for. */
     private UsageMeter meter;
+    /** Users whose weight counts twice ({@link #favour}). */
+    private Set<String> favoured = Set.of();
     private final SchedulerCounters counters = new SchedulerCounters();
     /** This server's id in the production network (1 when it stands alone). */
     private int self = 1;
@@ -112,7 +114,22 @@ public final class Scheduler {
     /** What one user may hold here, and each user's share. */
     void quotas(UserQuotas userQuotas) {
         users.quotas(userQuotas);
-        ready.weights(userQuotas::weight);
+        weigh();
+    }
+
+    /**
+     * Favours the computations of {@code users} (users in credit, as the accounting service says): their weight
+     * counts twice. Replaces the last set.
+     */
+    public void favour(Set<String> users) {
+        favoured = Set.copyOf(users);
+        weigh();
+    }
+
+    private void weigh() {
+        UserQuotas q = users.quotas();
+        Set<String> f = favoured;
+        ready.weights(f.isEmpty() ? q::weight : user -> q.weight(user) * (f.contains(user) ? 2 : 1));
     }
 
     /**
@@ -519,6 +536,18 @@ public final class Scheduler {
         long asked = Math.max(0L, (long) p.credit + credit);
         demand.set(p, (int) Math.min(asked, maxCredit(p)), Math.min(idleWorkers, p.workers));
         dispatch();
+    }
+
+    /** {@code p}'s owner's rules let {@code open} of its workers take tasks now (-1: it did not say). */
+    public void offering(ProducerState p, int open) {
+        int n = Math.min(open, p.workers);
+        if (open < 0 || n == p.openWorkers) {
+            return;
+        }
+        if (meter != null) {
+            meter.opening(p, now);
+        }
+        p.openWorkers = n;
     }
 
 

@@ -83,6 +83,11 @@ public final class TaskServerNode implements AutoCloseable {
         loop.submit(() -> core.meterUsage(System::currentTimeMillis, sink)).syncUninterruptibly();
     }
 
+    /** Favours the computations of {@code users} over others' (their weight counts twice); see Scheduler#favour. */
+    public void favour(java.util.Set<String> users) {
+        loop.execute(() -> core.scheduler().favour(users));
+    }
+
     /** Binds and starts serving. */
     public static TaskServerNode start(ServerConfig config) throws InterruptedException {
         TaskServerNode node = new TaskServerNode(config);

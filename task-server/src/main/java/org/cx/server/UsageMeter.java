@@ -15,8 +15,8 @@ import org.cx.wire.ValueEnvelope;
  * Meters what producers' executions used, for the accounting service: every completion a producer returns, as the
  * accepted execution of its task or as a duplicate, is added to a row of its price interval, computation and
  * producer; {@link #drain} hands the rows over and starts afresh. Capacity a producer offered and no task used
- * ({@link Usage.Kind#OFFERED}) is its workers' connected time less the wall time of what it ran. Tasks run on the
- * server itself are not metered. Scheduler thread only.
+ * ({@link Usage.Kind#OFFERED}) is its open workers' connected time (the workers its owner's rules let take tasks)
+ * less the wall time of what it ran. Tasks run on the server itself are not metered. Scheduler thread only.
  */
 final class UsageMeter {
     /** Who a computation's usage is charged to on a network without identities. */
@@ -26,7 +26,10 @@ final class UsageMeter {
     private final Map<SlotKey, Slot> slots = new HashMap<>();
     /** The slot each producer last added to, to skip the map lookup for its next completion. */
     private final Map<ProducerState, Slot> last = new IdentityHashMap<>();
-    /** Per producer: when its offered capacity was last counted, and the wall time it ran since. */
+    /**
+     * Per producer: when its offered capacity was last counted, the wall time it ran since, and the worker time it
+     * offered before its open workers last changed.
+     */
     private final Map<ProducerState, long[]> offered = new IdentityHashMap<>();
     /** Offered capacity of producers that left since the last drain. */
     private final List<Usage> departed = new ArrayList<>();
@@ -86,12 +89,21 @@ final class UsageMeter {
         }
         s.bytesOut += out;
         s.messages += completion.spawned().length + completion.values().length;
-        offered.computeIfAbsent(p, k -> new long[] {nowNanos, 0})[1] += completion.execNanos();
+        offered.computeIfAbsent(p, k -> new long[] {nowNanos, 0, 0})[1] += completion.execNanos();
     }
 
     /** {@code p} joined: its offered capacity counts from now. */
     void joined(ProducerState p, long nowNanos) {
-        offered.put(p, new long[] {nowNanos, 0});
+        offered.put(p, new long[] {nowNanos, 0, 0});
+    }
+
+    /** {@code p}'s open workers are about to change: what they offered so far is counted at the old number. */
+    void opening(ProducerState p, long nowNanos) {
+        long[] o = offered.get(p);
+        if (o != null) {
+            o[2] += (nowNanos - o[0]) * p.openWorkers;
+            o[0] = nowNanos;
+        }
     }
 
     /** {@code p} left: its capacity is counted up to now, for the next drain. */
@@ -121,9 +133,10 @@ final class UsageMeter {
     }
 
     private void addOffered(ProducerState p, long[] o, long nowNanos, List<Usage> into) {
-        long idle = Math.max(0, (nowNanos - o[0]) * p.workers - o[1]);
+        long idle = Math.max(0, o[2] + (nowNanos - o[0]) * p.openWorkers - o[1]);
         o[0] = nowNanos;
         o[1] = 0;
+        o[2] = 0;
         if (idle > 0) {
             into.add(new Usage(Usage.intervalOf(wallMillis.getAsLong()), Usage.Kind.OFFERED, "", 0, p.name, p.owner,
                     Usage.hostType(p.workers), 0, idle, 0, 0, 0, 0));

@@ -60,8 +60,10 @@ class UsageMeterTest {
         assertEquals(4 * SECOND - 305, by.get("OFFERED/p2/0/" + (first + Usage.INTERVAL_MILLIS)).cpuNanos());
         assertEquals(6, rows.size());
         meter.left(q, 2 * SECOND);
-        List<Usage> next = meter.drain(3 * SECOND);
-        assertEquals(List.of(4 * SECOND, 2 * 2 * SECOND), next.stream().map(Usage::cpuNanos).toList(),
-                "q offered until it left, p until now");
+        meter.opening(p, 2 * SECOND); // p's owner lets one worker of two run from then on
+        p.openWorkers = 1;
+        List<Usage> next = meter.drain(4 * SECOND);
+        assertEquals(List.of(4 * SECOND, 2 * SECOND + 2 * SECOND), next.stream().map(Usage::cpuNanos).toList(),
+                "q offered its 4 workers until it left; p 2 workers for a second, then 1 for two");
     }
 }

@@ -198,9 +198,14 @@ public sealed interface Message {
     /**
      * Producer: send me up to {@code credit} more tasks (negative: up to that many fewer than asked for before).
      * {@code idleWorkers} says how many workers have nothing to run right now; only those may be given a task
-     * another producer already holds (eager scheduling).
+     * another producer already holds (eager scheduling). {@code openWorkers} says how many workers its owner's rules
+     * let take tasks now (-1: not said, all of them): what it offers, for accounting.
      */
-    record Request(int credit, int idleWorkers) implements Message {
+    record Request(int credit, int idleWorkers, int openWorkers) implements Message {
+        /** A request that says nothing of open workers. */
+        public Request(int credit, int idleWorkers) {
+            this(credit, idleWorkers, -1);
+        }
     }
 
     /**

@@ -85,7 +85,8 @@ public final class ProtocolCodec {
         register(kryo, Message.Request.class, id++, (out, m) -> {
             out.writeVarInt(m.credit(), true);
             out.writeVarInt(m.idleWorkers(), true);
-        }, in -> new Message.Request(in.readVarInt(true), in.readVarInt(true)));
+            out.writeVarInt(m.openWorkers() + 1, true);
+        }, in -> new Message.Request(in.readVarInt(true), in.readVarInt(true), in.readVarInt(true) - 1));
         register(kryo, Message.Assign.class, id++, (out, m) -> {
             out.writeVarInt(m.tasks().length, true);
             for (ReadyTask t : m.tasks()) {

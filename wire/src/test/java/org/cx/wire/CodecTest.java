@@ -53,7 +53,7 @@ class CodecTest {
                 new Message.Result(42, new byte[] {9}, 10, 11, 12, 13),
                 new Message.Failed(42, "42:/1", "boom"),
                 new Message.Collected(42),
-                new Message.Request(3, 1),
+                new Message.Request(3, 1, 2),
                 new Message.Assign(new ReadyTask[] {new ReadyTask(env, new byte[][] {{7}, {}})}),
                 new Message.Completed(new Completion[] {new Completion(parent, new TaskEnvelope[] {env},
                         new ValueEnvelope[] {new ValueEnvelope(Continuation.CONSUMER, new byte[] {4})}, 1234, 987, 0, -1,
