@@ -14,6 +14,8 @@ public final class ProducerState {
     final int workers;
     /** Tasks this producer may still be sent (it asked for them and has not received them). */
     int credit;
+    /** What the accounting meter counts of it; null unless metered. */
+    UsageMeter.Metered metered;
     /** Workers its owner's rules let take tasks, as it last said (all until it says otherwise). */
     int openWorkers;
     /** Workers the producer last said were idle with nothing cached; decremented as tasks are sent. */

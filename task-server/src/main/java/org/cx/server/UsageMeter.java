@@ -17,6 +17,10 @@ import org.cx.wire.ValueEnvelope;
  * producer; {@link #drain} hands the rows over and starts afresh. Capacity a producer offered and no task used
  * ({@link Usage.Kind#OFFERED}) is its open workers' connected time (the workers its owner's rules let take tasks)
  * less the wall time of what it ran. Tasks run on the server itself are not metered. Scheduler thread only.
+ *
+ * <p>A completion costs a comparison with its producer's last row and a few additions: each producer's record is
+ * found from the producer itself, and a row is looked up in a map only when the interval, the kind or the
+ * computation changes.
  */
 final class UsageMeter {
     /** Who a computation's usage is charged to on a network without identities. */
@@ -24,19 +28,15 @@ final class UsageMeter {
 
     private final LongSupplier wallMillis;
     private final Map<SlotKey, Slot> slots = new HashMap<>();
-    /** The slot each producer last added to, to skip the map lookup for its next completion. */
-    private final Map<ProducerState, Slot> last = new IdentityHashMap<>();
-    /**
-     * Per producer: when its offered capacity was last counted, the wall time it ran since, and the worker time it
-     * offered before its open workers last changed.
-     */
-    private final Map<ProducerState, long[]> offered = new IdentityHashMap<>();
+    /** Every producer metered, with its record. */
+    private final Map<ProducerState, Metered> producers = new IdentityHashMap<>();
     /** Offered capacity of producers that left since the last drain. */
     private final List<Usage> departed = new ArrayList<>();
 
     private record SlotKey(long interval, boolean accepted, long computation, ProducerState producer) {
     }
 
+    /** One row being added up. */
     private static final class Slot {
         final SlotKey key;
         final String consumer;
@@ -53,8 +53,34 @@ final class UsageMeter {
         }
     }
 
+    /** A producer as the meter knows it ({@link ProducerState#metered}). */
+    static final class Metered {
+        /** The row its last completion went to. */
+        private Slot last;
+        /** When its offered capacity was last counted. */
+        private long sinceNanos;
+        /** The wall time it ran since. */
+        private long busyNanos;
+        /** The worker time it offered since, before its open workers last changed. */
+        private long offeredBeforeNanos;
+
+        private Metered(long nowNanos) {
+            this.sinceNanos = nowNanos;
+        }
+    }
+
     UsageMeter(LongSupplier wallMillis) {
         this.wallMillis = wallMillis;
+    }
+
+    private Metered of(ProducerState p, long nowNanos) {
+        Metered m = p.metered;
+        if (m == null || producers.get(p) != m) {
+            m = new Metered(nowNanos);
+            p.metered = m;
+            producers.put(p, m);
+        }
+        return m;
     }
 
     /**
@@ -65,7 +91,8 @@ final class UsageMeter {
                   long nowNanos) {
         long interval = Usage.intervalOf(wallMillis.getAsLong());
         long computation = completion.id().computation();
-        Slot s = last.get(p);
+        Metered m = p.metered != null ? p.metered : of(p, nowNanos);
+        Slot s = m.last;
         if (s == null || s.key.interval() != interval || s.key.accepted() != accepted
                 || s.key.computation() != computation) {
             SlotKey key = new SlotKey(interval, accepted, computation, p);
@@ -74,7 +101,7 @@ final class UsageMeter {
                 s = new Slot(key, c == null || c.owner.isEmpty() ? ANONYMOUS : c.owner);
                 slots.put(key, s);
             }
-            last.put(p, s);
+            m.last = s;
         }
         s.executions++;
         s.cpuNanos += completion.cpuNanos();
@@ -89,35 +116,36 @@ final class UsageMeter {
         }
         s.bytesOut += out;
         s.messages += completion.spawned().length + completion.values().length;
-        offered.computeIfAbsent(p, k -> new long[] {nowNanos, 0, 0})[1] += completion.execNanos();
+        m.busyNanos += completion.execNanos();
     }
 
     /** {@code p} joined: its offered capacity counts from now. */
     void joined(ProducerState p, long nowNanos) {
-        offered.put(p, new long[] {nowNanos, 0, 0});
+        p.metered = null;
+        of(p, nowNanos);
     }
 
     /** {@code p}'s open workers are about to change: what they offered so far is counted at the old number. */
     void opening(ProducerState p, long nowNanos) {
-        long[] o = offered.get(p);
-        if (o != null) {
-            o[2] += (nowNanos - o[0]) * p.openWorkers;
-            o[0] = nowNanos;
+        Metered m = producers.get(p);
+        if (m != null) {
+            m.offeredBeforeNanos += (nowNanos - m.sinceNanos) * p.openWorkers;
+            m.sinceNanos = nowNanos;
         }
     }
 
     /** {@code p} left: its capacity is counted up to now, for the next drain. */
     void left(ProducerState p, long nowNanos) {
-        long[] o = offered.remove(p);
-        last.remove(p);
-        if (o != null) {
-            addOffered(p, o, nowNanos, departed);
+        Metered m = producers.remove(p);
+        p.metered = null;
+        if (m != null) {
+            addOffered(p, m, nowNanos, departed);
         }
     }
 
     /** The rows metered since the last drain, with every connected producer's offered capacity up to now. */
     List<Usage> drain(long nowNanos) {
-        List<Usage> rows = new ArrayList<>(slots.size() + offered.size() + departed.size());
+        List<Usage> rows = new ArrayList<>(slots.size() + producers.size() + departed.size());
         rows.addAll(departed);
         departed.clear();
         for (Slot s : slots.values()) {
@@ -127,16 +155,18 @@ final class UsageMeter {
                     s.cpuNanos, s.wallNanos, s.bytesIn, s.bytesOut, s.messages));
         }
         slots.clear();
-        last.clear();
-        offered.forEach((p, o) -> addOffered(p, o, nowNanos, rows));
+        producers.forEach((p, m) -> {
+            m.last = null;
+            addOffered(p, m, nowNanos, rows);
+        });
         return rows;
     }
 
-    private void addOffered(ProducerState p, long[] o, long nowNanos, List<Usage> into) {
-        long idle = Math.max(0, o[2] + (nowNanos - o[0]) * p.openWorkers - o[1]);
-        o[0] = nowNanos;
-        o[1] = 0;
-        o[2] = 0;
+    private void addOffered(ProducerState p, Metered m, long nowNanos, List<Usage> into) {
+        long idle = Math.max(0, m.offeredBeforeNanos + (nowNanos - m.sinceNanos) * p.openWorkers - m.busyNanos);
+        m.sinceNanos = nowNanos;
+        m.busyNanos = 0;
+        m.offeredBeforeNanos = 0;
         if (idle > 0) {
             into.add(new Usage(Usage.intervalOf(wallMillis.getAsLong()), Usage.Kind.OFFERED, "", 0, p.name, p.owner,
                     Usage.hostType(p.workers), 0, idle, 0, 0, 0, 0));
