@@ -14,26 +14,29 @@ CREATE TABLE price_versions (
     source        TEXT         NOT NULL  -- the file as loaded
 );
 
--- Usage, aggregated per price interval, kind, consumer, computation, producer, its owner and its host type.
--- kind: 'accepted' (the execution whose effects were applied), 'duplicate' (another execution of the same task),
--- 'offered' (capacity offered and not used: consumer is empty, computation 0, cpu_nanos counts idle core time).
+-- Usage, aggregated per price interval, consumer, computation, producer, its owner and its host type: executions
+-- whose effects were applied, other executions of the same tasks (duplicates), and the CPU time both took; and, in
+-- rows of no consumer (empty) and computation 0, capacity offered and not used.
 CREATE TABLE usage_rows (
     interval_start BIGINT           NOT NULL, -- epoch milliseconds, a multiple of the price interval
-    kind           VARCHAR(16)      NOT NULL,
     consumer       VARCHAR(64)      NOT NULL,
     computation    BIGINT           NOT NULL,
     producer       VARCHAR(128)     NOT NULL,
     contributor    VARCHAR(64)      NOT NULL,
     host_type      VARCHAR(64)      NOT NULL,
     executions     BIGINT           NOT NULL,
+    duplicates     BIGINT           NOT NULL,
     cpu_nanos      BIGINT           NOT NULL,
+    offered_nanos  BIGINT           NOT NULL, -- idle worker time offered
     wall_nanos     BIGINT           NOT NULL,
     bytes_in       BIGINT           NOT NULL,
     bytes_out      BIGINT           NOT NULL,
     messages       BIGINT           NOT NULL,
     charged        DOUBLE PRECISION NOT NULL, -- credits charged to the consumer, at the prices in force then
     credited       DOUBLE PRECISION NOT NULL, -- credits given to the contributor, at the prices in force then
-    PRIMARY KEY (interval_start, kind, consumer, computation, producer, contributor, host_type)
+    -- interval_start last: no index leads with it, so that a report over a long period scans the table in order
+    -- rather than looking each row up through an index
+    PRIMARY KEY (consumer, computation, producer, contributor, host_type, interval_start)
 );
 CREATE INDEX usage_by_consumer ON usage_rows (consumer, interval_start);
 CREATE INDEX usage_by_contributor ON usage_rows (contributor, interval_start);

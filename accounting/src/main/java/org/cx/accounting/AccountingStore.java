@@ -104,14 +104,15 @@ public final class AccountingStore implements AutoCloseable {
             }
             Map<String, double[]> balances = new TreeMap<>();
             try (PreparedStatement add = writer.prepareStatement("UPDATE usage_rows SET executions = executions + ?, "
-                    + "cpu_nanos = cpu_nanos + ?, wall_nanos = wall_nanos + ?, bytes_in = bytes_in + ?, "
-                    + "bytes_out = bytes_out + ?, messages = messages + ?, charged = charged + ?, "
-                    + "credited = credited + ? WHERE interval_start = ? AND kind = ? AND consumer = ? "
-                    + "AND computation = ? AND producer = ? AND contributor = ? AND host_type = ?");
-                 PreparedStatement insert = writer.prepareStatement("INSERT INTO usage_rows (executions, cpu_nanos, "
-                         + "wall_nanos, bytes_in, bytes_out, messages, charged, credited, interval_start, kind, "
-                         + "consumer, computation, producer, contributor, host_type) "
-                         + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                    + "duplicates = duplicates + ?, cpu_nanos = cpu_nanos + ?, offered_nanos = offered_nanos + ?, "
+                    + "wall_nanos = wall_nanos + ?, bytes_in = bytes_in + ?, bytes_out = bytes_out + ?, "
+                    + "messages = messages + ?, charged = charged + ?, credited = credited + ? "
+                    + "WHERE interval_start = ? AND consumer = ? AND computation = ? AND producer = ? "
+                    + "AND contributor = ? AND host_type = ?");
+                 PreparedStatement insert = writer.prepareStatement("INSERT INTO usage_rows (executions, duplicates, "
+                         + "cpu_nanos, offered_nanos, wall_nanos, bytes_in, bytes_out, messages, charged, credited, "
+                         + "interval_start, consumer, computation, producer, contributor, host_type) "
+                         + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                 for (Usage row : rows) {
                     double[] credits = bind(add, row);
                     if (add.executeUpdate() == 0) {
@@ -164,21 +165,23 @@ public final class AccountingStore implements AutoCloseable {
             case DUPLICATE -> policy.creditDuplicates() ? prices.credits(PriceTable.Kind.CONTRIBUTED, row) : 0;
             case OFFERED -> prices.credits(PriceTable.Kind.OFFERED, row);
         };
-        s.setLong(1, row.executions());
-        s.setLong(2, row.cpuNanos());
-        s.setLong(3, row.wallNanos());
-        s.setLong(4, row.bytesIn());
-        s.setLong(5, row.bytesOut());
-        s.setLong(6, row.messages());
-        s.setDouble(7, charged);
-        s.setDouble(8, credited);
-        s.setLong(9, row.intervalStart());
-        s.setString(10, row.kind().label());
-        s.setString(11, row.consumer());
-        s.setLong(12, row.computation());
-        s.setString(13, row.producer());
-        s.setString(14, row.contributor());
-        s.setString(15, row.hostType());
+        boolean offered = row.kind() == Usage.Kind.OFFERED;
+        s.setLong(1, row.kind() == Usage.Kind.ACCEPTED ? row.executions() : 0);
+        s.setLong(2, row.kind() == Usage.Kind.DUPLICATE ? row.executions() : 0);
+        s.setLong(3, offered ? 0 : row.cpuNanos());
+        s.setLong(4, offered ? row.cpuNanos() : 0);
+        s.setLong(5, row.wallNanos());
+        s.setLong(6, row.bytesIn());
+        s.setLong(7, row.bytesOut());
+        s.setLong(8, row.messages());
+        s.setDouble(9, charged);
+        s.setDouble(10, credited);
+        s.setLong(11, row.intervalStart());
+        s.setString(12, row.consumer());
+        s.setLong(13, row.computation());
+        s.setString(14, row.producer());
+        s.setString(15, row.contributor());
+        s.setString(16, row.hostType());
         return new double[] {charged, credited};
     }
 
@@ -230,12 +233,8 @@ public final class AccountingStore implements AutoCloseable {
      */
     public List<Report.Row> report(Instant from, Instant to, Report.By by, String onlyUser, Report.Side side)
             throws SQLException {
-        String key = by.column();
-        String sql = "SELECT " + key + ", "
-                + "SUM(CASE WHEN kind = 'accepted' THEN executions ELSE 0 END), "
-                + "SUM(CASE WHEN kind = 'duplicate' THEN executions ELSE 0 END), "
-                + "SUM(CASE WHEN kind = 'offered' THEN 0 ELSE cpu_nanos END), "
-                + "SUM(CASE WHEN kind = 'offered' THEN cpu_nanos ELSE 0 END), "
+        String key = by.grouping();
+        String sql = "SELECT " + key + ", SUM(executions), SUM(duplicates), SUM(cpu_nanos), SUM(offered_nanos), "
                 + "SUM(wall_nanos), SUM(bytes_in), SUM(bytes_out), SUM(messages), SUM(charged), SUM(credited) "
                 + "FROM usage_rows WHERE interval_start >= ? AND interval_start < ?"
                 + (onlyUser == null ? "" : " AND " + side.condition())

@@ -31,6 +31,15 @@ public final class Report {
         String column() {
             return column;
         }
+
+        /**
+         * What a report groups by: a text column as an expression, so that the database scans the table rather than
+         * read it in the order of an index that leads with the column, one lookup per row (H2 did: 6 s rather than
+         * 1.2 s over a million rows). H2 sees through {@code c || ''}, not through {@code CONCAT(c, '')}.
+         */
+        String grouping() {
+            return this == COMPUTATION ? column : "CONCAT(" + column + ", '')";
+        }
     }
 
     /** Which of a user's usage a report shows. */

@@ -1,5 +1,7 @@
 package org.cx.harness;
 
+import com.google.common.io.MoreFiles;
+import com.google.common.io.RecursiveDeleteOption;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -71,7 +73,13 @@ public final class AccountingBench {
                 Thread.sleep(100); // the last batch on its way: only the row count waits for it
             }
             return new AbResult(FibBench.median(off), FibBench.median(on), store.size()[0], store.size()[1]);
+        } finally {
+            delete(dir);
         }
+    }
+
+    private static void delete(Path dir) throws IOException {
+        MoreFiles.deleteRecursively(dir, RecursiveDeleteOption.ALLOW_INSECURE);
     }
 
     private static void meter(LocalCluster cluster, UsageSender sender, boolean on) {
@@ -126,6 +134,8 @@ public final class AccountingBench {
                     Report.Side.EITHER));
             double balances = median(repeat, () -> store.balances(null));
             return new ReportResult(store.size()[0], fill, user, host, computation, balances);
+        } finally {
+            delete(dir);
         }
     }
 
