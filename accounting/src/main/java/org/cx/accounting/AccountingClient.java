@@ -29,9 +29,12 @@ public final class AccountingClient implements AutoCloseable {
         try {
             return new AccountingClient(address, FsConnection.open(address, tls, user));
         } catch (FsException e) {
-            throw new FsException(e.code(), "cannot reach the accounting service at " + address + ": "
-                    + e.getMessage() + (e.getCause() instanceof java.net.ConnectException
-                    ? " (is cx accounting serve running there?)" : ""), e);
+            // The connection's own words name the file service: say them of this one.
+            String why = e.getCause() instanceof java.io.IOException io && !(io instanceof FsException)
+                    ? io.getMessage() : e.getMessage();
+            throw new FsException(e.code(), "cannot reach the accounting service at " + address + ": " + why
+                    + (e.getCause() instanceof java.net.ConnectException ? " (is cx accounting serve running there?)"
+                    : ""), e);
         }
     }
 

@@ -128,6 +128,60 @@ class AccountingTest {
         }
     }
 
+    /**
+     * The commands a user runs against a live service: prices loaded, a file with errors refused with its lines while
+     * the prices in force stay, and the balance, report, statement and chart of the usage a server sent.
+     */
+    @org.junit.jupiter.api.Test
+    void theCommandsShowPricesBalancesReportsAndRefuseABadPricesFile(@TempDir Path dir) throws Exception {
+        String[] address = {null};
+        java.nio.file.Files.writeString(dir.resolve("good.txt"), """
+                # kind       host-type  hours  per-cpu-hour  per-gib
+                consumed     *          0-24   3600          0
+                contributed  *          0-24   1800          0
+                """);
+        java.nio.file.Files.writeString(dir.resolve("bad.txt"), """
+                consumed     *          0-24   1   0
+                consumd      *          0-24   1   0
+                offered      *          18-8   1   0
+                """);
+        try (ChildProcess service = startService(new String[] {"accounting", "serve", "--insecure", "--port", "0",
+                "--data", dir.resolve("accounting").toString(), "--prices", dir.resolve("good.txt").toString()},
+                address)) {
+            String[] a = {"--accounting", address[0], "--insecure", "--as", "admin"};
+            Cli.Run bad = Cli.cx(args(new String[] {"accounting", "prices", "load", dir.resolve("bad.txt").toString()},
+                    a));
+            assertEquals(1, bad.exit(), bad.err());
+            assertTrue(bad.err().contains("line 2: unknown kind 'consumd'"), bad.err());
+            assertTrue(bad.err().contains("line 3: hours 18-8"), bad.err());
+            Cli.Run shown = Cli.cx(args(new String[] {"accounting", "prices", "show"}, a));
+            assertTrue(shown.out().startsWith("# version 1,"), shown.out());
+            assertTrue(shown.out().contains("3600"), "the prices in force stay: " + shown.out());
+            long now = Usage.intervalOf(System.currentTimeMillis());
+            try (AccountingClient client = AccountingClient.connect(address[0], null, "test-server")) {
+                assertTrue(client.record("s/1", List.of(new Usage(now, Usage.Kind.ACCEPTED, "alice", 0xabc, "p1",
+                        "bob", "c2", 10, 2_000_000_000L, 2_000_000_000L, 100, 200, 10))));
+            }
+            Cli.Run balance = Cli.cx(args(new String[] {"accounting", "balance", "--format", "csv"}, a));
+            assertEquals("user,charged,credited,balance\nalice,2.0000,0.0000,-2.0000\nbob,0.0000,1.0000,1.0000\n",
+                    balance.out(), balance.err());
+            Cli.Run report = Cli.cx(args(new String[] {"accounting", "report", "--by", "computation"}, a));
+            assertTrue(report.out().contains("abc"), "computations by their hexadecimal ids: " + report.out());
+            Cli.Run statement = Cli.cx(args(new String[] {"accounting", "statement", "--user", "alice"}, a));
+            assertTrue(statement.out().contains("Balance, all time:        -2.0000"), statement.out());
+            Path png = dir.resolve("usage.png");
+            Cli.Run chart = Cli.cx(args(new String[] {"accounting", "chart", "--out", png.toString()}, a));
+            assertEquals(0, chart.exit(), chart.err());
+            assertTrue(java.nio.file.Files.size(png) > 1000, "a PNG was written");
+        }
+    }
+
+    private static String[] args(String[] command, String[] options) {
+        List<String> all = new ArrayList<>(List.of(command));
+        all.addAll(List.of(options));
+        return all.toArray(String[]::new);
+    }
+
     private static ChildProcess startService(String[] args, String[] address) throws Exception {
         ChildProcess p = ChildProcess.start("accounting", Cx.class.getName(), args);
         String line = p.awaitLine("accounting service listening on ", WAIT);

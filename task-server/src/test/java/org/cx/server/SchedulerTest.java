@@ -553,6 +553,46 @@ class SchedulerTest {
         };
     }
 
+    /**
+     * How many of {@code n} tasks handed out one at a time go to alice's computation, beside bob's; every task takes
+     * as long as the fair share guesses a first task takes, so that each costs its user the same.
+     */
+    private int aliceShareOf(int n, java.util.Set<String> favoured) {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        long a = scheduler.submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        long b = scheduler.submit(userNamed("bob", 8), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        scheduler.request(p, 2, 1);
+        for (long c : new long[] {a, b}) {
+            List<TaskEnvelope> children = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                children.add(task(TaskId.root(c).child(i), Continuation.CONSUMER, 0, 0));
+            }
+            scheduler.completed(p, new Completion(TaskId.root(c), children.toArray(TaskEnvelope[]::new),
+                    new ValueEnvelope[0], ReadyQueues.FIRST_TASK_NANOS));
+        }
+        scheduler.favour(favoured);
+        int alice = 0;
+        for (int i = 0; i < n; i++) {
+            int before = out.assigned.size();
+            scheduler.request(p, 1, 1);
+            assertEquals(before + 1, out.assigned.size());
+            TaskId t = out.lastAssigned().task().id();
+            alice += t.computation() == a ? 1 : 0;
+            scheduler.completed(p, new Completion(t, new TaskEnvelope[0], new ValueEnvelope[0],
+                    ReadyQueues.FIRST_TASK_NANOS));
+        }
+        return alice;
+    }
+
+    @Test
+    void usersInCreditWeighTwiceInTheFairShare() {
+        int alone = aliceShareOf(30, java.util.Set.of());
+        setUp();
+        int favoured = aliceShareOf(30, java.util.Set.of("alice"));
+        assertTrue(Math.abs(alone - 15) <= 1, "equal shares without favour: alice got " + alone + " of 30");
+        assertTrue(Math.abs(favoured - 20) <= 1, "two thirds for alice in credit: she got " + favoured + " of 30");
+    }
+
     @Test
     void aUserPastItsQuotaOfComputationsIsRefusedAndOthersAreNot() {
         scheduler.quotas(new UserQuotas(2, 1_000, 1L << 30, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
