@@ -188,7 +188,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
     /** Meters the server's usage for the accounting service, found again after every failure to reach it. */
     private UsageSender meter(TaskServerNode node, Tls tls) {
         UsageSender sender = new UsageSender(name, accountingAddress(), tls, Duration.ofSeconds(1));
-        node.meterUsage(sender::add);
+        node.meterUsage(sender::send);
         return sender;
     }
 

@@ -84,7 +84,7 @@ public final class AccountingBench {
 
     private static void meter(LocalCluster cluster, UsageSender sender, boolean on) {
         for (TaskServerNode server : cluster.servers()) {
-            server.meterUsage(on ? sender::add : null);
+            server.meterUsage(on ? sender::send : null);
         }
     }
 

@@ -91,9 +91,9 @@ class AccountingTest {
              Consumer consumer = cluster.consumer();
              UsageSender sender = new UsageSender("test", () -> address[0], null, Duration.ofMillis(200))) {
             TaskServerNode server = cluster.server();
-            server.meterUsage(rows -> {
+            server.meterUsage((id, rows, acknowledged) -> {
                 tap.add(rows);
-                sender.add(rows);
+                sender.send(id, rows, acknowledged);
             });
             try (ChildProcess victim = ChildProcess.start("victim", Cx.class.getName(), "producer",
                     "--server", "127.0.0.1:" + server.port(), "--workers", "2", "--name", "victim")) {
@@ -173,6 +173,7 @@ class AccountingTest {
             Cli.Run chart = Cli.cx(args(new String[] {"accounting", "chart", "--out", png.toString()}, a));
             assertEquals(0, chart.exit(), chart.err());
             assertTrue(java.nio.file.Files.size(png) > 1000, "a PNG was written");
+            assertTrue(service.isAlive(), "the service took every request and runs on");
         }
     }
 

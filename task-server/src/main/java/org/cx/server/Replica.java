@@ -44,6 +44,8 @@ final class Replica {
     private final Map<Long, RoutedPayload.Tally> untold = new HashMap<>();
     /** Computation → code bundle hash, for computations that have one. */
     private final Map<Long, String> bundles = new HashMap<>();
+    /** Usage batches the mirrored server sealed and the accounting service has not acknowledged, by id. */
+    private final Map<String, org.cx.wire.Usage[]> usage = new LinkedHashMap<>();
     /** The copy started from a snapshot, so it is complete. */
     private boolean complete;
     private long lastSeq;
@@ -91,6 +93,7 @@ final class Replica {
             received.clear();
             bundles.clear();
             untold.clear();
+            usage.clear();
             complete = true;
         }
         lastSeq = seq;
@@ -148,6 +151,8 @@ final class Replica {
             case MirrorOp.Received r -> received.merge(ExactlyOnceChannels.channel(r.from(), r.to()), r.seq(), Math::max);
             case MirrorOp.Code code -> bundles.put(code.id(), code.bundle());
             case MirrorOp.Tally t -> untold.merge(t.id(), t.counts(), RoutedPayload.Tally::plus);
+            case MirrorOp.UsageBatch u -> usage.put(u.id(), u.rows());
+            case MirrorOp.UsageAcked a -> usage.remove(a.id());
         }
     }
 
@@ -159,6 +164,11 @@ final class Replica {
     /** The code bundle of computation {@code id} ({@code ""}: the class path). */
     String bundleOf(long id) {
         return bundles.getOrDefault(id, "");
+    }
+
+    /** The mirrored server's usage batches not acknowledged, in the order it sealed them. */
+    Map<String, org.cx.wire.Usage[]> usage() {
+        return usage;
     }
 
     Collection<Computation> computations() {

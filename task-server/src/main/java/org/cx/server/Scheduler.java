@@ -90,6 +90,8 @@ public final class Scheduler {
     private long now;
     /** Meters executions for the accounting service; null unless asked for. */
     private UsageMeter meter;
+    /** Usage sealed and not yet acknowledged by the accounting service (replicated). */
+    private final UsageBatches usageBatches = new UsageBatches();
     /** Users whose weight counts twice ({@link #favour}). */
     private Set<String> favoured = Set.of();
     private final SchedulerCounters counters = new SchedulerCounters();
@@ -460,6 +462,28 @@ public final class Scheduler {
     /** The usage metered since the last call (none unless {@link #meterUsage} was called). */
     public List<org.cx.wire.Usage> drainUsage(long nowNanos) {
         return meter == null ? List.of() : meter.drain(nowNanos);
+    }
+
+    /**
+     * Seals what was metered since the last call as a usage batch named {@code prefix} and a number, recorded for the
+     * mirrors; returns the batches to send now (this one, and any adopted from a failed server), by id.
+     */
+    Map<String, org.cx.wire.Usage[]> sealUsage(String prefix, long nowNanos) {
+        List<org.cx.wire.Usage> rows = drainUsage(nowNanos);
+        if (!rows.isEmpty()) {
+            usageBatches.seal(prefix, rows, log);
+        }
+        return usageBatches.toSend();
+    }
+
+    /** The accounting service acknowledged usage batch {@code id}. */
+    void usageAcknowledged(String id) {
+        usageBatches.acknowledged(id, log);
+    }
+
+    /** Usage batches not yet acknowledged by the accounting service. */
+    public int usageBatchesWaiting() {
+        return usageBatches.size();
     }
 
     /** A producer left (crash, disconnect): what it held becomes fresh for the others. */
@@ -1493,6 +1517,7 @@ public final class Scheduler {
                 ops.add(new MirrorOp.Put(e.envelope, e.home, c.origin, e.inputs()));
             }
         }
+        usageBatches.snapshot(ops);
     }
 
     /**
@@ -1533,6 +1558,7 @@ public final class Scheduler {
             }
         }
         counters.tasksAdopted += copy.tasks().size();
+        usageBatches.adopt(copy.usage(), log);
         for (Map.Entry<Long, RoutedPayload.Tally> untold : copy.untold().entrySet()) {
             ComputationState c = computations.get(untold.getKey());
             if (c != null) { // else the counts could go nowhere: the failed server had nothing left of it

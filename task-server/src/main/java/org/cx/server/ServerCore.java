@@ -108,7 +108,7 @@ public final class ServerCore {
     /** When the one alarm rings, or never. */
     private long alarmDueNanos = Long.MAX_VALUE;
     /** Where metered usage goes ({@link #meterUsage}); null: nowhere. */
-    private java.util.function.Consumer<java.util.List<org.cx.wire.Usage>> usageSink;
+    private UsageSink usageSink;
     /** Whether the duty that hands usage over runs. */
     private boolean metered;
 
@@ -176,22 +176,37 @@ public final class ServerCore {
         }
     }
 
+    /** Where a server's usage batches go: to the accounting service, through a sender that retries. */
+    @FunctionalInterface
+    public interface UsageSink {
+        /**
+         * Sends batch {@code id} until the service acknowledges it, then runs {@code acknowledged} (on any thread).
+         * Must not block.
+         */
+        void send(String id, java.util.List<org.cx.wire.Usage> rows, Runnable acknowledged);
+    }
+
     /**
-     * Meters what producers' executions use, and hands {@code sink} the usage every second (on the event loop; the
-     * sink must not block); a null sink stops metering. Call on the event loop, after {@link #start}.
+     * Meters what producers' executions use: every second the usage is sealed as a batch, recorded for the mirrors,
+     * and handed to {@code sink} once they have it; an acknowledgement is recorded too (on {@code loop}, the thread
+     * of this core). A null sink stops metering. Call on the event loop, after {@link #start}.
      */
-    public void meterUsage(java.util.function.LongSupplier wallMillis,
-                           java.util.function.Consumer<java.util.List<org.cx.wire.Usage>> sink) {
+    public void meterUsage(java.util.function.LongSupplier wallMillis, UsageSink sink,
+                           java.util.concurrent.Executor loop) {
         boolean first = !metered;
         usageSink = sink;
         metered = true;
         scheduler.meterUsage(sink == null ? null : wallMillis);
         if (first) {
+            String prefix = config.name() + "/" + Long.toHexString(new java.util.Random().nextLong() >>> 16);
             cycle.every(TaskServerNode.SECOND_NANOS, () -> {
-                java.util.List<org.cx.wire.Usage> rows = scheduler.drainUsage(cycle.now());
-                if (!rows.isEmpty() && usageSink != null) {
-                    usageSink.accept(rows);
+                UsageSink to = usageSink;
+                if (to == null) {
+                    return;
                 }
+                scheduler.sealUsage(prefix, cycle.now()).forEach((id, rows) -> network.afterCommit(
+                        () -> to.send(id, java.util.List.of(rows),
+                                () -> loop.execute(() -> scheduler.usageAcknowledged(id)))));
             });
         }
     }

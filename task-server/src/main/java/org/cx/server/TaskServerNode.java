@@ -76,11 +76,12 @@ public final class TaskServerNode implements AutoCloseable {
     }
 
     /**
-     * Meters what producers' executions use and hands it to {@code sink} every second, on the event loop (the sink
-     * must not block: the accounting service's sender queues it); null stops metering.
+     * Meters what producers' executions use and hands it to {@code sink} in batches, one a second, once this server's
+     * mirrors have them (on the event loop: the sink must not block; the accounting service's sender queues them);
+     * null stops metering.
      */
-    public void meterUsage(java.util.function.Consumer<java.util.List<org.cx.wire.Usage>> sink) {
-        loop.submit(() -> core.meterUsage(System::currentTimeMillis, sink)).syncUninterruptibly();
+    public void meterUsage(ServerCore.UsageSink sink) {
+        loop.submit(() -> core.meterUsage(System::currentTimeMillis, sink, loop)).syncUninterruptibly();
     }
 
     /** Favours the computations of {@code users} over others' (their weight counts twice); see Scheduler#favour. */

@@ -70,4 +70,15 @@ public sealed interface MirrorOp {
     /** The server learned that computation {@code id} runs from code bundle {@code bundle}. */
     record Code(long id, String bundle) implements MirrorOp {
     }
+
+    /**
+     * The server sealed a batch of usage for the accounting service, {@code id}: an heir sends it (again, under the
+     * same id, which the service recognises) unless it was acknowledged.
+     */
+    record UsageBatch(String id, Usage[] rows) implements MirrorOp {
+    }
+
+    /** The accounting service acknowledged usage batch {@code id}. */
+    record UsageAcked(String id) implements MirrorOp {
+    }
 }

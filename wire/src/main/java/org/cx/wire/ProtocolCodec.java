@@ -261,6 +261,11 @@ public final class ProtocolCodec {
         }, in -> readValueChunk(in));
         register(kryo, Message.GiveBack.class, id++, (out, m) -> writeTaskIds(out, m.ids()),
                 in -> new Message.GiveBack(readTaskIds(in)));
+        kryo.register(Usage.Kind.class, id++);
+        kryo.register(Usage.class, id++);
+        kryo.register(Usage[].class, new BoundedArraySerializer(Usage.class), id++);
+        kryo.register(MirrorOp.UsageBatch.class, id++);
+        kryo.register(MirrorOp.UsageAcked.class, id++);
     }
 
     /** An array of objects (each may be null or a registered subtype), its length checked before allocation. */
