@@ -93,6 +93,7 @@ final class MirrorCommit implements StateLog {
             case MirrorOp.Finished f -> f.result() == null ? 0 : f.result().length;
             case MirrorOp.Send s -> org.cx.wire.MessageEncoder.sizeHint(s.payload());
             case MirrorOp.UsageBatch u -> 128L * u.rows().length;
+            case MirrorOp.UsageDelta u -> 128L * u.rows().length;
             default -> 0;
         };
         return data + 128;

@@ -46,6 +46,8 @@ final class Replica {
     private final Map<Long, String> bundles = new HashMap<>();
     /** Usage batches the mirrored server sealed and the accounting service has not acknowledged, by id. */
     private final Map<String, org.cx.wire.Usage[]> usage = new LinkedHashMap<>();
+    /** Usage of completions the mirrored server applied since it last sealed a batch. */
+    private final List<org.cx.wire.Usage> usageOpen = new ArrayList<>();
     /** The copy started from a snapshot, so it is complete. */
     private boolean complete;
     private long lastSeq;
@@ -94,6 +96,7 @@ final class Replica {
             bundles.clear();
             untold.clear();
             usage.clear();
+            usageOpen.clear();
             complete = true;
         }
         lastSeq = seq;
@@ -151,7 +154,13 @@ final class Replica {
             case MirrorOp.Received r -> received.merge(ExactlyOnceChannels.channel(r.from(), r.to()), r.seq(), Math::max);
             case MirrorOp.Code code -> bundles.put(code.id(), code.bundle());
             case MirrorOp.Tally t -> untold.merge(t.id(), t.counts(), RoutedPayload.Tally::plus);
-            case MirrorOp.UsageBatch u -> usage.put(u.id(), u.rows());
+            case MirrorOp.UsageDelta u -> usageOpen.addAll(List.of(u.rows()));
+            case MirrorOp.UsageBatch u -> {
+                usage.put(u.id(), u.rows());
+                if (u.sealsDeltas()) {
+                    usageOpen.clear();
+                }
+            }
             case MirrorOp.UsageAcked a -> usage.remove(a.id());
         }
     }
@@ -169,6 +178,11 @@ final class Replica {
     /** The mirrored server's usage batches not acknowledged, in the order it sealed them. */
     Map<String, org.cx.wire.Usage[]> usage() {
         return usage;
+    }
+
+    /** The mirrored server's usage since it last sealed a batch. */
+    List<org.cx.wire.Usage> usageOpen() {
+        return usageOpen;
     }
 
     Collection<Computation> computations() {

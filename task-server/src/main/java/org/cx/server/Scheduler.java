@@ -469,10 +469,7 @@ public final class Scheduler {
      * mirrors; returns the batches to send now (this one, and any adopted from a failed server), by id.
      */
     Map<String, org.cx.wire.Usage[]> sealUsage(String prefix, long nowNanos) {
-        List<org.cx.wire.Usage> rows = drainUsage(nowNanos);
-        if (!rows.isEmpty()) {
-            usageBatches.seal(prefix, rows, log);
-        }
+        usageBatches.seal(prefix, drainUsage(nowNanos), log);
         return usageBatches.toSend();
     }
 
@@ -1471,6 +1468,13 @@ public final class Scheduler {
      * pass it on.
      */
     void logTallies() {
+        if (meter != null && log.active()) {
+            // The usage of this burst's completions goes to the mirrors with them.
+            List<org.cx.wire.Usage> rows = meter.drainExecutions();
+            if (!rows.isEmpty()) {
+                usageBatches.delta(rows, log);
+            }
+        }
         if (log.active()) {
             for (ComputationState c : tallied) {
                 MirrorOp.Tally t = c.logTally(false);
@@ -1558,7 +1562,7 @@ public final class Scheduler {
             }
         }
         counters.tasksAdopted += copy.tasks().size();
-        usageBatches.adopt(copy.usage(), log);
+        usageBatches.adopt(copy.usage(), copy.usageOpen(), log);
         for (Map.Entry<Long, RoutedPayload.Tally> untold : copy.untold().entrySet()) {
             ComputationState c = computations.get(untold.getKey());
             if (c != null) { // else the counts could go nowhere: the failed server had nothing left of it

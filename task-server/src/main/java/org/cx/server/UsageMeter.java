@@ -145,9 +145,16 @@ final class UsageMeter {
 
     /** The rows metered since the last drain, with every connected producer's offered capacity up to now. */
     List<Usage> drain(long nowNanos) {
-        List<Usage> rows = new ArrayList<>(slots.size() + producers.size() + departed.size());
+        List<Usage> rows = drainExecutions();
         rows.addAll(departed);
         departed.clear();
+        producers.forEach((p, m) -> addOffered(p, m, nowNanos, rows));
+        return rows;
+    }
+
+    /** The rows of the executions metered since the last drain. */
+    List<Usage> drainExecutions() {
+        List<Usage> rows = new ArrayList<>(slots.size() + producers.size() + departed.size());
         for (Slot s : slots.values()) {
             ProducerState p = s.key.producer();
             rows.add(new Usage(s.key.interval(), s.key.accepted() ? Usage.Kind.ACCEPTED : Usage.Kind.DUPLICATE,
@@ -155,10 +162,7 @@ final class UsageMeter {
                     s.cpuNanos, s.wallNanos, s.bytesIn, s.bytesOut, s.messages));
         }
         slots.clear();
-        producers.forEach((p, m) -> {
-            m.last = null;
-            addOffered(p, m, nowNanos, rows);
-        });
+        producers.values().forEach(m -> m.last = null);
         return rows;
     }
 

@@ -40,26 +40,34 @@ class UsageBatchesTest {
         assertEquals(Map.of(), server.toSend(), "each batch is handed over once");
         server.acknowledged("s1/run/1", log);
         server.seal("s1/run", List.of(row(3)), log);
+        server.delta(List.of(row(4)), log); // applied in a burst, not sealed yet
+        server.delta(List.of(row(5)), log);
 
         Replica mirror = new Replica();
         mirror.offer(1, true, new MirrorOp[0]);
         mirror.offer(2, false, log.ops.toArray(MirrorOp[]::new));
         assertEquals(List.of("s1/run/2", "s1/run/3"), List.copyOf(mirror.usage().keySet()));
+        assertEquals(List.of(4L, 5L), mirror.usageOpen().stream().map(Usage::executions).toList());
 
         List<MirrorOp> snapshot = new ArrayList<>();
         server.snapshot(snapshot);
         Replica fresh = new Replica();
         fresh.offer(5, true, snapshot.toArray(MirrorOp[]::new));
         assertEquals(mirror.usage().keySet(), fresh.usage().keySet(), "a new mirror gets them in the snapshot");
+        assertEquals(2, fresh.usageOpen().size());
 
         Recorded heirLog = new Recorded();
         UsageBatches heir = new UsageBatches();
-        heir.adopt(mirror.usage(), heirLog);
+        heir.adopt(mirror.usage(), mirror.usageOpen(), heirLog);
         Map<String, Usage[]> again = heir.toSend();
         assertEquals(List.of("s1/run/2", "s1/run/3"), List.copyOf(again.keySet()));
         assertEquals(2, again.get("s1/run/2")[0].executions());
-        assertEquals(2, heirLog.ops.size(), "the heir's own mirrors hold them now");
+        assertEquals(3, heirLog.ops.size(), "the heir's own mirrors hold them now, and the unsealed usage");
+        heir.seal("s2/run", List.of(), heirLog);
+        Usage[] sealed = heir.toSend().get("s2/run/1");
+        assertEquals(1, sealed.length, "the failed server's unsealed usage, merged");
+        assertEquals(9, sealed[0].executions());
         heir.acknowledged("s1/run/2", heirLog);
-        assertEquals(1, heir.size());
+        assertEquals(2, heir.size());
     }
 }

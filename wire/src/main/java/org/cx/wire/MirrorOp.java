@@ -72,10 +72,18 @@ public sealed interface MirrorOp {
     }
 
     /**
-     * The server sealed a batch of usage for the accounting service, {@code id}: an heir sends it (again, under the
-     * same id, which the service recognises) unless it was acknowledged.
+     * Usage of the completions the server applied in this batch, not yet sealed in a usage batch: with the
+     * completions themselves on the mirrors, an heir neither loses nor repeats it.
      */
-    record UsageBatch(String id, Usage[] rows) implements MirrorOp {
+    record UsageDelta(Usage[] rows) implements MirrorOp {
+    }
+
+    /**
+     * The server holds a batch of usage for the accounting service, {@code id}: one it sealed ({@code sealsDeltas}:
+     * every delta since its last batch and the rest of its usage), or one it took over from a failed server. An heir
+     * sends it (again, under the same id, which the service recognises) unless it was acknowledged.
+     */
+    record UsageBatch(String id, Usage[] rows, boolean sealsDeltas) implements MirrorOp {
     }
 
     /** The accounting service acknowledged usage batch {@code id}. */

@@ -266,6 +266,7 @@ public final class ProtocolCodec {
         kryo.register(Usage[].class, new BoundedArraySerializer(Usage.class), id++);
         kryo.register(MirrorOp.UsageBatch.class, id++);
         kryo.register(MirrorOp.UsageAcked.class, id++);
+        kryo.register(MirrorOp.UsageDelta.class, id++);
     }
 
     /** An array of objects (each may be null or a registered subtype), its length checked before allocation. */
