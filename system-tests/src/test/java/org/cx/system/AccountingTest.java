@@ -1,6 +1,7 @@
 package org.cx.system;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -26,6 +27,9 @@ import org.cx.server.TaskServerNode;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.cx.testing.Postgres;
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
+import org.cx.security.Tls;
 import org.cx.wire.Usage;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,6 +129,56 @@ class AccountingTest {
             if (postgres != null) {
                 postgres.close();
             }
+        }
+    }
+
+    /**
+     * A server of three killed -9 mid-run: its usage reaches the service through its heir, and every task's accepted
+     * execution is recorded once, neither lost nor repeated (TLS with this user's local credentials throughout).
+     */
+    @org.junit.jupiter.api.Test
+    void aServerKilledMidRunNeitherLosesNorRepeatsUsage(@TempDir Path dir) throws Exception {
+        int n = 19;
+        String[] address = {null};
+        try (ChildProcess service = startService(new String[] {"accounting", "serve", "--port", "0", "--data",
+                dir.resolve("accounting").toString()}, address);
+             ServerProcesses network = ServerProcesses.start(3, dir, "--accounting", address[0])) {
+            network.attachProducers(2);
+            try (Consumer consumer = Consumer.connect(network.address(network.atPosition(0)))) {
+                Computation<Long> c = consumer.submit(new Fib(n, LEAF_2MS));
+                int before = network.committedCount();
+                Await.until("progress before the failure", WAIT,
+                        () -> network.committedCount() >= before + Fib.taskCount(n) / 3 || c.result().isDone());
+                assertFalse(c.result().isDone(), "the computation should outlast the failure; make it longer");
+                network.kill(network.atPosition(2));
+                assertEquals(Fib.value(n), c.result().get(120, TimeUnit.SECONDS));
+            }
+            Tls user = CxHome.local(CredentialRole.USER, false);
+            long[] recorded = {0};
+            try {
+                Await.until("every task's accepted execution recorded", WAIT, () -> {
+                    recorded[0] = executions(address[0], user);
+                    return recorded[0] >= Fib.taskCount(n);
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + ": " + recorded[0] + " of " + Fib.taskCount(n), e);
+            }
+            assertEquals(Fib.taskCount(n), recorded[0], "each accepted execution once");
+            assertTrue(service.isAlive());
+        }
+    }
+
+    /** Accepted executions the service recorded of {@code user}'s computations. */
+    private static long executions(String address, Tls user) {
+        try (AccountingClient client = AccountingClient.connect(address, user, null)) {
+            long n = 0;
+            for (JsonNode r : JSON.readTree(client.report(Instant.EPOCH, null, Report.By.USER, null,
+                    Report.Format.JSON))) {
+                n += r.path("executions").asLong();
+            }
+            return n;
+        } catch (FsException | com.fasterxml.jackson.core.JsonProcessingException e) {
+            return -1;
         }
     }
 

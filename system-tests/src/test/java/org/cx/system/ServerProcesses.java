@@ -42,10 +42,18 @@ final class ServerProcesses implements AutoCloseable {
     /** When each server process was killed or frozen, by index. */
     final Map<Integer, Long> failedAt = new HashMap<>();
     private long startedNanos;
+    /** More options for every server. */
+    private List<String> more = List.of();
 
     /** Starts {@code count} servers (the first founds the network) and waits until it tolerates a failure. */
     static ServerProcesses start(int count, Path dir) throws IOException {
+        return start(count, dir, new String[0]);
+    }
+
+    /** As {@link #start(int, Path)}, with {@code more} on every server's command line. */
+    static ServerProcesses start(int count, Path dir, String... more) throws IOException {
         ServerProcesses network = new ServerProcesses();
+        network.more = List.of(more);
         network.startedNanos = System.nanoTime();
         for (int i = 0; i < count; i++) {
             network.commitLogs.add(dir.resolve("commits-" + i + ".log"));
@@ -77,6 +85,7 @@ final class ServerProcesses implements AutoCloseable {
             args.add("--join");
             args.add(join);
         }
+        args.addAll(more);
         ChildProcess process = ChildProcess.start("s" + i, "org.cx.cli.Cx", args.toArray(String[]::new));
         processes.add(process);
         String line = process.awaitLine("listening on", WAIT);
