@@ -22,6 +22,10 @@ final class BenchAccountingCommand extends Printing implements Callable<Integer>
     @Option(names = "--n", defaultValue = "25", description = "Which Fibonacci number. Default: ${DEFAULT-VALUE}.")
     int n;
 
+    @Option(names = "--servers", defaultValue = "1", description = "Task servers (with more than one, usage goes to "
+            + "the mirrors with every burst). Default: ${DEFAULT-VALUE}.")
+    int servers;
+
     @Option(names = "--producers", defaultValue = "2", description = "Producers. Default: ${DEFAULT-VALUE}.")
     int producers;
 
@@ -58,12 +62,12 @@ final class BenchAccountingCommand extends Printing implements Callable<Integer>
                     r.byHostS(), r.byComputationS(), r.balancesS());
             return 0;
         }
-        FibBench.Settings s = new FibBench.Settings(n, 1, producers, workers, load.toLoad(), true, false, warmup,
+        FibBench.Settings s = new FibBench.Settings(n, servers, producers, workers, load.toLoad(), true, false, warmup,
                 1, insecure, TaskBox.Isolation.IN_PROCESS, 1);
         AccountingBench.AbResult r = AccountingBench.ab(s, pairs, System.err);
-        out().printf(Locale.ROOT, "F(%d), %d producers: accounting off %.0f tasks/s, efficiency %.3f; on %.0f "
+        out().printf(Locale.ROOT, "F(%d), %d servers, %d producers: accounting off %.0f tasks/s, efficiency %.3f; on %.0f "
                         + "tasks/s, efficiency %.3f; throughput on/off %.3f, efficiency on-off %+.3f "
-                        + "(medians of %d); %d usage rows in %d batches%n", n, producers, r.off().tasksPerS(),
+                        + "(medians of %d); %d usage rows in %d batches%n", n, servers, producers, r.off().tasksPerS(),
                 r.off().efficiency(), r.on().tasksPerS(), r.on().efficiency(), r.throughputRatio(),
                 r.on().efficiency() - r.off().efficiency(), pairs, r.rowsStored(), r.batches());
         return 0;
