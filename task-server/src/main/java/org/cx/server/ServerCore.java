@@ -176,16 +176,6 @@ public final class ServerCore {
         }
     }
 
-    /** Where a server's usage batches go: to the accounting service, through a sender that retries. */
-    @FunctionalInterface
-    public interface UsageSink {
-        /**
-         * Sends batch {@code id} until the service acknowledges it, then runs {@code acknowledged} (on any thread).
-         * Must not block.
-         */
-        void send(String id, java.util.List<org.cx.wire.Usage> rows, Runnable acknowledged);
-    }
-
     /**
      * Meters what producers' executions use: every second the usage is sealed as a batch, recorded for the mirrors,
      * and handed to {@code sink} once they have it; an acknowledgement is recorded too (on {@code loop}, the thread

@@ -80,7 +80,7 @@ public final class TaskServerNode implements AutoCloseable {
      * mirrors have them (on the event loop: the sink must not block; the accounting service's sender queues them);
      * null stops metering.
      */
-    public void meterUsage(ServerCore.UsageSink sink) {
+    public void meterUsage(UsageSink sink) {
         loop.submit(() -> core.meterUsage(System::currentTimeMillis, sink, loop)).syncUninterruptibly();
     }
 
