@@ -56,7 +56,11 @@ final class JmxAgent {
         RMIServerSocketFactory sockets = p -> new ServerSocket(p, 50, bind);
         // Port 0: the registry binds a free port itself (no probe-then-bind race); its socket says which.
         ServerSocket[] registrySocket = new ServerSocket[1];
-        LocateRegistry.createRegistry(port, null, p -> registrySocket[0] = new ServerSocket(p, 50, bind));
+        try {
+            LocateRegistry.createRegistry(port, null, p -> registrySocket[0] = new ServerSocket(p, 50, bind));
+        } catch (java.rmi.RemoteException e) {
+            throw org.cx.wire.Listening.failure(host, port, e, "the JMX port: choose another --jmx-port, or --no-jmx");
+        }
         int registryPort = registrySocket[0].getLocalPort();
         JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + host + ":" + registryPort
                 + "/jmxrmi");

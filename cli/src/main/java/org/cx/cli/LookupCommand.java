@@ -28,6 +28,8 @@ final class LookupCommand extends Printing implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // River logs a failure to bind as a stack trace before it says anything: look first.
+        org.cx.wire.Listening.check(host, port, "another lookup service? choose another --port");
         try (LookupService lookup = LookupService.start(host, port, multicast)) {
             out().println("lookup service listening on " + lookup.address()
                     + (multicast ? "; answering multicast discovery for group '" + LookupService.GROUP + "'" : ""));

@@ -96,6 +96,10 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
             me.setContextClassLoader(app.getClass().getClassLoader());
             try {
                 status = app.run(consumer, args);
+            } catch (IllegalArgumentException e) { // a NumberFormatException from parsing its arguments, say
+                throw new IllegalArgumentException("the application " + app.getClass().getSimpleName()
+                        + " refused its arguments " + java.util.Arrays.toString(args) + ": " + e.getMessage()
+                        + " (see its usage)", e);
             } finally {
                 me.setContextClassLoader(previous);
                 if (progress != null) {

@@ -87,7 +87,9 @@ public final class NetworkProbe {
     public static String describe(Message.NetworkStatus s) {
         StringBuilder b = new StringBuilder();
         b.append(String.format("production network: %d server(s), epoch %d, branching %d, %s%n", s.servers().length,
-                s.epoch(), s.branching(), s.tolerant() ? "tolerates another failure"
+                s.epoch(), s.branching(), s.servers().length == 1
+                        ? "tolerates no failure (a single server has no mirror: add one with cx server --join)"
+                        : s.tolerant() ? "tolerates another failure"
                         : "NOT yet tolerant of another failure (re-mirroring)"));
         b.append(String.format("%-4s %-4s %-16s %-22s %-12s %-12s %7s %7s %7s %9s %10s%n", "pos", "id", "name",
                 "address", "mirrored-by", "holds-copy", "tasks", "ready", "fresh", "producers", "completed"));

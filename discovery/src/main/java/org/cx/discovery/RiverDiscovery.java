@@ -83,9 +83,24 @@ public final class RiverDiscovery implements Discovery {
         try {
             return new RiverDiscovery(locator.getRegistrar((int) timeout.toMillis()), hostPort, lease, null);
         } catch (IOException | ClassNotFoundException e) {
-            throw new IOException("no lookup service answers at " + hostPort + " (start one with 'cx lookup --port "
-                    + hostPort.substring(colon + 1) + "'): " + e.getMessage(), e);
+            throw new IOException(notALookupService(hostPort.substring(0, colon), hostPort.substring(colon + 1)), e);
         }
+    }
+
+    /** Why {@code host:port} gave no lookup service: nothing listens there, or something else does. */
+    private static String notALookupService(String host, String port) {
+        boolean listens;
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress(host, Integer.parseInt(port)), 2_000);
+            listens = true;
+        } catch (IOException | NumberFormatException probe) {
+            listens = false;
+        }
+        return listens
+                ? host + ":" + port + " answers, but it is no lookup service (a task server? give a server with "
+                        + "--server, or the lookup service's own port with --lookup)"
+                : "no lookup service answers at " + host + ":" + port + ": nothing listens there (start one with "
+                        + "'cx lookup --port " + port + "')";
     }
 
     private static RiverDiscovery discoverByMulticast(Duration lease, Duration timeout) throws IOException {

@@ -466,7 +466,7 @@ class CliTest {
     }
 
     /** The range-sum application as a jar in {@code dir}, its entry point named in the manifest. */
-    private static Path rangeSumJar(Path dir) throws IOException {
+    static Path rangeSumJar(Path dir) throws IOException {
         Map<String, byte[]> entries = new TreeMap<>(Jars.compile(RANGE_SUM_APP, dir.resolve("build")));
         entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCX-Application: app.Main\n"
                 .getBytes(StandardCharsets.US_ASCII));

@@ -243,6 +243,11 @@ final class ServerNetwork implements StateLog {
         return position() == 0;
     }
 
+    /** Where the primary root is, as far as this server knows: while it is still joining, the member it asked. */
+    private String rootAddress() {
+        return tree.size() > 0 ? addresses.get(tree.idAt(0)) : config.join();
+    }
+
     List<Integer> mirrorGroup() {
         return tree.contains(self) ? tree.mirrorGroup(self) : List.of();
     }
@@ -568,7 +573,7 @@ final class ServerNetwork implements StateLog {
 
     private void onJoin(Message.Join join, PeerConnection from) {
         if (!isRoot()) {
-            from.send(new Message.Redirect(addresses.get(tree.idAt(0))));
+            from.send(new Message.Redirect(rootAddress()));
             return;
         }
         int id = nextId();
@@ -921,7 +926,7 @@ final class ServerNetwork implements StateLog {
     /** The answer to {@code cx network status}: the root's view; other servers point to the root. */
     private Message networkStatus() {
         if (!isRoot()) {
-            return new Message.Redirect(addresses.get(tree.idAt(0)));
+            return new Message.Redirect(rootAddress());
         }
         List<Message.ServerStatus> rows = new ArrayList<>();
         for (int id : tree.ids()) {

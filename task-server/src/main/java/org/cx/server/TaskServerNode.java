@@ -120,7 +120,16 @@ public final class TaskServerNode implements AutoCloseable {
                                 guards.helloTimeout()));
                     }
                 });
-        serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
+        try {
+            serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
+        } catch (Exception e) { // Netty's bind failures are thrown unchecked
+            if (e instanceof InterruptedException ie) {
+                throw ie;
+            }
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw new IllegalStateException(org.cx.wire.Listening.failure(config.host(), config.port(), e,
+                    "another cx server? choose another --port, or --port 0 for any free one").getMessage(), e);
+        }
         core = new ServerCore(config, advertisedAddress(), new NettyEnvironment());
         mbeans = new ServerMBeans(this);
         loop.submit(() -> {

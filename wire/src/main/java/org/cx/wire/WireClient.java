@@ -68,9 +68,14 @@ public final class WireClient {
         try {
             return ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw new IOException("cannot connect to " + address + ": " + reason(e.getCause()), e.getCause());
+            String to = address.getHostString() + ":" + address.getPort();
+            String why = e.getCause() instanceof java.net.ConnectException
+                    ? "nothing listens there (connection refused): is a cx server running at that address?"
+                    : reason(e.getCause());
+            throw new IOException("cannot connect to " + to + ": " + why, e.getCause());
         } catch (TimeoutException e) {
-            throw new IOException("no answer from " + address + " within " + timeoutMillis + " ms", e);
+            throw new IOException("no answer from " + address.getHostString() + ":" + address.getPort() + " within "
+                    + timeoutMillis + " ms", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to " + address, e);

@@ -16,10 +16,18 @@ public final class FibApp implements Application {
             System.err.println("usage: cx submit fib-app.jar N [LEAF_MS]   (F(N), N in 0..60; each leaf sleeps LEAF_MS)");
             return 2;
         }
-        int n = Integer.parseInt(args[0]);
-        double leafMs = args.length > 1 ? Double.parseDouble(args[1]) : 0;
-        if (n < 0 || n > 60) {
-            System.err.println("N must be in 0..60, got " + n);
+        int n;
+        double leafMs;
+        try {
+            n = Integer.parseInt(args[0]);
+            leafMs = args.length > 1 ? Double.parseDouble(args[1]) : 0;
+        } catch (NumberFormatException e) {
+            System.err.println("N must be a whole number in 0..60 and LEAF_MS a number of milliseconds, got "
+                    + String.join(" ", args));
+            return 2;
+        }
+        if (n < 0 || n > 60 || !(leafMs >= 0)) {
+            System.err.println("N must be in 0..60 and LEAF_MS at least 0, got " + String.join(" ", args));
             return 2;
         }
         Load load = leafMs > 0 ? Load.ofMillis(Load.Kind.SLEEP, 0, leafMs, 0) : Load.NONE;
