@@ -100,6 +100,12 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
                 throw new IllegalArgumentException("the application " + app.getClass().getSimpleName()
                         + " refused its arguments " + java.util.Arrays.toString(args) + ": " + e.getMessage()
                         + " (see its usage)", e);
+            } catch (java.util.concurrent.ExecutionException e) { // it waited on a computation that failed
+                if (e.getCause() instanceof org.cx.api.ComputationFailedException failed) {
+                    throw failed;
+                }
+                throw new IllegalStateException("the application " + app.getClass().getSimpleName() + " failed: "
+                        + e.getCause(), e.getCause());
             } finally {
                 me.setContextClassLoader(previous);
                 if (progress != null) {

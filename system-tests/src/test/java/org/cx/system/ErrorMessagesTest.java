@@ -92,4 +92,18 @@ class ErrorMessagesTest {
                     + "\"abc\" (see its usage)"), r.err());
         }
     }
+
+    /** Once "no main manifest attribute": the command's jar runs with {@code java -jar}, its jars beside it. */
+    @Test
+    void theCommandsJarRunsWithJavaJar() throws Exception {
+        Path jar;
+        try (var files = java.nio.file.Files.list(Path.of("..", "cli", "target"))) {
+            jar = files.filter(p -> p.getFileName().toString().matches("cli-.*\\.jar")).findFirst().orElseThrow();
+        }
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                jar.toString(), "--version").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(out.startsWith("cx 0."), out);
+    }
 }
