@@ -30,7 +30,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "status", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Shows every server, producer and computation of a running network.",
-            "From their JMX MBeans, refreshing like top (Ctrl-C to stop), or once with --once."})
+            "From their JMX MBeans, refreshing like top (Ctrl-C to stop), or once with --once. Into a pipe or a file,",
+            "each snapshot follows the last (no screen codes); --json writes each as a line of JSON."})
 final class StatusCommand extends Printing implements Callable<Integer> {
 
     @Option(names = "--server", paramLabel = "HOST:PORT", description = "Any server of the network.")
@@ -41,6 +42,10 @@ final class StatusCommand extends Printing implements Callable<Integer> {
 
     @Option(names = "--once", description = "Print one snapshot and exit.")
     boolean once;
+
+    @Option(names = "--json", description = "Print each snapshot as one line of JSON (servers, producers, "
+            + "computations; a figure not given is null).")
+    boolean json;
 
     @Option(names = "--interval", defaultValue = "2s", paramLabel = "DURATION",
             description = "Refresh period. Default: ${DEFAULT-VALUE}.")
@@ -61,13 +66,16 @@ final class StatusCommand extends Printing implements Callable<Integer> {
         resolved = true;
         String root = Lookups.serverOrLookup(server, lookup, false, tls);
         try {
+            boolean terminal = System.console() != null && !json;
             do {
-                String view = snapshot(root);
+                StatusView view = view(root);
                 PrintWriter out = out();
-                if (!once) {
+                if (!once && terminal) {
                     out.print("\033[H\033[2J"); // clear the terminal, like top
+                } else if (!once && !json) {
+                    out.println("--- " + java.time.LocalTime.now().withNano(0));
                 }
-                out.print(view);
+                out.print(json ? view.json() : view.text());
                 out.flush();
                 if (!once) {
                     Thread.sleep(interval.toMillis());
@@ -87,83 +95,74 @@ final class StatusCommand extends Printing implements Callable<Integer> {
 
     /** One view of the network, as text. */
     String snapshot(String root) throws IOException {
+        return view(root).text();
+    }
+
+    /** One view of the network. */
+    StatusView view(String root) throws IOException {
         if (!resolved) {
             tls = security.tls(CredentialRole.USER, false);
             resolved = true;
         }
         Message.NetworkStatus net = NetworkProbe.status(root, tls);
-        StringBuilder servers = new StringBuilder();
-        StringBuilder producers = new StringBuilder();
-        StringBuilder computations = new StringBuilder();
-        int producerCount = 0;
+        List<StatusView.Server> servers = new ArrayList<>();
+        List<StatusView.Producer> producers = new ArrayList<>();
+        List<StatusView.Computation> computations = new ArrayList<>();
         for (Message.ServerStatus s : net.servers()) {
             MBeanServerConnection c = connect(s.jmx());
             ObjectName name = c == null ? null : find(c, "org.cx:type=TaskServer,*", "Address", s.address());
             if (name == null) {
-                servers.append(String.format("%-4d %-16s %-22s (no JMX: started without it, or unreachable)%n",
-                        s.position(), s.name(), s.address()));
+                servers.add(new StatusView.Server(s.position(), s.name(), s.address(), null, null, null, null, null,
+                        null, null, "no JMX: started without it, or unreachable"));
                 continue;
             }
             try {
-                servers.append(String.format("%-4d %-16s %-22s %-10s %-14s %7d %7d %7d %9d %10.0f%n", s.position(),
-                        s.name(), s.address(), list(c.getAttribute(name, "MirrorGroup")),
-                        list(c.getAttribute(name, "Neighbours")), (Integer) c.getAttribute(name, "ReadyTasks"),
-                        (Integer) c.getAttribute(name, "UnreadyTasks"), (Integer) c.getAttribute(name, "RunningTasks"),
-                        (Integer) c.getAttribute(name, "Producers"),
-                        (Double) c.getAttribute(name, "TasksCompletedPerSecond")));
+                servers.add(new StatusView.Server(s.position(), s.name(), s.address(),
+                        list(c.getAttribute(name, "MirrorGroup")), list(c.getAttribute(name, "Neighbours")),
+                        (Integer) c.getAttribute(name, "ReadyTasks"), (Integer) c.getAttribute(name, "UnreadyTasks"),
+                        (Integer) c.getAttribute(name, "RunningTasks"), (Integer) c.getAttribute(name, "Producers"),
+                        (Double) c.getAttribute(name, "TasksCompletedPerSecond"), null));
                 for (CompositeData p : (CompositeData[]) c.getAttribute(name, "ProducerDetails")) {
-                    producerCount++;
-                    producers.append(producerRow(s.name(), p));
+                    producers.add(producer(s.name(), p));
                 }
                 String key = ObjectName.quote(s.name() + "@" + portOf(s.address()));
                 for (ObjectName comp : c.queryNames(new ObjectName("org.cx:type=Computation,server=" + key + ",*"),
                         null)) {
-                    computations.append(String.format("%-18s %-16s %-7s %9d %9d %9.1f %s%n",
-                            c.getAttribute(comp, "Id"), s.name(), c.getAttribute(comp, "Phase"),
-                            (Long) c.getAttribute(comp, "TasksDone"), (Long) c.getAttribute(comp, "TasksKnown"),
-                            (Double) c.getAttribute(comp, "ElapsedSeconds"),
-                            Boolean.TRUE.equals(c.getAttribute(comp, "Origin")) ? "origin" : ""));
-                    if (Boolean.TRUE.equals(c.getAttribute(comp, "Stalled"))) {
-                        computations.append("  ").append(((String) c.getAttribute(comp, "Diagnosis"))
-                                .replace("\n", "\n  ")).append('\n');
-                    }
+                    computations.add(new StatusView.Computation(String.valueOf(c.getAttribute(comp, "Id")), s.name(),
+                            String.valueOf(c.getAttribute(comp, "Phase")), (Long) c.getAttribute(comp, "TasksDone"),
+                            (Long) c.getAttribute(comp, "TasksKnown"), (Double) c.getAttribute(comp, "ElapsedSeconds"),
+                            Boolean.TRUE.equals(c.getAttribute(comp, "Origin")),
+                            Boolean.TRUE.equals(c.getAttribute(comp, "Stalled"))
+                                    ? (String) c.getAttribute(comp, "Diagnosis") : null));
                 }
             } catch (javax.management.JMException e) {
-                servers.append(String.format("%-4d %-16s %-22s (MBeans unreadable: %s)%n", s.position(), s.name(),
-                        s.address(), e.getMessage()));
+                servers.add(new StatusView.Server(s.position(), s.name(), s.address(), null, null, null, null, null,
+                        null, null, "MBeans unreadable: " + e.getMessage()));
             }
         }
-        StringBuilder b = new StringBuilder();
-        b.append(String.format("CX network: %d server(s), %d producer(s), epoch %d, %s%n%n", net.servers().length,
-                producerCount, net.epoch(), net.tolerant() ? "tolerates another failure" : "NOT yet tolerant"));
-        b.append(String.format("%-4s %-16s %-22s %-10s %-14s %7s %7s %7s %9s %10s%n", "pos", "server", "address",
-                "mirrors", "neighbours", "ready", "unready", "running", "producers", "done/s"));
-        b.append(servers).append('\n');
-        b.append(String.format("%-20s %-16s %7s %7s %9s %7s %s%n", "producer", "server", "workers", "cached",
-                "tasks-run", "idle", "(held, completed here)"));
-        b.append(producers).append('\n');
-        b.append(String.format("%-18s %-16s %-7s %9s %9s %9s%n", "computation", "server", "phase", "done", "known",
-                "elapsed"));
-        b.append(computations);
-        return b.toString();
+        return new StatusView(net.epoch(), net.tolerant(), servers, producers, computations);
     }
 
-    private String producerRow(String serverName, CompositeData p) {
+    private StatusView.Producer producer(String serverName, CompositeData p) {
         String name = (String) p.get("name");
-        String jmx = (String) p.get("jmx");
-        String own = "(no JMX)";
-        MBeanServerConnection c = connect(jmx);
+        MBeanServerConnection c = connect((String) p.get("jmx"));
         ObjectName bean = c == null ? null : find(c, "org.cx:type=Producer,*", "Name", name);
+        Integer cached = null;
+        Long run = null;
+        Double idle = null;
+        String note = "no JMX";
         if (bean != null) {
             try {
-                own = String.format("%7d %9d %6.1f%%", (Integer) c.getAttribute(bean, "CachedTasks"),
-                        (Long) c.getAttribute(bean, "TasksRun"), 100 * (Double) c.getAttribute(bean, "IdleFraction"));
+                cached = (Integer) c.getAttribute(bean, "CachedTasks");
+                run = (Long) c.getAttribute(bean, "TasksRun");
+                idle = 100 * (Double) c.getAttribute(bean, "IdleFraction");
+                note = null;
             } catch (javax.management.JMException | IOException e) {
-                own = "(unreadable)";
+                note = "unreadable";
             }
         }
-        return String.format("%-20s %-16s %7d %s (%d, %d)%n", name, serverName, (Integer) p.get("workers"), own,
-                (Integer) p.get("tasksHeld"), (Long) p.get("tasksCompleted"));
+        return new StatusView.Producer(name, serverName, (Integer) p.get("workers"), cached, run, idle,
+                (Integer) p.get("tasksHeld"), (Long) p.get("tasksCompleted"), note);
     }
 
     private MBeanServerConnection connect(String url) {

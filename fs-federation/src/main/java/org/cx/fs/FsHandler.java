@@ -169,9 +169,11 @@ public abstract class FsHandler extends SimpleChannelInboundHandler<ByteBuf> {
         Tls.Failure tls = Tls.failure(cause);
         if (tls != null) {
             LOG.info("file service connection from {} refused in TLS: {}", ctx.channel().remoteAddress(), tls);
-        } else {
+        } else if (cause instanceof java.io.IOException) {
             LOG.info("file service connection from {} closed: {}", ctx.channel().remoteAddress(),
                     cause.getMessage());
+        } else {
+            LOG.warn("file service connection from {} closed by a failure", ctx.channel().remoteAddress(), cause);
         }
         ctx.close();
     }
