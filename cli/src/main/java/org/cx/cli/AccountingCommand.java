@@ -188,6 +188,13 @@ final class AccountingCommand extends Group {
         abstract int run(AccountingClient client) throws IOException;
     }
 
+    /** How a balance or report is written. */
+    static final class Formatted {
+        @Option(names = "--format", defaultValue = "table", description = "table, csv or json. "
+                + "Default: ${DEFAULT-VALUE}.")
+        Report.Format format;
+    }
+
     /** Prints {@code text} as it is, and flushes. */
     static int print(Printing command, String text) {
         command.out().print(text);
@@ -278,13 +285,12 @@ final class AccountingCommand extends Group {
                 + "see only their own).")
         String user;
 
-        @Option(names = "--format", defaultValue = "table", description = "table, csv or json. "
-                + "Default: ${DEFAULT-VALUE}.")
-        Report.Format format;
+        @Mixin
+        Formatted formatted;
 
         @Override
         int run(AccountingClient client) throws IOException {
-            return print(this, client.balance(user, format));
+            return print(this, client.balance(user, formatted.format));
         }
     }
 
@@ -301,13 +307,12 @@ final class AccountingCommand extends Group {
                 + "contributed.")
         String user;
 
-        @Option(names = "--format", defaultValue = "table", description = "table, csv or json. "
-                + "Default: ${DEFAULT-VALUE}.")
-        Report.Format format;
+        @Mixin
+        Formatted formatted;
 
         @Override
         int run(AccountingClient client) throws IOException {
-            return print(this, client.report(from(), to(), by, user, format));
+            return print(this, client.report(from(), to(), by, user, formatted.format));
         }
     }
 
