@@ -31,7 +31,16 @@ public final class Cx implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        bridgeJavaLogging();
         System.exit(commandLine().execute(args));
+    }
+
+    /** Sends what logs through java.util.logging (Apache River, the JDK) to SLF4J: one log, in one format. */
+    static void bridgeJavaLogging() {
+        if (!org.slf4j.bridge.SLF4JBridgeHandler.isInstalled()) {
+            org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+            org.slf4j.bridge.SLF4JBridgeHandler.install();
+        }
     }
 
     /** Descriptions are written as lines of up to this many characters; a narrower layout would break them. */
