@@ -46,9 +46,6 @@ public final class PriceTable {
 
     /** One line of the table. */
     public record Price(Kind kind, String hostType, int fromHour, int toHour, double perCpuHour, double perGib) {
-        boolean matches(Kind k, String host, int hour) {
-            return kind == k && hour >= fromHour && hour < toHour && glob(hostType).matcher(host).matches();
-        }
 
         String line() {
             return String.format(Locale.ROOT, "%-13s  %-9s  %-5s  %12s  %7s", kind.label(), hostType,
@@ -73,10 +70,13 @@ public final class PriceTable {
     }
 
     private final List<Price> prices;
+    /** Each price's host-type pattern, compiled once: every row recorded is priced. */
+    private final List<Pattern> hostTypes;
     private final String source;
 
     private PriceTable(List<Price> prices, String source) {
         this.prices = List.copyOf(prices);
+        this.hostTypes = prices.stream().map(p -> glob(p.hostType())).toList();
         this.source = source;
     }
 
@@ -157,8 +157,10 @@ public final class PriceTable {
     public Price price(Kind kind, String hostType, Instant when) {
         int hour = when.atZone(ZoneOffset.UTC).getHour();
         Price found = null;
-        for (Price p : prices) {
-            if (p.matches(kind, hostType, hour)) {
+        for (int i = 0; i < prices.size(); i++) {
+            Price p = prices.get(i);
+            if (p.kind() == kind && hour >= p.fromHour() && hour < p.toHour()
+                    && hostTypes.get(i).matcher(hostType).matches()) {
                 found = p; // the last matching line wins
             }
         }

@@ -18,12 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ErrorMessagesTest {
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     private static void saysOnOneLine(Run r, String expected) {
         assertEquals(2, r.exit(), r.err());
         assertTrue(r.err().contains(expected), r.err());
@@ -58,7 +52,7 @@ class ErrorMessagesTest {
 
     @Test
     void aServerThatIsNotThereIsNamedWithoutASlash() throws Exception {
-        int port = freePort();
+        int port = ServerProcesses.freePort();
         Run r = cx("run", "fib", "--insecure", "--server", "127.0.0.1:" + port, "--n", "5");
         assertTrue(r.err().contains("cannot connect to 127.0.0.1:" + port + ": nothing listens there (connection "
                 + "refused): is a cx server running at that address?"), r.err());
@@ -72,7 +66,7 @@ class ErrorMessagesTest {
             assertTrue(atServer.err().contains(server + " answers, but it is no lookup service (a task server? give "
                     + "a server with --server"), atServer.err());
             assertFalse(atServer.err().contains("start one with"), "not: start a lookup service on a taken port");
-            int port = freePort();
+            int port = ServerProcesses.freePort();
             Run atNothing = cx("status", "--insecure", "--lookup", "127.0.0.1:" + port);
             assertTrue(atNothing.err().contains("nothing listens there (start one with 'cx lookup --port " + port),
                     atNothing.err());

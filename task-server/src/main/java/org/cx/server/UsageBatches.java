@@ -53,23 +53,11 @@ final class UsageBatches {
 
     /** {@code rows} with the rows of equal keys added up. */
     private static Usage[] merged(List<Usage> rows) {
-        List<Usage> out = new ArrayList<>();
-        Map<List<Object>, Integer> at = new LinkedHashMap<>();
+        Map<List<Object>, Usage> byKey = new LinkedHashMap<>();
         for (Usage u : rows) {
-            List<Object> key = List.of(u.intervalStart(), u.kind(), u.consumer(), u.computation(), u.producer(),
-                    u.contributor(), u.hostType());
-            Integer i = at.putIfAbsent(key, out.size());
-            if (i == null) {
-                out.add(u);
-            } else {
-                Usage a = out.get(i);
-                out.set(i, new Usage(a.intervalStart(), a.kind(), a.consumer(), a.computation(), a.producer(),
-                        a.contributor(), a.hostType(), a.executions() + u.executions(), a.cpuNanos() + u.cpuNanos(),
-                        a.wallNanos() + u.wallNanos(), a.bytesIn() + u.bytesIn(), a.bytesOut() + u.bytesOut(),
-                        a.messages() + u.messages()));
-            }
+            byKey.merge(u.key(), u, Usage::plus);
         }
-        return out.toArray(Usage[]::new);
+        return byKey.values().toArray(Usage[]::new);
     }
 
     /** The service acknowledged batch {@code id}. */

@@ -154,6 +154,9 @@ final class UsageMeter {
 
     /** The rows of the executions metered since the last drain. */
     List<Usage> drainExecutions() {
+        if (slots.isEmpty()) {
+            return new ArrayList<>(); // every burst asks: one that applied nothing walks no producers
+        }
         List<Usage> rows = new ArrayList<>(slots.size() + producers.size() + departed.size());
         for (Slot s : slots.values()) {
             ProducerState p = s.key.producer();

@@ -60,10 +60,15 @@ public record Usage(long intervalStart, Kind kind, String consumer, long computa
         return "c" + workers;
     }
 
-    /** Whether {@code other} has the same key (all but the measures). */
-    public boolean sameKey(Usage other) {
-        return intervalStart == other.intervalStart && kind == other.kind && computation == other.computation
-                && consumer.equals(other.consumer) && producer.equals(other.producer)
-                && contributor.equals(other.contributor) && hostType.equals(other.hostType);
+    /** This row's key (all but the measures). */
+    public java.util.List<Object> key() {
+        return java.util.List.of(intervalStart, kind, consumer, computation, producer, contributor, hostType);
+    }
+
+    /** This row with {@code other}'s measures added (the same key). */
+    public Usage plus(Usage other) {
+        return new Usage(intervalStart, kind, consumer, computation, producer, contributor, hostType,
+                executions + other.executions, cpuNanos + other.cpuNanos, wallNanos + other.wallNanos,
+                bytesIn + other.bytesIn, bytesOut + other.bytesOut, messages + other.messages);
     }
 }
