@@ -138,14 +138,7 @@ final class AccountingCommand extends Group {
             return given;
         }
         if (lookup != null) {
-            try (RiverDiscovery discovery = RiverDiscovery.connect(lookup)) {
-                List<ServiceRecord> found = discovery.lookup(Discovery.ACCOUNTING);
-                if (found.isEmpty()) {
-                    throw new IOException("no accounting service is registered with the lookup service at " + lookup
-                            + ": start one with 'cx accounting serve --lookup " + lookup + "'");
-                }
-                return found.get(0).address();
-            }
+            return Lookups.required(lookup, Discovery.ACCOUNTING, "accounting service", "cx accounting serve").get(0);
         }
         String env = System.getenv("CX_ACCOUNTING");
         return env != null && !env.isBlank() ? env : "127.0.0.1:" + PORT;

@@ -144,14 +144,8 @@ final class FsCommand extends Group {
                 return names;
             }
             if (lookup != null) {
-                try (RiverDiscovery discovery = RiverDiscovery.connect(lookup)) {
-                    List<ServiceRecord> found = discovery.lookup(Discovery.FS_NAMES);
-                    if (found.isEmpty()) {
-                        throw new IOException("no name service is registered with the lookup service at " + lookup
-                                + ": start one with 'cx fs names --lookup " + lookup + "'");
-                    }
-                    return String.join(",", found.stream().map(ServiceRecord::address).toList()); // primary and standby
-                }
+                // The primary and its standby.
+                return String.join(",", Lookups.required(lookup, Discovery.FS_NAMES, "name service", "cx fs names"));
             }
             String env = System.getenv("CX_FS_NAMES");
             return env != null && !env.isBlank() ? env : "127.0.0.1:" + NAMES_PORT;

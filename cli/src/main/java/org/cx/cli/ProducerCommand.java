@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.cx.discovery.Discovery;
 import org.cx.discovery.Networks;
-import org.cx.discovery.RiverDiscovery;
-import org.cx.discovery.ServiceRecord;
 import org.cx.producer.BundleDiskCache;
 import org.cx.producer.Producer;
 import org.cx.producer.CpuCapMode;
@@ -219,10 +217,8 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         if (lookup == null) {
             return null;
         }
-        try (RiverDiscovery discovery = RiverDiscovery.connect(lookup)) {
-            List<ServiceRecord> found = discovery.lookup(Discovery.FS_NAMES);
-            return found.isEmpty() ? null : String.join(",", found.stream().map(ServiceRecord::address).toList());
-        }
+        List<String> found = Lookups.registered(lookup, Discovery.FS_NAMES);
+        return found.isEmpty() ? null : String.join(",", found);
     }
 
     @Override
