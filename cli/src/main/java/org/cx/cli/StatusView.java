@@ -38,8 +38,7 @@ record StatusView(long epoch, boolean tolerant, List<Server> servers, List<Produ
     String text() {
         StringBuilder b = new StringBuilder();
         b.append(String.format("CX network: %d server(s), %d producer(s), epoch %d, %s%n%n", servers.size(),
-                producers.size(), epoch, servers.size() == 1 ? "tolerates no failure (a single server)"
-                        : tolerant ? "tolerates another failure" : "NOT yet tolerant"));
+                producers.size(), epoch, org.cx.consumer.NetworkProbe.tolerance(servers.size(), tolerant)));
         b.append(String.format("%-4s %-16s %-22s %-10s %-14s %7s %7s %7s %9s %10s%n", "pos", "server", "address",
                 "mirrors", "neighbours", "ready", "unready", "running", "producers", "done/s"));
         for (Server s : servers) {

@@ -83,14 +83,17 @@ public final class NetworkProbe {
         }
     }
 
+    /** Whether a network of {@code servers} survives another failure, as people read it. */
+    public static String tolerance(int servers, boolean tolerant) {
+        return servers == 1 ? "tolerates no failure (a single server has no mirror: add one with cx server --join)"
+                : tolerant ? "tolerates another failure" : "NOT yet tolerant of another failure (re-mirroring)";
+    }
+
     /** A table of the network, one server per line, by tree position. */
     public static String describe(Message.NetworkStatus s) {
         StringBuilder b = new StringBuilder();
         b.append(String.format("production network: %d server(s), epoch %d, branching %d, %s%n", s.servers().length,
-                s.epoch(), s.branching(), s.servers().length == 1
-                        ? "tolerates no failure (a single server has no mirror: add one with cx server --join)"
-                        : s.tolerant() ? "tolerates another failure"
-                        : "NOT yet tolerant of another failure (re-mirroring)"));
+                s.epoch(), s.branching(), tolerance(s.servers().length, s.tolerant())));
         b.append(String.format("%-4s %-4s %-16s %-22s %-12s %-12s %7s %7s %7s %9s %10s%n", "pos", "id", "name",
                 "address", "mirrored-by", "holds-copy", "tasks", "ready", "fresh", "producers", "completed"));
         for (Message.ServerStatus r : s.servers()) {
