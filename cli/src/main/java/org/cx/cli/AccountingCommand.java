@@ -25,6 +25,7 @@ import org.cx.security.CredentialRole;
 import org.cx.security.CxHome;
 import org.cx.security.Tls;
 import org.cx.wire.Jmx;
+import org.cx.wire.Listening;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -108,7 +109,7 @@ final class AccountingCommand extends Group {
                  AccountingService service = new AccountingService(store, host, port, tls);
                  RiverDiscovery discovery = lookup == null ? null : RiverDiscovery.connect(lookup);
                  Discovery.Registration registration = discovery == null ? null : discovery.register(
-                         ServiceRecord.of(Discovery.ACCOUNTING, "accounting", FsCommand.advertised(host) + ":"
+                         ServiceRecord.of(Discovery.ACCOUNTING, "accounting", Listening.advertised(host, null) + ":"
                                  + service.port()))) {
                 if (table != null && !table.source().equals(store.prices().table().source())) {
                     var v = store.loadPrices(table, "cx accounting serve", Instant.now());

@@ -42,7 +42,8 @@ final class CallCommand extends Printing implements Callable<Integer> {
     String server;
 
     @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",
-            description = "Find the network at this lookup service instead." + Lookups.MULTICAST_HELP)
+            description = "Find the network at this lookup service." + Lookups.MULTICAST_HELP
+                    + Lookups.FALLBACK_HELP)
     String lookup;
 
     @Option(names = "--timeout", defaultValue = "1h", converter = DurationConverter.class, paramLabel = "DURATION",

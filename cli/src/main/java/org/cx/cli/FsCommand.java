@@ -26,6 +26,7 @@ import org.cx.fs.Sizes;
 import org.cx.security.CredentialRole;
 import org.cx.security.CxHome;
 import org.cx.security.Tls;
+import org.cx.wire.Listening;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -96,7 +97,8 @@ final class FsCommand extends Group {
             try (NameService names = NameService.start(new NameService.Config(dir, host, port, tls, follow));
                  RiverDiscovery discovery = lookup == null ? null : RiverDiscovery.connect(lookup);
                  Discovery.Registration registration = discovery == null ? null : discovery.register(
-                         ServiceRecord.of(Discovery.FS_NAMES, "names", advertised(host) + ":" + names.port()))) {
+                         ServiceRecord.of(Discovery.FS_NAMES, "names",
+                                 Listening.advertised(host, null) + ":" + names.port()))) {
                 out().println((follow == null ? "name service" : "standby name service (of " + follow + ")")
                         + " listening on " + host + ":" + names.port() + ", namespace in " + dir
                         + (registration == null ? "" : "; registered with the lookup service at " + lookup));
@@ -112,18 +114,6 @@ final class FsCommand extends Group {
         private void say(String line) {
             out().println(line);
             out().flush();
-        }
-    }
-
-    /** The address others reach a service bound to {@code host} at. */
-    static String advertised(String host) {
-        if (!host.equals("0.0.0.0") && !host.equals("::")) {
-            return host;
-        }
-        try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "127.0.0.1";
         }
     }
 

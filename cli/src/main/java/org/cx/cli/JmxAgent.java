@@ -46,12 +46,14 @@ final class JmxAgent {
     /**
      * Starts the connector on {@code host:port} (0: any free port); returns its service URL.
      *
-     * @param tls this process's credential, whose authority logins must come from; null: no login (plain networks)
+     * @param advertised the host clients are told to call (the URL's and the RMI stubs')
+     * @param tls        this process's credential, whose authority logins must come from; null: no login (plain
+     *                   networks)
      */
-    static String start(String host, int port, Tls tls) throws IOException {
+    static String start(String host, String advertised, int port, Tls tls) throws IOException {
         InetAddress bind = InetAddress.getByName(host);
         if (System.getProperty("java.rmi.server.hostname") == null) {
-            System.setProperty("java.rmi.server.hostname", host); // what RMI stubs tell clients to call
+            System.setProperty("java.rmi.server.hostname", advertised); // what RMI stubs tell clients to call
         }
         RMIServerSocketFactory sockets = p -> new ServerSocket(p, 50, bind);
         // Port 0: the registry binds a free port itself (no probe-then-bind race); its socket says which.
@@ -62,7 +64,7 @@ final class JmxAgent {
             throw org.cx.wire.Listening.failure(host, port, e, "the JMX port: choose another --jmx-port, or --no-jmx");
         }
         int registryPort = registrySocket[0].getLocalPort();
-        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + host + ":" + registryPort
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + advertised + ":" + registryPort
                 + "/jmxrmi");
         Map<String, Object> env = new HashMap<>();
         env.put(RMIConnectorServer.RMI_SERVER_SOCKET_FACTORY_ATTRIBUTE, tls == null ? sockets

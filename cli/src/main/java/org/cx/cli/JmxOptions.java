@@ -1,6 +1,7 @@
 package org.cx.cli;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import org.cx.security.Tls;
 import picocli.CommandLine.Option;
 
@@ -20,6 +21,20 @@ final class JmxOptions {
      * service URL, or empty with {@code --no-jmx}.
      */
     String start(String host, Tls tls) throws IOException {
-        return off ? "" : JmxAgent.start(host, port, tls);
+        return start(host, host, tls);
+    }
+
+    /**
+     * Starts the connector bound to {@code host} (as the process's server is), telling clients to call it at
+     * {@code advertised}. Without TLS there is no login, so the connector then stays on loopback whatever the host.
+     */
+    String start(String host, String advertised, Tls tls) throws IOException {
+        if (off) {
+            return "";
+        }
+        if (tls == null && !InetAddress.getByName(host).isLoopbackAddress()) {
+            return JmxAgent.start("127.0.0.1", "127.0.0.1", port, null);
+        }
+        return JmxAgent.start(host, advertised, port, tls);
     }
 }

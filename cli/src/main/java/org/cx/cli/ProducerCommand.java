@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.cx.discovery.Discovery;
 import org.cx.discovery.Networks;
+import org.cx.discovery.RiverDiscovery;
 import org.cx.producer.BundleDiskCache;
 import org.cx.producer.Producer;
 import org.cx.producer.CpuCapMode;
@@ -45,8 +46,8 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
     String server;
 
     @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",
-            description = "Find a task server (the one with the fewest producers) at this lookup service "
-                    + "instead." + Lookups.MULTICAST_HELP)
+            description = "Find a task server (the one with the fewest producers) at this lookup service."
+                    + Lookups.MULTICAST_HELP + Lookups.FALLBACK_HELP)
     String lookup;
 
     @Option(names = "--workers", defaultValue = "1", paramLabel = "W",
@@ -228,13 +229,25 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
                     + speed);
         }
         Tls tls = security.tls(CredentialRole.PRODUCER, false);
-        if ((server == null) == (lookup == null)) {
-            throw new IllegalArgumentException("give either --server HOST:PORT or --lookup HOST:PORT (a lookup "
-                    + "service started with 'cx lookup')");
+        if (server == null && lookup == null) {
+            throw new IllegalArgumentException("give --server HOST:PORT or --lookup HOST:PORT (a lookup service "
+                    + "started with 'cx lookup')");
         }
         InetSocketAddress address = server == null ? null : WireClient.parseAddress(server); // checked now
-        ServerFinder finder = server != null ? ServerFinder.at(server)
-                : () -> List.of(Networks.serverForProducer(lookup, tls));
+        ServerFinder finder = lookup == null ? ServerFinder.at(server) : () -> {
+            List<String> found = new java.util.ArrayList<>();
+            if (server != null) {
+                found.add(server);
+            }
+            try (RiverDiscovery discovery = RiverDiscovery.connect(lookup)) {
+                found.addAll(Networks.serversForProducer(discovery, tls));
+            } catch (IOException e) {
+                if (found.isEmpty()) {
+                    throw e;
+                }
+            }
+            return found.stream().distinct().toList();
+        };
         String jmx = jmxOptions.start("127.0.0.1", tls);
         if (bundleCacheMiB < 0) {
             throw new IllegalArgumentException("--bundle-cache-size must be 0 or more MiB, got " + bundleCacheMiB);

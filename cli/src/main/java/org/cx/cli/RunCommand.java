@@ -23,7 +23,8 @@ final class RunCommand extends Group {
         String server;
 
         @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",
-                description = "Find the network at this lookup service instead (see 'cx lookup')." + Lookups.MULTICAST_HELP)
+                description = "Find the network at this lookup service (see 'cx lookup')." + Lookups.MULTICAST_HELP
+                        + Lookups.FALLBACK_HELP)
         String lookup;
 
         @Option(names = "--n", required = true, description = "Which Fibonacci number (0..60).")

@@ -1,11 +1,16 @@
 package org.cx.cli;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Callable;
 import org.cx.accounting.CreditWatch;
 import org.cx.accounting.UsageSender;
+import org.cx.discovery.Discovery;
+import org.cx.discovery.Networks;
 import org.cx.discovery.RiverDiscovery;
 import org.cx.security.Tls;
 import org.cx.server.NetworkConfig;
@@ -14,6 +19,7 @@ import org.cx.server.ConnectionGuards;
 import org.cx.server.ServerConfig;
 import org.cx.server.UserQuotas;
 import org.cx.server.TaskServerNode;
+import org.cx.wire.Listening;
 import org.cx.wire.WireClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,6 +32,7 @@ import picocli.CommandLine.Option;
             "it becomes the new right-most leaf of the network that HOST:PORT belongs to. Consumers submit to",
             "the primary root; producers may attach to any server."})
 final class ServerCommand extends Printing implements Callable<Integer> {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ServerCommand.class);
 
     @Option(names = "--port", defaultValue = "7070", description = "TCP port (0 = any free one). Default: ${DEFAULT-VALUE}.")
     int port;
@@ -33,6 +40,13 @@ final class ServerCommand extends Printing implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1",
             description = "Address to bind; use 0.0.0.0 to accept other machines. Default: ${DEFAULT-VALUE}.")
     String host;
+
+    @Option(names = "--advertise", paramLabel = "HOST",
+            description = {"The host name or address other servers, producers, consumers and the lookup service are "
+                + "told to reach this server (and its JMX connector) at, when it differs from --host: behind NAT, "
+                + "or a DNS name. Default: --host, or, with --host 0.0.0.0, this machine's first address that is "
+                + "neither loopback nor link-local."})
+    String advertise;
 
     @Option(names = "--name", defaultValue = "cx-server", description = "Name in logs and status. Default: ${DEFAULT-VALUE}.")
     String name;
@@ -149,25 +163,30 @@ final class ServerCommand extends Printing implements Callable<Integer> {
             throw new IllegalArgumentException("--favour-credit needs --accounting: the balances are the accounting "
                     + "service's");
         }
-        NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
-                .withFailTimeout(failTimeout);
         Tls tls = security.tls(CredentialRole.SERVER, true);
-        String jmx = jmxOptions.start(host.equals("0.0.0.0") ? "127.0.0.1" : host, tls);
-        ServerConfig config = ServerConfig.defaults(tls).withHost(host).withPort(port).withName(name)
+        RiverDiscovery discovery = lookup == null ? null
+                : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));
+        NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
+                .withFailTimeout(failTimeout)
+                .withElsewhere(discovery != null && join != null ? new Members(discovery, tls)::known : List::of);
+        String jmx = jmxOptions.start(host, Listening.advertised(host, advertise), tls);
+        ServerConfig config = ServerConfig.defaults(tls).withHost(host).withAdvertise(advertise).withPort(port)
+                .withName(name)
                 .withResultRetention(retention).withNetwork(network).withCommitLog(commitLog).withJmx(jmx)
                 .withGuards(ConnectionGuards.defaults().withMaxConnections(maxConnections, maxConnectionsPerAddress))
                 .withQuotas(new UserQuotas(maxComputations, maxTasks, (long) maxDataMiB << 20, abandonedAfter,
                         taskTimeLimit, computationTimeLimit, userWeights))
                 .withServerTasks(serverTasks);
-        try (TaskServerNode node = TaskServerNode.start(config);
-             RiverDiscovery discovery = lookup == null ? null
-                     : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));
+        try (RiverDiscovery registrar = discovery;
+             TaskServerNode node = TaskServerNode.start(config);
              Announcer announcer = discovery == null ? null : Announcer.start(discovery, node);
              UsageSender usage = accounting == null ? null : meter(node, tls);
              CreditWatch credit = favourCredit ? new CreditWatch(accountingAddress(), tls, name,
                      Duration.ofMinutes(1), node::favour) : null) {
             out().println("task server " + name + (join == null ? " (founding a network)"
                     : " (joining the network of " + join + ")") + " listening on " + host + ":" + node.port()
+                    + (Listening.wildcard(host) || advertise != null ? " (others reach it at "
+                            + node.advertisedAddress() + ")" : "")
                     + (lookup == null ? "" : "; registered with the lookup service at " + discovery.lookupAddress()));
             if (!jmx.isEmpty()) {
                 out().println("JMX: " + jmx);
@@ -182,6 +201,42 @@ final class ServerCommand extends Printing implements Callable<Integer> {
             err().println("Its tasks are safe on the server that took over. Start it again with --join to "
                     + "add it as a new server.");
             return 3;
+        }
+    }
+
+    /**
+     * The members registered at the lookup service, for a joining server whose {@code --join} target does not answer:
+     * read again every two seconds (River's lookups block; the server reads them on its event loop).
+     */
+    private static final class Members {
+        private final Discovery discovery;
+        private final Tls tls;
+        private volatile List<String> known = List.of();
+        private volatile long readAt;
+
+        Members(Discovery discovery, Tls tls) {
+            this.discovery = discovery;
+            this.tls = tls;
+            read();
+            readAt = System.nanoTime();
+        }
+
+        private void read() {
+            try {
+                known = Networks.members(discovery, tls);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("cannot ask the lookup service for the network's members: {}", e.toString());
+            }
+        }
+
+        /** What the lookup service named last; asks it again, aside, if that was over two seconds ago. */
+        List<String> known() {
+            long now = System.nanoTime();
+            if (now - readAt > TimeUnit.SECONDS.toNanos(2)) {
+                readAt = now;
+                Thread.ofVirtual().start(this::read);
+            }
+            return known;
         }
     }
 

@@ -140,7 +140,7 @@ final class StatusCommand extends Printing implements Callable<Integer> {
                         null, null, "MBeans unreadable: " + e.getMessage()));
             }
         }
-        return new StatusView(net.epoch(), net.tolerant(), servers, producers, computations);
+        return new StatusView(net.epoch(), servers.size() > 1 && net.tolerant(), servers, producers, computations);
     }
 
     private StatusView.Producer producer(String serverName, CompositeData p) {

@@ -48,7 +48,8 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
     String server;
 
     @Option(names = "--lookup", paramLabel = "HOST:PORT|multicast",
-            description = "Find the network at this lookup service instead (see 'cx lookup')." + Lookups.MULTICAST_HELP)
+            description = "Find the network at this lookup service (see 'cx lookup')." + Lookups.MULTICAST_HELP
+                    + Lookups.FALLBACK_HELP)
     String lookup;
 
     @Option(names = "--main-class", paramLabel = "CLASS",

@@ -42,7 +42,7 @@ class JmxAgentTest {
     static void start() throws Exception {
         authority = Authority.create(dir.resolve("ca"), "test");
         // a producer's connector: clients trust any credential of the network, not only servers'
-        url = JmxAgent.start("127.0.0.1", 0, tls(authority, CredentialRole.PRODUCER, "p1"));
+        url = JmxAgent.start("127.0.0.1", "127.0.0.1", 0, tls(authority, CredentialRole.PRODUCER, "p1"));
         JmxTls.clientCredential(tls(authority, CredentialRole.USER, "status"));
     }
 

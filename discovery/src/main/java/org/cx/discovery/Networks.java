@@ -30,12 +30,20 @@ public final class Networks {
 
     /** {@link #serverForProducer(String, Tls)} through a discovery already connected to {@code lookup}. */
     public static String serverForProducer(Discovery discovery, String lookup, Tls tls) throws IOException {
-        List<ServiceRecord> servers = trusted(discovery.lookup(Discovery.TASK_SERVER), tls);
-        return servers.stream()
-                .min(Comparator.comparingInt(ServiceRecord::producers).thenComparing(ServiceRecord::address))
+        List<String> servers = serversForProducer(discovery, tls);
+        if (servers.isEmpty()) {
+            throw new IOException("no task server is registered with the lookup service at " + lookup
+                    + "; start one with 'cx server --lookup " + lookup + "'");
+        }
+        return servers.get(0);
+    }
+
+    /** The registered task servers' addresses, fewest producers first: where a producer should try to attach. */
+    public static List<String> serversForProducer(Discovery discovery, Tls tls) throws IOException {
+        return trusted(discovery.lookup(Discovery.TASK_SERVER), tls).stream()
+                .sorted(Comparator.comparingInt(ServiceRecord::producers).thenComparing(ServiceRecord::address))
                 .map(ServiceRecord::address)
-                .orElseThrow(() -> new IOException("no task server is registered with the lookup service at "
-                        + lookup + "; start one with 'cx server --lookup " + lookup + "'"));
+                .toList();
     }
 
     /**
@@ -58,6 +66,21 @@ public final class Networks {
                 .map(ServiceRecord::address)
                 .orElseThrow(() -> new IOException("no production network is registered with the lookup service at "
                         + lookup + "; start a server with 'cx server --lookup " + lookup + "'"));
+    }
+
+    /**
+     * Every member of the network registered at the lookup service, in the order a client should try them: the
+     * primary root (its network registration), then the servers by tree position; servers still joining last. A
+     * registration outlives its server by up to a lease, so the first may be dead: try the next.
+     */
+    public static List<String> members(Discovery discovery, Tls tls) throws IOException {
+        java.util.LinkedHashSet<String> ordered = new java.util.LinkedHashSet<>();
+        trusted(discovery.lookup(Discovery.NETWORK), tls).forEach(r -> ordered.add(r.address()));
+        trusted(discovery.lookup(Discovery.TASK_SERVER), tls).stream()
+                .sorted(Comparator.comparingInt((ServiceRecord r) -> r.position() < 0 ? Integer.MAX_VALUE
+                        : r.position()).thenComparing(ServiceRecord::address))
+                .forEach(r -> ordered.add(r.address()));
+        return List.copyOf(ordered);
     }
 
     /** {@code record} signed by the holder of {@code tls} (a server); as it is for null (plain connections). */

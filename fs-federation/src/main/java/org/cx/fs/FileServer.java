@@ -54,7 +54,7 @@ public final class FileServer implements AutoCloseable {
      * @param root      the directory it exports
      * @param host      the address to listen on
      * @param port      the port (0: any free one)
-     * @param advertise the host others reach it at (null: {@code host}, or this host's name when that is a wildcard)
+     * @param advertise the host others reach it at (null: {@code host}, or a routable address of this machine when that is a wildcard)
      * @param names     the name service's address
      * @param tls       this server's credential (a server's), or null for plain connections
      * @param bytesPerSecond a bandwidth limit on reads and writes (0: none), standing in for a slow disk or link
@@ -136,10 +136,7 @@ public final class FileServer implements AutoCloseable {
 
     /** The address this server gives the name service: host others reach it at, and port. */
     public String address() {
-        String host = config.advertise() != null ? config.advertise()
-                : config.host().equals("0.0.0.0") || config.host().equals("::") ? Registration.localHost()
-                : config.host();
-        return host + ":" + port();
+        return org.cx.wire.Listening.advertised(config.host(), config.advertise()) + ":" + port();
     }
 
     /** Whether a primary name service took the last registration. */

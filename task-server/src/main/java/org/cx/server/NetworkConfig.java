@@ -1,6 +1,8 @@
 package org.cx.server;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * How a task server takes part in a production network.
@@ -11,9 +13,11 @@ import java.time.Duration;
  * @param heartbeat   how often members tell the primary root they are alive
  * @param failTimeout silence after which a member is declared failed (a broken connection counts at once)
  * @param diffusion   how often a server tells its neighbours its load
+ * @param elsewhere   other members to ask when {@code join} does not let this server in (it died, say): the servers
+ *                    registered at a lookup service; read on the event loop, so it must answer at once
  */
 public record NetworkConfig(String join, int branching, Duration heartbeat, Duration failTimeout,
-                            Duration diffusion) {
+                            Duration diffusion, Supplier<List<String>> elsewhere) {
 
     public NetworkConfig {
         if (branching < 2) {
@@ -30,18 +34,23 @@ public record NetworkConfig(String join, int branching, Duration heartbeat, Dura
 
     /** Found a network; B = 2; heartbeat 100 ms; declared failed after 1 s of silence; diffusion every 20 ms. */
     public static NetworkConfig defaults() {
-        return new NetworkConfig(null, 2, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofMillis(20));
+        return new NetworkConfig(null, 2, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofMillis(20),
+                List::of);
     }
 
     public NetworkConfig withJoin(String address) {
-        return new NetworkConfig(address, branching, heartbeat, failTimeout, diffusion);
+        return new NetworkConfig(address, branching, heartbeat, failTimeout, diffusion, elsewhere);
     }
 
     public NetworkConfig withBranching(int b) {
-        return new NetworkConfig(join, b, heartbeat, failTimeout, diffusion);
+        return new NetworkConfig(join, b, heartbeat, failTimeout, diffusion, elsewhere);
     }
 
     public NetworkConfig withFailTimeout(Duration timeout) {
-        return new NetworkConfig(join, branching, heartbeat, timeout, diffusion);
+        return new NetworkConfig(join, branching, heartbeat, timeout, diffusion, elsewhere);
+    }
+
+    public NetworkConfig withElsewhere(Supplier<List<String>> members) {
+        return new NetworkConfig(join, branching, heartbeat, failTimeout, diffusion, members);
     }
 }

@@ -10,6 +10,8 @@ import org.cx.security.Tls;
  * Task server settings, checked once at start-up.
  *
  * @param host             address to bind (loopback by default: exposing a server is a deliberate choice)
+ * @param advertise        the host other servers, clients and the lookup service are told to reach it at; null: the
+ *                         bound {@code host}, or a routable address of this machine when bound to every interface
  * @param port             TCP port; 0 picks a free one
  * @param name             shown in logs and status
  * @param resultRetention  how long a finished computation's result waits to be collected
@@ -31,9 +33,9 @@ import org.cx.security.Tls;
  * @param timeline         record the scheduler's decisions (tasks stored, assigned, revoked) with their times, for a
  *                         run's timeline ({@link TaskServerNode#timeline()}); off by default
  */
-public record ServerConfig(String host, int port, String name, Duration resultRetention, int maxFrameBytes,
-                           boolean auditEffects, Tls tls, NetworkConfig network, Path commitLog, String jmx,
-                           boolean timeline, ConnectionGuards guards, UserQuotas quotas,
+public record ServerConfig(String host, String advertise, int port, String name, Duration resultRetention,
+                           int maxFrameBytes, boolean auditEffects, Tls tls, NetworkConfig network, Path commitLog,
+                           String jmx, boolean timeline, ConnectionGuards guards, UserQuotas quotas,
                            boolean serverTasks) {
 
     public ServerConfig {
@@ -58,44 +60,49 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
 
     /** As {@link #defaults()}, with {@code tls} (null: plain connections). */
     public static ServerConfig defaults(Tls tls) {
-        return new ServerConfig("127.0.0.1", 0, "server", Duration.ofHours(1),
-                org.cx.wire.WireConfig.maxFrameBytes(), false, tls, NetworkConfig.defaults(), null, "",
-                false, ConnectionGuards.defaults(), UserQuotas.defaults(), false);
+        return new ServerConfig("127.0.0.1", null, 0, "server", Duration.ofHours(1),
+                org.cx.wire.WireConfig.maxFrameBytes(), false, tls, NetworkConfig.defaults(), null, "", false,
+                ConnectionGuards.defaults(), UserQuotas.defaults(), false);
     }
 
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, newPort, name, resultRetention, maxFrameBytes, auditEffects, tls,
+                network, commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline, guards, quotas, serverTasks);
+        return new ServerConfig(newHost, advertise, port, name, resultRetention, maxFrameBytes, auditEffects, tls,
+                network, commitLog, jmx, timeline, guards, quotas, serverTasks);
+    }
+
+    public ServerConfig withAdvertise(String newAdvertise) {
+        return new ServerConfig(host, newAdvertise, port, name, resultRetention, maxFrameBytes, auditEffects, tls,
+                network, commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withName(String newName) {
-        return new ServerConfig(host, port, newName, resultRetention, maxFrameBytes, auditEffects, tls, network,
-                commitLog, jmx, timeline, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, port, newName, resultRetention, maxFrameBytes, auditEffects, tls,
+                network, commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withResultRetention(Duration retention) {
-        return new ServerConfig(host, port, name, retention, maxFrameBytes, auditEffects, tls, network, commitLog, jmx,
-                timeline, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, port, name, retention, maxFrameBytes, auditEffects, tls, network,
+                commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withMaxFrameBytes(int bytes) {
-        return new ServerConfig(host, port, name, resultRetention, bytes, auditEffects, tls, network, commitLog, jmx,
-                timeline, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, port, name, resultRetention, bytes, auditEffects, tls, network,
+                commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withAuditEffects(boolean audit) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, audit, tls, network, commitLog, jmx,
-                timeline, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, port, name, resultRetention, maxFrameBytes, audit, tls, network,
+                commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withNetwork(NetworkConfig newNetwork) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, newNetwork,
-                commitLog, jmx, timeline, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, port, name, resultRetention, maxFrameBytes, auditEffects, tls,
+                newNetwork, commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     /**
@@ -113,22 +120,22 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
 
     /** With TLS and roles from credentials ({@code tls}), or plain connections (null). */
     public ServerConfig withTls(Tls newTls) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, newTls, network,
-                commitLog, jmx, timeline, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, port, name, resultRetention, maxFrameBytes, auditEffects, newTls,
+                network, commitLog, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withGuards(ConnectionGuards newGuards) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
+        return new ServerConfig(host, advertise, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
                 commitLog, jmx, timeline, newGuards, quotas, serverTasks);
     }
 
     public ServerConfig withQuotas(UserQuotas newQuotas) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
+        return new ServerConfig(host, advertise, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
                 commitLog, jmx, timeline, guards, newQuotas, serverTasks);
     }
 
     public ServerConfig withServerTasks(boolean allowed) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
+        return new ServerConfig(host, advertise, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
                 commitLog, jmx, timeline, guards, quotas, allowed);
     }
 
@@ -138,17 +145,17 @@ public record ServerConfig(String host, int port, String name, Duration resultRe
     }
 
     public ServerConfig withCommitLog(Path file) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, file,
-                jmx, timeline, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
+                file, jmx, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withJmx(String url) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, commitLog,
-                url, timeline, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
+                commitLog, url, timeline, guards, quotas, serverTasks);
     }
 
     public ServerConfig withTimeline(boolean on) {
-        return new ServerConfig(host, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network, commitLog,
-                jmx, on, guards, quotas, serverTasks);
+        return new ServerConfig(host, advertise, port, name, resultRetention, maxFrameBytes, auditEffects, tls, network,
+                commitLog, jmx, on, guards, quotas, serverTasks);
     }
 }

@@ -561,14 +561,26 @@ final class ServerNetwork implements StateLog {
             return;
         }
         if (link.failure() != null || link.isClosed()) {
-            LOG.warn("server {} is not in the network yet: {} did not let it in ({}); asking again", name, target,
-                    link.failure() != null ? link.failure() : "the connection closed");
+            String next = nextJoinTarget(target);
+            LOG.warn("server {} is not in the network yet: {} did not let it in ({}); {}", name, target,
+                    link.failure() != null ? link.failure() : "the connection closed",
+                    next.equals(target) ? "asking again" : "asking " + next + ", registered at the lookup service");
             link.close();
-            sendJoin(target);
+            sendJoin(next);
         } else {
             LOG.warn("server {} is not in the network yet: {} has not answered its request", name, target);
             cycle.after(JOIN_RETRY_NANOS, () -> checkJoined(link, target, attempt));
         }
+    }
+
+    /**
+     * Whom to ask after {@code failed} did not answer: the next of the other members registered at the lookup service
+     * ({@link NetworkConfig#elsewhere}), in turn, or {@code failed} again when there are none.
+     */
+    private String nextJoinTarget(String failed) {
+        List<String> others = config.elsewhere().get().stream()
+                .filter(a -> !a.equals(failed) && !a.equals(address)).toList();
+        return others.isEmpty() ? failed : others.get(joinAttempts % others.size());
     }
 
     private void onJoin(Message.Join join, PeerConnection from) {

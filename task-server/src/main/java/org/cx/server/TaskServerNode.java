@@ -201,20 +201,12 @@ public final class TaskServerNode implements AutoCloseable {
     }
 
     /**
-     * The address other servers and clients are told to use: the bound one, or this host's address when bound to
-     * every interface ({@code --host 0.0.0.0}).
+     * The address other servers, clients and the lookup service are told to use: {@code --advertise}'s host, else the
+     * bound one, else (bound to every interface) a routable address of this machine ({@link
+     * org.cx.wire.Listening#routable}).
      */
     public String advertisedAddress() {
-        String host = config.host();
-        if (host.equals("0.0.0.0") || host.equals("::")) {
-            try {
-                host = java.net.InetAddress.getLocalHost().getHostAddress();
-            } catch (java.net.UnknownHostException e) {
-                LOG.warn("cannot find this host's address ({}); other servers are told 127.0.0.1", e.getMessage());
-                host = "127.0.0.1";
-            }
-        }
-        return host + ":" + port();
+        return org.cx.wire.Listening.advertised(config.host(), config.advertise()) + ":" + port();
     }
 
     public InetSocketAddress address() {

@@ -3,9 +3,17 @@ package org.cx.wire;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
+import java.net.Inet4Address;
+import java.net.NetworkInterface;
 import java.net.ServerSocket;
+import java.net.SocketException;
+import java.util.Comparator;
+import java.util.List;
 
-/** What to say when a process cannot listen where it was told to: which address, why, and what to do. */
+/**
+ * Where a process listens and what it tells others: the address to advertise for a bind address, and what to say
+ * when it cannot listen where it was told to (which address, why, and what to do).
+ */
 public final class Listening {
     private Listening() {
     }
@@ -45,6 +53,63 @@ public final class Listening {
             probe.bind(new java.net.InetSocketAddress(InetAddress.getByName(host), port));
         } catch (IOException e) {
             throw failure(host, port, e, ifInUse);
+        }
+    }
+
+    /** Whether {@code host} means every interface of this machine. */
+    public static boolean wildcard(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
+    }
+
+    /**
+     * The host others are told to reach a process bound to {@code host} at: {@code advertise} if given, else
+     * {@code host} itself, else (bound to every interface) {@link #routable()}.
+     */
+    public static String advertised(String host, String advertise) {
+        if (advertise != null && !advertise.isBlank()) {
+            return advertise;
+        }
+        return wildcard(host) ? routable() : host;
+    }
+
+    /**
+     * An address of this machine that other machines can reach: the host name's address unless it is a loopback one
+     * (as {@code /etc/hosts} often makes it), else the first address of an interface that is up, not loopback and
+     * not link-local, IPv4 before IPv6 (sorted, so the same one every time); loopback when there is none.
+     */
+    public static String routable() {
+        try {
+            InetAddress named = InetAddress.getLocalHost();
+            if (!named.isLoopbackAddress() && !named.isLinkLocalAddress()) {
+                return named.getHostAddress();
+            }
+        } catch (IOException e) {
+            // no name for this host: look at the interfaces
+        }
+        try {
+            List<InetAddress> candidates = NetworkInterface.networkInterfaces()
+                    .filter(Listening::usable)
+                    .flatMap(NetworkInterface::inetAddresses)
+                    .filter(a -> !a.isLoopbackAddress() && !a.isLinkLocalAddress() && !a.isAnyLocalAddress())
+                    .sorted(Comparator.comparing((InetAddress a) -> !(a instanceof Inet4Address))
+                            .thenComparing(InetAddress::getHostAddress))
+                    .toList();
+            if (!candidates.isEmpty()) {
+                String address = candidates.get(0).getHostAddress();
+                int zone = address.indexOf('%');
+                return zone < 0 ? address : address.substring(0, zone);
+            }
+        } catch (SocketException e) {
+            // fall through to loopback
+        }
+        return "127.0.0.1";
+    }
+
+    private static boolean usable(NetworkInterface nic) {
+        try {
+            return nic.isUp() && !nic.isLoopback();
+        } catch (SocketException e) {
+            return false;
         }
     }
 }
