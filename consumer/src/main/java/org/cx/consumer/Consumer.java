@@ -163,6 +163,30 @@ public final class Consumer implements TaskServer {
         return connect(WireClient.parseAddress(hostPort), tls);
     }
 
+    /**
+     * Connects to the first of {@code addresses} (HOST:PORT each) that accepts, with {@code tls}: for the members of a
+     * network as its lookup service lists them ({@code Consumer.connect(Networks.members("host:4160", tls), tls)}),
+     * where the first may be a dead server whose registration has not expired yet.
+     */
+    public static Consumer connect(List<String> addresses, Tls tls) throws IOException {
+        if (addresses.isEmpty()) {
+            throw new IOException("no server to connect to: the list of addresses is empty (is a server registered?)");
+        }
+        List<IOException> failures = new ArrayList<>();
+        for (String address : addresses) {
+            try {
+                return connect(address, tls);
+            } catch (IOException e) {
+                LOG.info("cannot connect to {} ({}); trying the next server", address, e.getMessage());
+                failures.add(e);
+            }
+        }
+        IOException none = new IOException("no server of " + addresses + " accepted a connection (the last: "
+                + failures.getLast().getMessage() + ")");
+        failures.forEach(none::addSuppressed);
+        throw none;
+    }
+
     /** {@inheritDoc} The returned handle also gives the run's {@link Pending#summary()} once it is done. */
     @Override
     public <R> Pending<R> submit(Task root, ResultListener<? super R> listener) {

@@ -68,6 +68,13 @@ public final class Networks {
                         + lookup + "; start a server with 'cx server --lookup " + lookup + "'"));
     }
 
+    /** {@link #members(Discovery, Tls)} of the network registered at {@code lookup} (HOST:PORT, or "multicast"). */
+    public static List<String> members(String lookup, Tls tls) throws IOException {
+        try (RiverDiscovery discovery = RiverDiscovery.connect(lookup)) {
+            return members(discovery, tls);
+        }
+    }
+
     /**
      * Every member of the network registered at the lookup service, in the order a client should try them: the
      * primary root (its network registration), then the servers by tree position; servers still joining last. A

@@ -6,11 +6,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.concurrent.TimeUnit;
 import org.cx.cli.Cx;
+import org.cx.consumer.Consumer;
 import org.cx.discovery.Discovery;
+import org.cx.discovery.Networks;
 import org.cx.discovery.RiverDiscovery;
 import org.cx.discovery.ServiceRecord;
 import org.cx.examples.fib.Fib;
+import org.cx.security.CredentialRole;
+import org.cx.security.CxHome;
+import org.cx.security.Tls;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.junit.jupiter.api.Test;
@@ -69,6 +75,13 @@ class AddressesTest {
                     assertTrue(placedRaw(discovery).containsValue(registered.get("s0")),
                             "the dead root is still registered, so the consumer must skip it");
                     assertFib(lookup, 14);
+                    Tls user = CxHome.local(CredentialRole.USER, false);
+                    List<String> members = new ArrayList<>(Networks.members(lookup, user));
+                    assertTrue(members.remove(registered.get("s0")), "the dead root is listed: " + members);
+                    members.addFirst(registered.get("s0"));
+                    try (Consumer consumer = Consumer.connect(members, user)) { // the API skips the dead one too
+                        assertEquals(Fib.value(12), consumer.submit(new Fib(12)).result().get(60, TimeUnit.SECONDS));
+                    }
 
                     // Told to join the dead root; the lookup service names the living members.
                     servers.add(server("s3", lookup, "--host", "127.0.0.5", "--join", registered.get("s0")));
