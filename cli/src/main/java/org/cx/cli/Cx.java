@@ -1,11 +1,14 @@
 package org.cx.cli;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.cx.api.ComputationFailedException;
 import org.cx.accounting.PriceTable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /** The {@code cx} command. */
@@ -30,9 +33,42 @@ public final class Cx implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
+    @Option(names = "--config", paramLabel = "FILE", scope = ScopeType.INHERIT,
+            description = {"Read options not given on the command line from FILE (Java properties: 'server.port = "
+                + "7070', or 'lookup = host:4160' for every command with --lookup), after environment variables "
+                + "(CX_SERVER_PORT=7070). Default: $CX_CONFIG, if set."})
+    String config;
+
+    @Option(names = "--verbose", scope = ScopeType.INHERIT,
+            description = "On an error, print its stack trace too (for a bug report).")
+    boolean verbose;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL", scope = ScopeType.INHERIT,
+            description = "Log at this level: ERROR, WARN, INFO, DEBUG or TRACE. Default: WARN.")
+    String logLevel;
+
+    @Option(names = "--log-file", paramLabel = "FILE", scope = ScopeType.INHERIT,
+            description = "Append the log to FILE instead of the standard error (created if missing).")
+    Path logFile;
+
     public static void main(String[] args) {
         bridgeJavaLogging();
-        System.exit(commandLine().execute(args));
+        System.exit(execute(commandLine(), args));
+    }
+
+    /**
+     * Runs {@code args} on {@code cl} as {@code cx} does: options not given come from the environment and the
+     * configuration file ({@link ConfigDefaults}); its exit status.
+     */
+    public static int execute(CommandLine cl, String... args) {
+        try {
+            ConfigDefaults.install(cl, args, System.getenv());
+        } catch (IOException | RuntimeException e) {
+            cl.getErr().println("cx: " + e.getMessage());
+            cl.getErr().flush();
+            return 2;
+        }
+        return cl.execute(args);
     }
 
     /** Sends what logs through java.util.logging (Apache River, the JDK) to SLF4J: one log, in one format. */
@@ -46,20 +82,33 @@ public final class Cx implements Runnable {
     /** Descriptions are written as lines of up to this many characters; a narrower layout would break them. */
     private static final int HELP_WIDTH = 110;
 
-    /** The command line, with error handling that prints what was wrong and how to get help. */
+    /**
+     * The command line, with error handling that prints what was wrong in one line (and the stack trace with
+     * {@code --verbose}), and the logging options applied before the command runs.
+     */
     public static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(new Cx());
+        Cx cx = new Cx();
+        CommandLine cl = new CommandLine(cx);
         cl.setUsageHelpWidth(HELP_WIDTH);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.registerConverter(Duration.class, new DurationConverter());
+        cl.setDefaultValueProvider(ConfigDefaults.of(System.getenv()));
+        cl.setExecutionStrategy(parseResult -> {
+            LogSettings.apply(cx.logLevel, cx.logFile);
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            if (e instanceof IllegalArgumentException || e instanceof IOException
+            boolean expected = e instanceof IllegalArgumentException || e instanceof IOException
                     || e instanceof ComputationFailedException || e instanceof IllegalStateException
-                    || e instanceof java.sql.SQLException || e instanceof PriceTable.InvalidPricesException) {
-                commandLine.getErr().println("cx: " + e.getMessage());
-                return 2;
+                    || e instanceof java.sql.SQLException || e instanceof PriceTable.InvalidPricesException;
+            String message = e.getMessage() != null ? e.getMessage() : e.toString();
+            commandLine.getErr().println("cx: " + (expected ? message : "unexpected " + e.getClass().getSimpleName()
+                    + ": " + message + (cx.verbose ? "" : " (run again with --verbose for the stack trace)")));
+            if (cx.verbose) {
+                e.printStackTrace(commandLine.getErr());
             }
-            throw e;
+            commandLine.getErr().flush();
+            return expected ? 2 : 1;
         });
         return cl;
     }
