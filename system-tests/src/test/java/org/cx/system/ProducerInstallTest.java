@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The volunteer's path: the self-contained distribution is built ({@code cx dist}), unpacked into a temporary prefix,
  * and its {@code cx producer install} starts a producer that runs a computation; {@code uninstall} stops it. Here
  * systemd is not PID 1, so the producer is a plain process; the unit it would run as is checked by
- * {@code systemd-analyze verify} where that exists.
+ * {@code systemd-analyze verify} where that exists. The unpacked {@code bin/cx} alone then starts a server and a
+ * producer and runs {@code cx run fib}.
  */
 class ProducerInstallTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -88,10 +89,53 @@ class ProducerInstallTest {
             Await.until("the producer to leave", WAIT, () -> cluster.server().status().producers() == 0);
             assertTrue(Files.notExists(unit));
         }
+        networkRunsFromTheTarball(cx);
         if (deb) {
             debianPackageRuns(dir.resolve("dist").resolve("cx_0.1.0_amd64.deb"));
         } else {
             System.out.println("ProducerInstallTest: no dpkg-deb or fakeroot here, so the Debian package is not built");
+        }
+    }
+
+    /** The unpacked tarball's {@code bin/cx} alone starts a server and a producer and runs {@code cx run fib}. */
+    private void networkRunsFromTheTarball(Path cx) throws Exception {
+        Path serverLog = dir.resolve("server.log");
+        Process server = started(cx, serverLog, "server", "--port", "0", "--name", "from-tarball", "--no-jmx");
+        Process producer = null;
+        try {
+            String line = Await.value("the server from the tarball listening", WAIT,
+                    () -> lines(serverLog).stream().filter(l -> l.contains("listening on ")).findFirst()
+                            .orElse(null), java.util.Objects::nonNull);
+            String address = line.substring(line.indexOf("listening on ") + 13).split("[ ;]")[0];
+            Path producerLog = dir.resolve("producer.log");
+            producer = started(cx, producerLog, "producer", "--server", address, "--workers", "2", "--no-jmx");
+            Await.until("the producer from the tarball attached", WAIT,
+                    () -> lines(producerLog).stream().anyMatch(l -> l.contains("attached to")));
+            Result fib = run(cx, "run", "fib", "--server", address, "--n", "15");
+            System.out.print(fib.output());
+            assertEquals(0, fib.exit(), fib.output());
+            assertTrue(fib.output().contains("F(15) = " + Fib.value(15)), fib.output());
+        } finally {
+            server.destroy();
+            if (producer != null) {
+                producer.destroy();
+            }
+        }
+    }
+
+    private Process started(Path cx, Path log, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(cx.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("CX_HOME", System.getProperty("cx.home", dir.resolve("home").toString()));
+        return pb.start();
+    }
+
+    private static List<String> lines(Path file) {
+        try {
+            return Files.exists(file) ? Files.readAllLines(file) : List.of();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
