@@ -64,6 +64,9 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
     JmxOptions jmxOptions;
 
     @Mixin
+    MetricsOptions metricsOptions;
+
+    @Mixin
     SecurityOptions security;
 
     @Option(names = "--speed", defaultValue = "1.0", paramLabel = "S",
@@ -285,7 +288,12 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         p.firstTask().thenRun(() -> say("producer '" + name + "' ran its first task "
                 + (System.currentTimeMillis() - java.lang.management.ManagementFactory.getRuntimeMXBean()
                 .getStartTime()) + " ms after its JVM started"));
-        p.disconnected().join();
+        try (MetricsEndpoint metrics = metricsOptions.start("127.0.0.1")) {
+            if (metrics != null) {
+                say("metrics: " + metrics.url(metricsOptions.host("127.0.0.1")));
+            }
+            p.disconnected().join();
+        }
         return 0;
     }
 

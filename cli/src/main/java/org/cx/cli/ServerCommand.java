@@ -146,6 +146,9 @@ final class ServerCommand extends Printing implements Callable<Integer> {
     JmxOptions jmxOptions;
 
     @Mixin
+    MetricsOptions metricsOptions;
+
+    @Mixin
     SecurityOptions security;
 
     @Option(names = "--lease", defaultValue = "10s", paramLabel = "DURATION",
@@ -179,6 +182,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                 .withServerTasks(serverTasks);
         try (RiverDiscovery registrar = discovery;
              TaskServerNode node = TaskServerNode.start(config);
+             MetricsEndpoint metrics = metricsOptions.start(host);
              Announcer announcer = discovery == null ? null : Announcer.start(discovery, node);
              UsageSender usage = accounting == null ? null : meter(node, tls);
              CreditWatch credit = favourCredit ? new CreditWatch(accountingAddress(), tls, name,
@@ -190,6 +194,9 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                     + (lookup == null ? "" : "; registered with the lookup service at " + discovery.lookupAddress()));
             if (!jmx.isEmpty()) {
                 out().println("JMX: " + jmx);
+            }
+            if (metrics != null) {
+                out().println("metrics: " + metrics.url(Listening.advertised(metricsOptions.host(host), advertise)));
             }
             if (usage != null) {
                 out().println("usage goes to the accounting service" + (accounting.equals("lookup")

@@ -44,7 +44,7 @@ class AddressesTest {
             try (RiverDiscovery discovery = RiverDiscovery.connect(lookup)) {
                 servers.add(server("s0", lookup, "--host", "127.0.0.2"));
                 String root = "127.0.0.2:" + port(servers.get(0));
-                servers.add(server("s1", lookup, "--host", "127.0.0.3", "--join", root));
+                servers.add(server("s1", lookup, "--host", "127.0.0.3", "--join", root, "--metrics-port", "0"));
                 servers.add(server("s2", lookup, "--host", "0.0.0.0", "--advertise", "127.0.0.4", "--join", root));
                 Map<String, String> registered = Await.value("three servers placed, each at its own address", WAIT,
                         () -> placed(discovery), found -> found.size() == 3);
@@ -68,6 +68,15 @@ class AddressesTest {
                         "--lookup", lookup, "--workers", "2")) {
                     producer.awaitLine("attached to", WAIT);
                     assertFib(lookup, 15);
+
+                    // s1's Prometheus endpoint, at its own address, says what its MBeans say.
+                    String metrics = servers.get(1).awaitLine("metrics: ", WAIT);
+                    String url = metrics.substring(metrics.indexOf("http://"));
+                    assertTrue(url.startsWith("http://127.0.0.3:"), url);
+                    String scraped = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                            .newBuilder(java.net.URI.create(url)).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                    assertTrue(scraped.contains("cx_task_server_position{name=\"s1\""), scraped);
 
                     servers.get(0).kill(); // the root: its registrations outlive it (lease 30 s)
                     Await.until("the network repaired after its root died", WAIT,
