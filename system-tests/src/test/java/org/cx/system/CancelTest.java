@@ -45,6 +45,20 @@ class CancelTest {
                     .getCause().getMessage();
             assertTrue(unknown.contains("no computation 2a of this user"), unknown);
 
+            // An administrator cancels a computation through its MBean's operation (what jconsole invokes).
+            Computation<Long> other = consumer.submit(new Fib(24, LEAF_5MS));
+            javax.management.MBeanServer mbeans = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+            javax.management.ObjectName pattern = new javax.management.ObjectName("org.cx:type=Computation,id="
+                    + Long.toHexString(other.id()) + ",*");
+            javax.management.ObjectName mbean = Await.value("its MBean", Clusters.TIMEOUT,
+                    () -> mbeans.queryNames(pattern, null).stream().findFirst().orElse(null),
+                    java.util.Objects::nonNull);
+            assertEquals("computation " + Long.toHexString(other.id()) + " cancelled",
+                    mbeans.invoke(mbean, "cancel", new Object[0], new String[0]));
+            String byAdmin = assertThrows(ExecutionException.class, () -> other.result().get(10, TimeUnit.SECONDS))
+                    .getCause().getMessage();
+            assertTrue(byAdmin.contains("cancelled by an administrator"), byAdmin);
+
             long before = cluster.producers().stream().mapToLong(Producer::tasksRun).sum();
             assertEquals(Fib.value(12), consumer.<Long>submit(new Fib(12)).result().get(60, TimeUnit.SECONDS));
             assertTrue(cluster.producers().stream().mapToLong(Producer::tasksRun).sum() > before,

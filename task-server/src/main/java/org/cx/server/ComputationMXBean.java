@@ -28,4 +28,10 @@ public interface ComputationMXBean {
 
     /** Whether it has tasks here waiting for inputs and none ready or running. */
     boolean isStalled();
+
+    /**
+     * Cancels the computation on every server and producer, whoever owns it; its consumer is told it was cancelled
+     * by an administrator. Only an admin login may invoke operations. Says what happened.
+     */
+    String cancel();
 }

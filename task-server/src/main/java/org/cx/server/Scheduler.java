@@ -265,11 +265,28 @@ public final class Scheduler {
     public String cancel(ConsumerHandle consumer, long computation, long nowNanos) {
         ComputationState c = computations.get(computation);
         String refusal = refusal(consumer, computation, c);
-        if (refusal != null) {
-            return refusal;
+        return refusal != null ? refusal : end(c, "cancelled" + (c.owner.isEmpty() ? "" : " by " + c.owner),
+                nowNanos);
+    }
+
+    /**
+     * An administrator cancels {@code computation}, whoever owns it (a JMX operation, which only an admin credential
+     * may invoke): as {@link #cancel}. Returns why it cannot be, or null.
+     */
+    public String cancelAsAdministrator(long computation, long nowNanos) {
+        ComputationState c = computations.get(computation);
+        if (c == null) {
+            return "no computation " + Long.toHexString(computation) + " on this server";
         }
+        if (c.phase != ComputationState.Phase.RUNNING) {
+            return "computation " + Long.toHexString(computation) + " is over already (" + c.phase + ")";
+        }
+        return end(c, "cancelled by an administrator", nowNanos);
+    }
+
+    private String end(ComputationState c, String reason, long nowNanos) {
         counters.computationsCancelled++;
-        fail(c, "", "cancelled" + (c.owner.isEmpty() ? "" : " by " + c.owner), nowNanos);
+        fail(c, "", reason, nowNanos);
         dispatch();
         return null;
     }

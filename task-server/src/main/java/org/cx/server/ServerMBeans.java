@@ -195,6 +195,12 @@ final class ServerMBeans {
         }
 
         @Override
+        public String cancel() {
+            String refusal = node.cancelAsAdministrator(id);
+            return refusal == null ? "computation " + getId() + " cancelled" : refusal;
+        }
+
+        @Override
         public String getDiagnosis() {
             org.cx.wire.Message.Diagnosis d = diagnosis();
             return d == null ? "computation " + getId() + " is gone from this server" : d.toApi().describe();

@@ -274,6 +274,21 @@ public final class TaskServerNode implements AutoCloseable {
         return core.scheduler();
     }
 
+    /**
+     * Cancels computation {@code id} as an administrator, in the server's next duty cycle (so that its end reaches
+     * mirrors, servers and producers as a consumer's cancel does); why it could not be, or null.
+     */
+    public String cancelAsAdministrator(long id) {
+        java.util.concurrent.CompletableFuture<String> answer = new java.util.concurrent.CompletableFuture<>();
+        loop.execute(() -> core.cycle().soon(() -> answer.complete(
+                core.scheduler().cancelAsAdministrator(id, core.cycle().now()))));
+        try {
+            return answer.get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("the server did not answer: " + e, e);
+        }
+    }
+
     ServerNetwork networkInternals() {
         return core.networkInternals();
     }
