@@ -146,7 +146,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
     JmxOptions jmxOptions;
 
     @Mixin
-    MetricsOptions metricsOptions;
+    WebOptions webOptions;
 
     @Mixin
     SecurityOptions security;
@@ -182,7 +182,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                 .withServerTasks(serverTasks);
         try (RiverDiscovery registrar = discovery;
              TaskServerNode node = TaskServerNode.start(config);
-             MetricsEndpoint metrics = metricsOptions.start(host);
+             WebEndpoint metrics = webOptions.start(host);
              Announcer announcer = discovery == null ? null : Announcer.start(discovery, node);
              UsageSender usage = accounting == null ? null : meter(node, tls);
              CreditWatch credit = favourCredit ? new CreditWatch(accountingAddress(), tls, name,
@@ -196,7 +196,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                 out().println("JMX: " + jmx);
             }
             if (metrics != null) {
-                out().println("metrics: " + metrics.url(Listening.advertised(metricsOptions.host(host), advertise)));
+                out().println("metrics: " + metrics.url(Listening.advertised(webOptions.host(host), advertise)));
             }
             if (usage != null) {
                 out().println("usage goes to the accounting service" + (accounting.equals("lookup")

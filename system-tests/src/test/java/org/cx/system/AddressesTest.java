@@ -44,7 +44,7 @@ class AddressesTest {
             try (RiverDiscovery discovery = RiverDiscovery.connect(lookup)) {
                 servers.add(server("s0", lookup, "--host", "127.0.0.2"));
                 String root = "127.0.0.2:" + port(servers.get(0));
-                servers.add(server("s1", lookup, "--host", "127.0.0.3", "--join", root, "--metrics-port", "0"));
+                servers.add(server("s1", lookup, "--host", "127.0.0.3", "--join", root, "--http-port", "0"));
                 servers.add(server("s2", lookup, "--host", "0.0.0.0", "--advertise", "127.0.0.4", "--join", root));
                 Map<String, String> registered = Await.value("three servers placed, each at its own address", WAIT,
                         () -> placed(discovery), found -> found.size() == 3);

@@ -4,21 +4,21 @@ import java.io.IOException;
 import picocli.CommandLine.Option;
 
 /** The Prometheus endpoint options of the commands that run a server or a producer. */
-final class MetricsOptions {
+final class WebOptions {
 
-    @Option(names = "--metrics-port", paramLabel = "PORT",
+    @Option(names = "--http-port", paramLabel = "PORT",
             description = "Serve Prometheus metrics at http://HOST:PORT/metrics (0 picks a free port): this "
                     + "process's CX figures (tasks, producers, computations …) and its JVM's. Default: none.")
     Integer port;
 
-    @Option(names = "--metrics-host", paramLabel = "HOST",
+    @Option(names = "--http-host", paramLabel = "HOST",
             description = "Address the metrics endpoint binds. Default: the server's --host; 127.0.0.1 for a "
                     + "producer.")
     String host;
 
-    /** Starts the endpoint (on {@code --metrics-host}, else {@code defaultHost}) if asked for; null if not. */
-    MetricsEndpoint start(String defaultHost) throws IOException {
-        return port == null ? null : MetricsEndpoint.start(host != null ? host : defaultHost, port);
+    /** Starts the endpoint (on {@code --http-host}, else {@code defaultHost}) if asked for; null if not. */
+    WebEndpoint start(String defaultHost) throws IOException {
+        return port == null ? null : WebEndpoint.start(host != null ? host : defaultHost, port);
     }
 
     /** The host the endpoint binds, for its URL. */

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The Prometheus endpoint shows each CX MBean's figures while it is registered, and the JVM's. */
-class MetricsEndpointTest {
+class WebEndpointTest {
 
     /** A stand-in for a server's MBean: any MXBean in the org.cx domain is exported the same way. */
     public interface SampleMXBean {
@@ -42,7 +42,7 @@ class MetricsEndpointTest {
             }
         };
         ObjectName name = Jmx.register("org.cx:type=SampleServer,name=" + ObjectName.quote("s 0"), sample);
-        try (MetricsEndpoint metrics = MetricsEndpoint.start("127.0.0.1", 0)) {
+        try (WebEndpoint metrics = WebEndpoint.start("127.0.0.1", 0)) {
             String text = get(metrics.url("127.0.0.1"));
             assertTrue(text.contains("cx_sample_server_tasks_completed{name=\"s 0\"} 4181.0"), text);
             assertTrue(text.contains("cx_sample_server_tolerant{name=\"s 0\"} 1.0"), text);
@@ -54,7 +54,7 @@ class MetricsEndpointTest {
         } finally {
             Jmx.unregister(name);
         }
-        assertEquals("tasks.completed.per.second", MetricsEndpoint.words("TasksCompletedPerSecond"));
+        assertEquals("tasks.completed.per.second", WebEndpoint.words("TasksCompletedPerSecond"));
     }
 
     private static String get(String url) throws Exception {

@@ -36,7 +36,7 @@ import javax.management.ObjectName;
  * each scrape so that computations that start or end are seen, and the JVM's own (memory, GC, threads, CPU, uptime).
  * It reads what the MBeans already hold; a scrape costs the process nothing between scrapes.
  */
-final class MetricsEndpoint implements AutoCloseable {
+final class WebEndpoint implements AutoCloseable {
     private static final Pattern CAMEL = Pattern.compile("(?<=[a-z0-9])(?=[A-Z])");
     private static final Set<String> NUMERIC = Set.of("int", "long", "double", "float", "short", "boolean",
             Integer.class.getName(), Long.class.getName(), Double.class.getName(), Float.class.getName(),
@@ -48,7 +48,7 @@ final class MetricsEndpoint implements AutoCloseable {
     private final Map<ObjectName, List<Meter>> bound = new HashMap<>();
     private final HttpServer http;
 
-    private MetricsEndpoint(HttpServer http) {
+    private WebEndpoint(HttpServer http) {
         this.http = http;
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
@@ -59,14 +59,14 @@ final class MetricsEndpoint implements AutoCloseable {
     }
 
     /** Serves {@code /metrics} on {@code host:port} (0: a free port) until closed. */
-    static MetricsEndpoint start(String host, int port) throws IOException {
+    static WebEndpoint start(String host, int port) throws IOException {
         HttpServer http;
         try {
             http = HttpServer.create(new InetSocketAddress(host, port), 16);
         } catch (IOException e) {
-            throw org.cx.wire.Listening.failure(host, port, e, "the metrics port: choose another --metrics-port");
+            throw org.cx.wire.Listening.failure(host, port, e, "the metrics port: choose another --http-port");
         }
-        MetricsEndpoint endpoint = new MetricsEndpoint(http);
+        WebEndpoint endpoint = new WebEndpoint(http);
         http.createContext("/metrics", endpoint::scrape);
         http.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "cx-metrics");

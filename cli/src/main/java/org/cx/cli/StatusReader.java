@@ -1,0 +1,154 @@
+package org.cx.cli;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+import org.cx.consumer.NetworkProbe;
+import org.cx.security.JmxLogin;
+import org.cx.security.Tls;
+import org.cx.wire.Message;
+
+/**
+ * Reads a whole network's state for {@code cx status} and the dashboard: the primary root names the servers and
+ * their JMX addresses; each server's MBeans give its state, its computations and its producers, whose own MBeans give
+ * theirs. Keeps its JMX connections between views; close it to close them.
+ */
+final class StatusReader implements AutoCloseable {
+    /** The credential it logs in with (null: plain). */
+    private final Tls tls;
+    private final Map<String, MBeanServerConnection> connections = new HashMap<>();
+    private final List<JMXConnector> connectors = new ArrayList<>();
+
+    StatusReader(Tls tls) {
+        this.tls = tls;
+    }
+
+    /** One view of the network. */
+    synchronized StatusView view(String root) throws IOException {
+        Message.NetworkStatus net = NetworkProbe.status(root, tls);
+        List<StatusView.Server> servers = new ArrayList<>();
+        List<StatusView.Producer> producers = new ArrayList<>();
+        List<StatusView.Computation> computations = new ArrayList<>();
+        for (Message.ServerStatus s : net.servers()) {
+            MBeanServerConnection c = connect(s.jmx());
+            ObjectName name = c == null ? null : find(c, "org.cx:type=TaskServer,*", "Address", s.address());
+            if (name == null) {
+                servers.add(new StatusView.Server(s.position(), s.name(), s.address(), null, null, null, null, null,
+                        null, null, "no JMX: started without it, or unreachable"));
+                continue;
+            }
+            try {
+                servers.add(new StatusView.Server(s.position(), s.name(), s.address(),
+                        list(c.getAttribute(name, "MirrorGroup")), list(c.getAttribute(name, "Neighbours")),
+                        (Integer) c.getAttribute(name, "ReadyTasks"), (Integer) c.getAttribute(name, "UnreadyTasks"),
+                        (Integer) c.getAttribute(name, "RunningTasks"), (Integer) c.getAttribute(name, "Producers"),
+                        (Double) c.getAttribute(name, "TasksCompletedPerSecond"), null));
+                for (CompositeData p : (CompositeData[]) c.getAttribute(name, "ProducerDetails")) {
+                    producers.add(producer(s.name(), p));
+                }
+                String key = ObjectName.quote(s.name() + "@" + portOf(s.address()));
+                for (ObjectName comp : c.queryNames(new ObjectName("org.cx:type=Computation,server=" + key + ",*"),
+                        null)) {
+                    computations.add(new StatusView.Computation(String.valueOf(c.getAttribute(comp, "Id")), s.name(),
+                            String.valueOf(c.getAttribute(comp, "Phase")), (Long) c.getAttribute(comp, "TasksDone"),
+                            (Long) c.getAttribute(comp, "TasksKnown"), (Double) c.getAttribute(comp, "ElapsedSeconds"),
+                            Boolean.TRUE.equals(c.getAttribute(comp, "Origin")),
+                            Boolean.TRUE.equals(c.getAttribute(comp, "Stalled"))
+                                    ? (String) c.getAttribute(comp, "Diagnosis") : null));
+                }
+            } catch (javax.management.JMException e) {
+                servers.add(new StatusView.Server(s.position(), s.name(), s.address(), null, null, null, null, null,
+                        null, null, "MBeans unreadable: " + e.getMessage()));
+            }
+        }
+        return new StatusView(net.epoch(), servers.size() > 1 && net.tolerant(), servers, producers, computations);
+    }
+
+    private StatusView.Producer producer(String serverName, CompositeData p) {
+        String name = (String) p.get("name");
+        MBeanServerConnection c = connect((String) p.get("jmx"));
+        ObjectName bean = c == null ? null : find(c, "org.cx:type=Producer,*", "Name", name);
+        Integer cached = null;
+        Long run = null;
+        Double idle = null;
+        String note = "no JMX";
+        if (bean != null) {
+            try {
+                cached = (Integer) c.getAttribute(bean, "CachedTasks");
+                run = (Long) c.getAttribute(bean, "TasksRun");
+                idle = 100 * (Double) c.getAttribute(bean, "IdleFraction");
+                note = null;
+            } catch (javax.management.JMException | IOException e) {
+                note = "unreadable";
+            }
+        }
+        return new StatusView.Producer(name, serverName, (Integer) p.get("workers"), cached, run, idle,
+                (Integer) p.get("tasksHeld"), (Long) p.get("tasksCompleted"), note);
+    }
+
+    private MBeanServerConnection connect(String url) {
+        if (url == null || url.isEmpty()) {
+            return null;
+        }
+        MBeanServerConnection c = connections.get(url);
+        if (c == null) {
+            try {
+                if (tls != null) {
+                    JmxTls.clientCredential(tls);
+                }
+                JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(url), tls == null ? null
+                        : Map.of(JMXConnector.CREDENTIALS, JmxLogin.credentials(tls)));
+                connectors.add(connector);
+                c = connector.getMBeanServerConnection();
+                connections.put(url, c);
+            } catch (IOException | SecurityException e) {
+                return null;
+            }
+        }
+        return c;
+    }
+
+    /** The MBean matching {@code pattern} whose {@code attribute} equals {@code value}, or null. */
+    private ObjectName find(MBeanServerConnection c, String pattern, String attribute, String value) {
+        try {
+            for (ObjectName n : c.queryNames(new ObjectName(pattern), null)) {
+                if (value.equals(c.getAttribute(n, attribute))) {
+                    return n;
+                }
+            }
+        } catch (javax.management.JMException | IOException e) {
+            connections.values().remove(c); // reconnect next time
+        }
+        return null;
+    }
+
+    private static String list(Object ids) {
+        return ids instanceof Integer[] a ? java.util.Arrays.toString(a).replace(" ", "")
+                : ids instanceof int[] a ? java.util.Arrays.toString(a).replace(" ", "") : String.valueOf(ids);
+    }
+
+    private static String portOf(String address) {
+        return address.substring(address.lastIndexOf(':') + 1);
+    }
+
+    @Override
+    public synchronized void close() {
+        for (JMXConnector c : connectors) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
+        connectors.clear();
+        connections.clear();
+    }
+}
