@@ -288,9 +288,9 @@ final class ProducerCommand extends Printing implements Callable<Integer> {
         p.firstTask().thenRun(() -> say("producer '" + name + "' ran its first task "
                 + (System.currentTimeMillis() - java.lang.management.ManagementFactory.getRuntimeMXBean()
                 .getStartTime()) + " ms after its JVM started"));
-        try (WebEndpoint metrics = webOptions.start("127.0.0.1")) {
-            if (metrics != null) {
-                say("metrics: " + metrics.url(webOptions.host("127.0.0.1")));
+        try (WebEndpoint web = webOptions.start("127.0.0.1")) {
+            if (web != null) {
+                say("metrics: " + web.url(webOptions.host("127.0.0.1")));
             }
             p.disconnected().join();
         }

@@ -182,7 +182,8 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                 .withServerTasks(serverTasks);
         try (RiverDiscovery registrar = discovery;
              TaskServerNode node = TaskServerNode.start(config);
-             WebEndpoint metrics = webOptions.start(host);
+             WebEndpoint web = webOptions.start(host);
+             StatusReader dashboard = web == null ? null : new StatusReader(tls);
              Announcer announcer = discovery == null ? null : Announcer.start(discovery, node);
              UsageSender usage = accounting == null ? null : meter(node, tls);
              CreditWatch credit = favourCredit ? new CreditWatch(accountingAddress(), tls, name,
@@ -195,8 +196,10 @@ final class ServerCommand extends Printing implements Callable<Integer> {
             if (!jmx.isEmpty()) {
                 out().println("JMX: " + jmx);
             }
-            if (metrics != null) {
-                out().println("metrics: " + metrics.url(Listening.advertised(webOptions.host(host), advertise)));
+            if (web != null) {
+                web.dashboard(() -> dashboard.view(node.advertisedAddress()).json());
+                String at = Listening.advertised(webOptions.host(host), advertise);
+                out().println("dashboard: " + web.base(at) + " metrics: " + web.url(at));
             }
             if (usage != null) {
                 out().println("usage goes to the accounting service" + (accounting.equals("lookup")

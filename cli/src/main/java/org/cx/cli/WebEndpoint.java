@@ -31,7 +31,9 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * A Prometheus endpoint ({@code GET /metrics}) for this process: every numeric and boolean attribute of its CX
+ * The web side of a server or producer process: on a server, the dashboard ({@code GET /}, a page that reads
+ * {@code /status.json} every second: the whole network as {@code cx status --json} shows it); and a Prometheus
+ * endpoint ({@code GET /metrics}) for this process: every numeric and boolean attribute of its CX
  * MBeans ({@code org.cx:type=TaskServer,name=s0} → {@code cx_task_server_tasks_completed{name="s0"}}), found again at
  * each scrape so that computations that start or end are seen, and the JVM's own (memory, GC, threads, CPU, uptime).
  * It reads what the MBeans already hold; a scrape costs the process nothing between scrapes.
@@ -47,6 +49,9 @@ final class WebEndpoint implements AutoCloseable {
     /** The gauges made for each MBean, to remove when it goes. */
     private final Map<ObjectName, List<Meter>> bound = new HashMap<>();
     private final HttpServer http;
+    /** The dashboard's last status, and when it was read. */
+    private byte[] lastStatus;
+    private long lastStatusNanos;
 
     private WebEndpoint(HttpServer http) {
         this.http = http;
@@ -68,7 +73,7 @@ final class WebEndpoint implements AutoCloseable {
         }
         WebEndpoint endpoint = new WebEndpoint(http);
         http.createContext("/metrics", endpoint::scrape);
-        http.setExecutor(Executors.newSingleThreadExecutor(r -> {
+        http.setExecutor(Executors.newFixedThreadPool(2, r -> { // a slow dashboard read leaves scrapes a thread
             Thread t = new Thread(r, "cx-metrics");
             t.setDaemon(true);
             return t;
@@ -79,7 +84,69 @@ final class WebEndpoint implements AutoCloseable {
 
     /** {@code http://HOST:PORT/metrics}, with the host others reach it at. */
     String url(String advertisedHost) {
-        return "http://" + advertisedHost + ":" + http.getAddress().getPort() + "/metrics";
+        return base(advertisedHost) + "metrics";
+    }
+
+    /** {@code http://HOST:PORT/}. */
+    String base(String advertisedHost) {
+        return "http://" + advertisedHost + ":" + http.getAddress().getPort() + "/";
+    }
+
+    /**
+     * Serves the dashboard at {@code /}, its data from {@code status} (the network as JSON), read at most twice a
+     * second however many pages are open.
+     */
+    void dashboard(StatusSource status) {
+        byte[] page;
+        try (var in = WebEndpoint.class.getResourceAsStream("dashboard.html")) {
+            page = in.readAllBytes();
+        } catch (IOException | NullPointerException e) {
+            throw new IllegalStateException("the dashboard page is missing from the cx jar", e);
+        }
+        http.createContext("/", exchange -> {
+            try (exchange) {
+                String path = exchange.getRequestURI().getPath();
+                if (!exchange.getRequestMethod().equals("GET")) {
+                    exchange.sendResponseHeaders(405, -1);
+                } else if (path.equals("/")) {
+                    send(exchange, 200, "text/html; charset=utf-8", page);
+                } else if (path.equals("/status.json")) {
+                    try {
+                        send(exchange, 200, "application/json", cachedStatus(status));
+                    } catch (IOException | RuntimeException e) {
+                        send(exchange, 503, "text/plain; charset=utf-8", String.valueOf(e.getMessage())
+                                .getBytes(StandardCharsets.UTF_8));
+                    }
+                } else {
+                    send(exchange, 404, "text/plain; charset=utf-8", ("no " + path + " here: the dashboard is at /"
+                            + " and the metrics at /metrics").getBytes(StandardCharsets.UTF_8));
+                }
+            }
+        });
+    }
+
+    /** The network as JSON, for the dashboard. */
+    @FunctionalInterface
+    interface StatusSource {
+        String json() throws IOException;
+    }
+
+    private synchronized byte[] cachedStatus(StatusSource status) throws IOException {
+        long now = System.nanoTime();
+        if (lastStatus == null || now - lastStatusNanos > 500_000_000L) {
+            lastStatus = status.json().getBytes(StandardCharsets.UTF_8);
+            lastStatusNanos = now;
+        }
+        return lastStatus;
+    }
+
+    private static void send(HttpExchange exchange, int code, String type, byte[] body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", type);
+        exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        exchange.sendResponseHeaders(code, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+        }
     }
 
     private void scrape(HttpExchange exchange) throws IOException {
@@ -93,12 +160,7 @@ final class WebEndpoint implements AutoCloseable {
                 bindMBeans();
                 text = registry.scrape();
             }
-            byte[] body = text.getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-            exchange.sendResponseHeaders(200, body.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
+            send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
         }
     }
 
