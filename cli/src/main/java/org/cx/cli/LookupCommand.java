@@ -23,14 +23,27 @@ final class LookupCommand extends Printing implements Callable<Integer> {
     int port;
 
     @Option(names = "--host", defaultValue = "127.0.0.1",
-            description = "Address to bind and to announce. Default: ${DEFAULT-VALUE}.")
+            description = "Address to bind; 0.0.0.0 for every interface. Default: ${DEFAULT-VALUE}.")
     String host;
+
+    @Option(names = "--advertise", paramLabel = "HOST",
+            description = "The host clients are told to call it at, when it differs from --host. Default: --host, "
+                    + "or, with --host 0.0.0.0, this machine's first address that is neither loopback nor "
+                    + "link-local.")
+    String advertise;
+
+    @Option(names = "--call-port", defaultValue = "0", paramLabel = "PORT",
+            description = "TCP port of its remote calls (after discovery on --port, clients call it there): fix it "
+                    + "for a firewall or a Kubernetes service. Default: a free one.")
+    int callPort;
 
     @Override
     public Integer call() throws Exception {
         // River logs a failure to bind as a stack trace before it says anything: look first.
         org.cx.wire.Listening.check(host, port, "another lookup service? choose another --port");
-        try (LookupService lookup = LookupService.start(host, port, multicast)) {
+        org.cx.wire.Listening.check(host, callPort, "choose another --call-port");
+        try (LookupService lookup = LookupService.start(host, org.cx.wire.Listening.advertised(host, advertise), port,
+                callPort, multicast)) {
             out().println("lookup service listening on " + lookup.address()
                     + (multicast ? "; answering multicast discovery for group '" + LookupService.GROUP + "'" : ""));
             out().flush();

@@ -105,8 +105,10 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                     + "server then runs no application code, and such a task fails its computation saying why.")
     boolean serverTasks;
 
-    @Option(names = "--join", paramLabel = "HOST:PORT",
-            description = "Join the network of the server at HOST:PORT (any member; it forwards to the root).")
+    @Option(names = "--join", paramLabel = "HOST:PORT|lookup",
+            description = {"Join the network of the server at HOST:PORT (any member; it forwards to the root).",
+                "'lookup' joins the network registered at --lookup, or founds one if none is registered there: "
+                    + "for servers started one after another, as a Kubernetes StatefulSet's are."})
     String join;
 
     @Option(names = "--branching", defaultValue = "2", paramLabel = "B",
@@ -159,8 +161,12 @@ final class ServerCommand extends Printing implements Callable<Integer> {
     @Override
     @SuppressWarnings("try") // the announcer only needs closing
     public Integer call() throws Exception {
-        if (join != null) {
+        if (join != null && !join.equals("lookup")) {
             WireClient.parseAddress(join); // says what is wrong with it before anything starts
+        }
+        if ("lookup".equals(join) && lookup == null) {
+            throw new IllegalArgumentException("--join lookup needs --lookup HOST:PORT: the lookup service names the "
+                    + "network to join");
         }
         if (favourCredit && accounting == null) {
             throw new IllegalArgumentException("--favour-credit needs --accounting: the balances are the accounting "
@@ -169,6 +175,10 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         Tls tls = security.tls(CredentialRole.SERVER, true);
         RiverDiscovery discovery = lookup == null ? null
                 : RiverDiscovery.connect(lookup, lease, Duration.ofSeconds(10));
+        if ("lookup".equals(join)) {
+            String self = Listening.advertised(host, advertise) + ":" + port;
+            join = Networks.members(discovery, tls).stream().filter(a -> !a.equals(self)).findFirst().orElse(null);
+        }
         NetworkConfig network = NetworkConfig.defaults().withJoin(join).withBranching(branching)
                 .withFailTimeout(failTimeout)
                 .withElsewhere(discovery != null && join != null ? new Members(discovery, tls)::known : List::of);

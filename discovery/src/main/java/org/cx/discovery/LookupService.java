@@ -48,6 +48,15 @@ public final class LookupService implements AutoCloseable {
      * 4160, groups 224.0.1.84/85), so that {@code --lookup multicast} finds it without an address.
      */
     public static LookupService start(String host, int port, boolean multicast) throws IOException {
+        return start(host, host, port, 0, multicast);
+    }
+
+    /**
+     * As {@link #start(String, int, boolean)}, bound to {@code host} and telling clients {@code advertise} (what they
+     * reach this machine at, for a wildcard {@code host}); its remote calls on {@code callPort} (0: a free port).
+     */
+    public static LookupService start(String host, String advertise, int port, int callPort, boolean multicast)
+            throws IOException {
         RiverCompat.install();
         RIVER_LOG.setLevel(Level.WARNING);
         if (port == 0) {
@@ -55,7 +64,8 @@ public final class LookupService implements AutoCloseable {
                 port = probe.getLocalPort(); // River takes 0 to mean its default, 4160
             }
         }
-        String quoted = "\"" + host.replace("\"", "") + "\"";
+        String quoted = "\"" + advertise.replace("\"", "") + "\"";
+        String bind = "\"" + host.replace("\"", "") + "\"";
         String component = "com.sun.jini.reggie.";
         List<String> configuration = new ArrayList<>(List.of(
             "-",
@@ -63,10 +73,10 @@ public final class LookupService implements AutoCloseable {
             component + "initialLookupGroups=new String[] {}",
             component + "unicastDiscoveryHost=" + quoted,
             component + "initialUnicastDiscoveryPort=" + port,
-            component + "serverSocketFactory=new org.cx.discovery.BoundServerSocketFactory(" + quoted + ")",
+            component + "serverSocketFactory=new org.cx.discovery.BoundServerSocketFactory(" + bind + ")",
             component + "serverExporter=new net.jini.jeri.BasicJeriExporter("
-                    + "net.jini.jeri.tcp.TcpServerEndpoint.getInstance(" + quoted + ", 0, null, "
-                    + "new org.cx.discovery.BoundServerSocketFactory(" + quoted + ")), "
+                    + "net.jini.jeri.tcp.TcpServerEndpoint.getInstance(" + quoted + ", " + callPort + ", null, "
+                    + "new org.cx.discovery.BoundServerSocketFactory(" + bind + ")), "
                     + "new net.jini.jeri.BasicILFactory())"));
         if (!multicast) {
             // Without this entry River uses every multicast-capable interface; with none it uses no multicast.
@@ -76,7 +86,7 @@ public final class LookupService implements AutoCloseable {
                     + "new java.net.NetworkInterface[] {}");
         }
         try {
-            return new LookupService(new Registrar(configuration.toArray(String[]::new)), host);
+            return new LookupService(new Registrar(configuration.toArray(String[]::new)), advertise);
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {

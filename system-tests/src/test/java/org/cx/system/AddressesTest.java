@@ -25,9 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A network on several loopback addresses (127.0.0.2, 127.0.0.3 …), as on several machines: each server is reached
- * at the address it was bound to or told to advertise, never at another's; a server told to join a member that has
- * died finds the network through the lookup service; a consumer that finds the dead root still registered there
- * reaches the network through the other members.
+ * at the address it was bound to or told to advertise, never at another's; {@code --join lookup} founds the network
+ * or joins the one registered; a server told to join a member that has died finds the network through the lookup
+ * service; a consumer that finds the dead root still registered there reaches the network through the other members.
  */
 class AddressesTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -36,16 +36,17 @@ class AddressesTest {
     @Test
     void eachServerIsReachedAtItsOwnAddressAndADeadRootOrJoinTargetIsRoutedAround() throws Exception {
         int lookupPort = ServerProcesses.freePort();
-        String lookup = "127.0.0.1:" + lookupPort;
+        String lookup = "127.0.0.6:" + lookupPort;
         List<ChildProcess> servers = new ArrayList<>();
         try (ChildProcess lookupService = ChildProcess.start("lookup", Cx.class.getName(), "lookup", "--port",
-                String.valueOf(lookupPort))) {
-            lookupService.awaitLine("lookup service listening on", WAIT);
+                String.valueOf(lookupPort), "--host", "0.0.0.0", "--advertise", "127.0.0.6")) {
+            assertTrue(lookupService.awaitLine("lookup service listening on", WAIT).endsWith(lookup));
             try (RiverDiscovery discovery = RiverDiscovery.connect(lookup)) {
-                servers.add(server("s0", lookup, "--host", "127.0.0.2"));
+                servers.add(server("s0", lookup, "--host", "127.0.0.2", "--join", "lookup")); // none yet: founds
                 String root = "127.0.0.2:" + port(servers.get(0));
                 servers.add(server("s1", lookup, "--host", "127.0.0.3", "--join", root, "--http-port", "0"));
-                servers.add(server("s2", lookup, "--host", "0.0.0.0", "--advertise", "127.0.0.4", "--join", root));
+                servers.add(server("s2", lookup, "--host", "0.0.0.0", "--advertise", "127.0.0.4", "--join",
+                        "lookup"));
                 Map<String, String> registered = Await.value("three servers placed, each at its own address", WAIT,
                         () -> placed(discovery), found -> found.size() == 3);
                 System.out.println("registered: " + registered);
@@ -70,8 +71,8 @@ class AddressesTest {
                     assertFib(lookup, 15);
 
                     // s1's Prometheus endpoint, at its own address, says what its MBeans say.
-                    String metrics = servers.get(1).awaitLine("metrics: ", WAIT);
-                    String url = metrics.substring(metrics.indexOf("http://"));
+                    String web = servers.get(1).awaitLine("metrics: ", WAIT);
+                    String url = web.substring(web.lastIndexOf("http://"));
                     assertTrue(url.startsWith("http://127.0.0.3:"), url);
                     String scraped = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
                             .newBuilder(java.net.URI.create(url)).build(),
