@@ -23,13 +23,13 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "dist", mixinStandardHelpOptions = true,
         description = {"Builds the self-contained distribution of this cx: cx-" + DistCommand.VERSION + ".tar.gz "
-                + "(a Java runtime made by jlink, the jars, bin/cx) and, with --deb, a Debian package made by "
-                + "jpackage (installs to /opt/cx).",
+                + "(a Java runtime made by jlink, the jars, bin/cx); with --deb, a Debian package made by "
+                + "jpackage (installs to /opt/cx); with --image, an OCI image made by Jib.",
             "Run it from a built checkout (./cx dist); whoever unpacks the archive needs neither Maven nor a JDK."})
 final class DistCommand extends Printing implements Callable<Integer> {
     static final String VERSION = "0.1.0";
-    /** Modules loaded by name or reflection, which jdeps does not see. */
-    private static final List<String> ALSO = List.of("jdk.zipfs", "jdk.crypto.ec", "jdk.net");
+    /** Modules loaded by name or reflection, which jdeps does not see (jdk.naming.rmi: the JMX connector's JNDI). */
+    private static final List<String> ALSO = List.of("jdk.zipfs", "jdk.crypto.ec", "jdk.net", "jdk.naming.rmi");
 
     @Option(names = "--out", defaultValue = "dist", paramLabel = "DIR",
             description = "Where to write the archive (and the package). Default: ${DEFAULT-VALUE}.")
@@ -38,6 +38,12 @@ final class DistCommand extends Printing implements Callable<Integer> {
     @Option(names = "--deb", description = "Also build cx_" + VERSION + "_amd64.deb with jpackage (needs fakeroot "
             + "and dpkg-deb).")
     boolean deb;
+
+    @Option(names = "--image", description = "Also build the OCI image cx:" + VERSION + " to cx-" + VERSION
+            + "-image.tar with Jib (no container daemon or registry needed): load it with 'docker load', 'podman "
+            + "load' or 'skopeo copy oci-archive:…'. Its entry point is cx; it holds the runtime, the jars and the "
+            + "C library they need, nothing else.")
+    boolean image;
 
     @Override
     public Integer call() throws Exception {
@@ -68,6 +74,11 @@ final class DistCommand extends Printing implements Callable<Integer> {
         }
         say("wrote " + archive + " (" + (Files.size(archive) >> 20) + " MiB): unpack it anywhere and run "
                 + name + "/bin/cx");
+        if (image) {
+            Path imageTar = out.resolve(name + "-image.tar");
+            buildImage(stage, imageTar);
+            say("wrote the image cx:" + VERSION + " to " + imageTar + " (" + (Files.size(imageTar) >> 20) + " MiB)");
+        }
         if (deb) {
             run("jpackage", "--type", "deb", "--name", "cx", "--app-version", VERSION, "--input", lib.toString(),
                     "--main-jar", jars.get(0).getFileName().toString(), "--main-class", Cx.class.getName(),
@@ -98,6 +109,44 @@ final class DistCommand extends Printing implements Callable<Integer> {
             }
         }
         return jars;
+    }
+
+    /**
+     * Runs the image module's builder (Jib stays off cx's own class path) on the staged distribution: from the
+     * checkout cx runs from, whose {@code image/target} holds the builder's jar and class path.
+     */
+    private void buildImage(Path stage, Path tar) throws IOException, InterruptedException {
+        Path module = checkout().resolve("image").resolve("target");
+        Path classPath = module.resolve("image.classpath");
+        Path jar = module.resolve("image-" + VERSION + "-SNAPSHOT.jar");
+        if (!Files.isRegularFile(classPath) || !Files.isRegularFile(jar)) {
+            throw new IllegalArgumentException("the image builder is not built in " + module + ": run ./mvnw "
+                    + "package first");
+        }
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", jar + File.pathSeparator + Files.readString(classPath).trim(),
+                "org.cx.image.ImageBuilder", stage.toAbsolutePath().toString(), tar.toAbsolutePath().toString(),
+                "cx:" + VERSION));
+        command.addAll(jvmFlags());
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes());
+        if (p.waitFor() != 0) {
+            throw new IOException("building the image failed: " + output.trim());
+        }
+    }
+
+    /** The checkout cx runs from: beside {@code ./cx} ({@code -Dcx.launcher}), or above the working directory. */
+    private static Path checkout() {
+        String launcher = System.getProperty("cx.launcher");
+        if (launcher != null && Files.isDirectory(Path.of(launcher).getParent().resolve("image"))) {
+            return Path.of(launcher).getParent();
+        }
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isDirectory(dir.resolve("image").resolve("target"))) {
+                return dir;
+            }
+        }
+        throw new IllegalArgumentException("cx dist --image runs from a built checkout (./cx dist --image)");
     }
 
     /** What jdeps finds the jars need, and the modules named {@link #ALSO} that this JDK has. */

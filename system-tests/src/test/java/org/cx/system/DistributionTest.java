@@ -25,9 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and its {@code cx producer install} starts a producer that runs a computation; {@code uninstall} stops it. Here
  * systemd is not PID 1, so the producer is a plain process; the unit it would run as is checked by
  * {@code systemd-analyze verify} where that exists. The unpacked {@code bin/cx} alone then starts a server and a
- * producer and runs {@code cx run fib}.
+ * producer and runs {@code cx run fib}; and so does the OCI image, unpacked and run in a bubblewrap container.
  */
-class ProducerInstallTest {
+class DistributionTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     @TempDir
@@ -39,6 +39,10 @@ class ProducerInstallTest {
     private Result run(Path cx, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(cx.toString()));
         command.addAll(List.of(args));
+        return run(command);
+    }
+
+    private Result run(List<String> command) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("CX_HOME", System.getProperty("cx.home", dir.resolve("home").toString()));
         Process p = pb.start();
@@ -50,8 +54,15 @@ class ProducerInstallTest {
     @Test
     void theDistributionInstallsAProducerThatRunsAComputation() throws Exception {
         boolean deb = onPath("dpkg-deb") && onPath("fakeroot");
-        Cli.Run dist = deb ? cx("dist", "--out", dir.resolve("dist").toString(), "--deb")
-                : cx("dist", "--out", dir.resolve("dist").toString());
+        boolean image = onPath("bwrap");
+        List<String> distArgs = new ArrayList<>(List.of("dist", "--out", dir.resolve("dist").toString()));
+        if (deb) {
+            distArgs.add("--deb");
+        }
+        if (image) {
+            distArgs.add("--image");
+        }
+        Cli.Run dist = cx(distArgs.toArray(String[]::new));
         assertEquals(0, dist.exit(), dist.err());
         Path prefix = Files.createDirectories(dir.resolve("opt"));
         Process tar = new ProcessBuilder("tar", "-xzf", dir.resolve("dist").resolve("cx-0.1.0.tar.gz").toString(),
@@ -89,32 +100,46 @@ class ProducerInstallTest {
             Await.until("the producer to leave", WAIT, () -> cluster.server().status().producers() == 0);
             assertTrue(Files.notExists(unit));
         }
-        networkRunsFromTheTarball(cx);
+        networkRuns(List.of(cx.toString()), "the tarball");
+        if (image) {
+            networkRuns(Images.unpacked(dir.resolve("dist").resolve("cx-0.1.0-image.tar"), dir.resolve("rootfs")),
+                    "the image");
+        } else {
+            System.out.println("DistributionTest: no bwrap here, so the image is neither built nor run");
+        }
         if (deb) {
             debianPackageRuns(dir.resolve("dist").resolve("cx_0.1.0_amd64.deb"));
         } else {
-            System.out.println("ProducerInstallTest: no dpkg-deb or fakeroot here, so the Debian package is not built");
+            System.out.println("DistributionTest: no dpkg-deb or fakeroot here, so the Debian package is not built");
         }
     }
 
-    /** The unpacked tarball's {@code bin/cx} alone starts a server and a producer and runs {@code cx run fib}. */
-    private void networkRunsFromTheTarball(Path cx) throws Exception {
-        Path serverLog = dir.resolve("server.log");
-        Process server = started(cx, serverLog, "server", "--port", "0", "--name", "from-tarball", "--no-jmx");
+    /**
+     * {@code cx} ({@code command}, as the tarball's {@code bin/cx} or the image's entry point) alone starts a server
+     * (with its JMX connector) and a producer and runs {@code cx run fib}.
+     */
+    private void networkRuns(List<String> cx, String from) throws Exception {
+        String tag = from.replace("the ", "");
+        Path serverLog = dir.resolve(tag + "-server.log");
+        Process server = started(cx, serverLog, "server", "--port", "0", "--name", "from-" + tag);
         Process producer = null;
         try {
-            String line = Await.value("the server from the tarball listening", WAIT,
+            String line = Await.value("the server from " + from + " listening", WAIT,
                     () -> lines(serverLog).stream().filter(l -> l.contains("listening on ")).findFirst()
                             .orElse(null), java.util.Objects::nonNull);
             String address = line.substring(line.indexOf("listening on ") + 13).split("[ ;]")[0];
-            Path producerLog = dir.resolve("producer.log");
+            assertTrue(lines(serverLog).stream().anyMatch(l -> l.startsWith("JMX: service:jmx:rmi")),
+                    "its JMX connector started: " + lines(serverLog));
+            Path producerLog = dir.resolve(tag + "-producer.log");
             producer = started(cx, producerLog, "producer", "--server", address, "--workers", "2", "--no-jmx");
-            Await.until("the producer from the tarball attached", WAIT,
+            Await.until("the producer from " + from + " attached", WAIT,
                     () -> lines(producerLog).stream().anyMatch(l -> l.contains("attached to")));
-            Result fib = run(cx, "run", "fib", "--server", address, "--n", "15");
-            System.out.print(fib.output());
-            assertEquals(0, fib.exit(), fib.output());
-            assertTrue(fib.output().contains("F(15) = " + Fib.value(15)), fib.output());
+            List<String> fib = new ArrayList<>(cx);
+            fib.addAll(List.of("run", "fib", "--server", address, "--n", "15"));
+            Result result = run(fib);
+            System.out.print(from + ": " + result.output());
+            assertEquals(0, result.exit(), result.output());
+            assertTrue(result.output().contains("F(15) = " + Fib.value(15)), result.output());
         } finally {
             server.destroy();
             if (producer != null) {
@@ -123,8 +148,8 @@ class ProducerInstallTest {
         }
     }
 
-    private Process started(Path cx, Path log, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(cx.toString()));
+    private Process started(List<String> cx, Path log, String... args) throws IOException {
+        List<String> command = new ArrayList<>(cx);
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("CX_HOME", System.getProperty("cx.home", dir.resolve("home").toString()));
