@@ -64,6 +64,10 @@ public final class Producer implements AutoCloseable {
     /** Bundles on their way: from the disk cache or the server, checked off the event loop. */
     private final ProducerCode code;
     private volatile boolean closing;
+    /** Whether {@link #shutdown} began, and when it has ended. */
+    private final java.util.concurrent.atomic.AtomicBoolean shutdownStarted =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    private final CompletableFuture<Void> shutDown = new CompletableFuture<>();
     private volatile Channel channel;
     /** Where to go if the server fails: its mirror group, as it last told us. */
     private volatile List<String> mirrors = List.of();
@@ -364,6 +368,18 @@ public final class Producer implements AutoCloseable {
      * the producer closes.
      */
     public void shutdown(java.time.Duration grace) {
+        if (!shutdownStarted.compareAndSet(false, true)) {
+            shutDown.join(); // a second caller (the drain operation, then SIGTERM) waits for the first
+            return;
+        }
+        try {
+            stop(grace);
+        } finally {
+            shutDown.complete(null);
+        }
+    }
+
+    private void stop(java.time.Duration grace) {
         closing = true;
         closeGovernor(); // frozen tasks must run to finish
         workers.finish();

@@ -1,11 +1,22 @@
 package org.cx.producer;
 
-/** The JMX view of one producer ({@code org.cx:type=Producer,name=…}): reads its counters, changes nothing. */
+/** The JMX view of one producer ({@code org.cx:type=Producer,name=…}): its counters, and the drain operation. */
 final class ProducerMBean implements ProducerMXBean {
     private final Producer producer;
 
     ProducerMBean(Producer producer) {
         this.producer = producer;
+    }
+
+    /** How long a drained producer's running tasks may take to finish. */
+    static final java.time.Duration DRAIN_GRACE = java.time.Duration.ofSeconds(30);
+
+    @Override
+    public String drain() {
+        int cached = producer.cachedTasks();
+        Thread.ofPlatform().name("cx-producer-drain").start(() -> producer.shutdown(DRAIN_GRACE));
+        return "draining producer " + producer.config().name() + ": " + cached + " cached tasks go back to "
+                + producer.serverAddress() + ", running ones may finish for " + DRAIN_GRACE.toSeconds() + " s";
     }
 
     @Override

@@ -55,4 +55,11 @@ public interface ProducerMXBean {
 
     /** CPU seconds used by task code since local midnight (0 for in-process workers). */
     double getCpuSecondsToday();
+
+    /**
+     * Drains the producer, as SIGTERM does: it takes no new task, gives its cached ones back to the server, lets
+     * running ones finish (for up to 30 s) and sends their completions, then disconnects ({@code cx producer} then
+     * exits). Only an admin login may invoke operations. Says what it started.
+     */
+    String drain();
 }

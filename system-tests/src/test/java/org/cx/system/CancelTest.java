@@ -17,7 +17,10 @@ import org.cx.server.TaskServerNode;
 import org.cx.testing.Await;
 import org.junit.jupiter.api.Test;
 
-/** Cancelling a computation stops it on every server and producer; the network carries on. */
+/**
+ * Cancelling a computation stops it on every server and producer; the network carries on. An administrator's MBean
+ * operations do the same (cancel) and drain a producer.
+ */
 class CancelTest {
     private static final Load LEAF_5MS = Load.ofMillis(Load.Kind.SLEEP, 0, 5, 0);
 
@@ -66,6 +69,19 @@ class CancelTest {
             for (TaskServerNode s : cluster.servers()) {
                 assertEquals(0, s.status().ready(), s.status().name() + " holds no ready task");
             }
+
+            // An administrator drains a producer through its MBean: it leaves, and the others carry on.
+            Producer drained = cluster.producers().get(0);
+            javax.management.ObjectName producerBean = mbeans.queryNames(new javax.management.ObjectName(
+                    "org.cx:type=Producer,name=" + javax.management.ObjectName.quote(drained.config().name()) + ",*"),
+                    null).iterator().next();
+            int attached = cluster.servers().stream().mapToInt(s -> s.status().producers()).sum();
+            String said = (String) mbeans.invoke(producerBean, "drain", new Object[0], new String[0]);
+            assertTrue(said.startsWith("draining producer " + drained.config().name()), said);
+            drained.disconnected().get(60, TimeUnit.SECONDS);
+            Await.until("the drained producer gone from its server", Clusters.TIMEOUT,
+                    () -> cluster.servers().stream().mapToInt(s -> s.status().producers()).sum() == attached - 1);
+            assertEquals(Fib.value(12), consumer.<Long>submit(new Fib(12)).result().get(60, TimeUnit.SECONDS));
         }
     }
 }
