@@ -22,8 +22,9 @@ import picocli.CommandLine.Option;
 @Command(name = "web", mixinStandardHelpOptions = true,
         description = {"What the web endpoint costs: F(n) on one warmed-up cluster whose servers have their JMX",
             "connector and a dashboard, runs alternating between nobody looking and a dashboard page plus a",
-            "Prometheus scraper each reading once a second (harsher than a scraper's usual 15 s); the medians",
-            "and their ratio. Example: cx bench web --n 25 --pairs 5"})
+            "Prometheus scraper each reading once a second (harsher than a scraper's usual 15 s; both also during",
+            "the warm-up, so that their code is compiled too); the medians and their ratio.",
+            "Example: cx bench web --n 25 --pairs 10 --warmup 10"})
 final class BenchWebCommand extends Printing implements Callable<Integer> {
     @Option(names = "--n", defaultValue = "25", description = "Which Fibonacci number. Default: ${DEFAULT-VALUE}.")
     int n;
@@ -55,16 +56,19 @@ final class BenchWebCommand extends Printing implements Callable<Integer> {
                 TaskBox.inProcess(), false);
              Consumer consumer = cluster.consumer();
              WebEndpoint web = WebEndpoint.start("127.0.0.1", 0);
-             StatusReader reader = new StatusReader(config.tls())) {
-            String root = "127.0.0.1:" + cluster.server().port();
-            web.dashboard(() -> reader.view(root).json());
+             StatusReader reader = new StatusReader(config.tls(), jmx)) {
+            web.dashboard(() -> reader.view(cluster.server()).json()); // as cx server serves it
+            HttpClient http = HttpClient.newHttpClient();
+            Thread warming = Thread.ofPlatform().daemon().start(() -> watch(http, web, reads)); // its code warms too
             for (int i = 0; i < warmup; i++) {
                 System.err.printf("warm-up %d/%d ...%n", i + 1, warmup);
                 FibBench.measure(s, consumer, cluster);
             }
+            warming.interrupt();
+            warming.join();
+            reads.set(0);
             List<FibBench.Outcome> quiet = new ArrayList<>();
             List<FibBench.Outcome> watched = new ArrayList<>();
-            HttpClient http = HttpClient.newHttpClient();
             for (int i = 0; i < 2 * pairs; i++) {
                 boolean watching = (i % 2 == 0) == (i / 2 % 2 == 0); // on, off, off, on, ...
                 Thread watcher = watching ? Thread.ofPlatform().daemon().start(() -> watch(http, web, reads)) : null;

@@ -193,7 +193,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
         try (RiverDiscovery registrar = discovery;
              TaskServerNode node = TaskServerNode.start(config);
              WebEndpoint web = webOptions.start(host);
-             StatusReader dashboard = web == null ? null : new StatusReader(tls);
+             StatusReader dashboard = web == null ? null : new StatusReader(tls, jmx);
              Announcer announcer = discovery == null ? null : Announcer.start(discovery, node);
              UsageSender usage = accounting == null ? null : meter(node, tls);
              CreditWatch credit = favourCredit ? new CreditWatch(accountingAddress(), tls, name,
@@ -207,7 +207,7 @@ final class ServerCommand extends Printing implements Callable<Integer> {
                 out().println("JMX: " + jmx);
             }
             if (web != null) {
-                web.dashboard(() -> dashboard.view(node.advertisedAddress()).json());
+                web.dashboard(() -> dashboard.view(node).json());
                 String at = Listening.advertised(webOptions.host(host), advertise);
                 out().println("dashboard: " + web.base(at) + " metrics: " + web.url(at));
             }

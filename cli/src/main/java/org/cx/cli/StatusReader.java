@@ -26,14 +26,40 @@ final class StatusReader implements AutoCloseable {
     private final Tls tls;
     private final Map<String, MBeanServerConnection> connections = new HashMap<>();
     private final List<JMXConnector> connectors = new ArrayList<>();
+    private final io.netty.channel.EventLoopGroup probes = org.cx.wire.EventLoops.create("cx-status", 1);
 
     StatusReader(Tls tls) {
         this.tls = tls;
     }
 
+    /**
+     * As {@link #StatusReader(Tls)}, inside the process whose JMX connector is at {@code ownJmx}: its own MBeans are
+     * read from the platform MBean server, not through its connector (no RMI, no TLS).
+     */
+    StatusReader(Tls tls, String ownJmx) {
+        this(tls);
+        if (ownJmx != null && !ownJmx.isEmpty()) {
+            connections.put(ownJmx, java.lang.management.ManagementFactory.getPlatformMBeanServer());
+        }
+    }
+
     /** One view of the network. */
     synchronized StatusView view(String root) throws IOException {
-        Message.NetworkStatus net = NetworkProbe.status(root, tls);
+        return view(NetworkProbe.status(probes, root, tls));
+    }
+
+    /**
+     * One view of the network that {@code server} (in this process) belongs to: the root's view from the server
+     * itself when it is the root, else asked of the root.
+     */
+    synchronized StatusView view(org.cx.server.TaskServerNode server) throws IOException {
+        Message here = server.networkStatusHere();
+        return view(here instanceof Message.NetworkStatus s ? s
+                : NetworkProbe.status(probes, ((Message.Redirect) here).address(), tls));
+    }
+
+    /** One view of the network whose root described it as {@code net}, from the MBeans of its servers. */
+    private StatusView view(Message.NetworkStatus net) throws IOException {
         List<StatusView.Server> servers = new ArrayList<>();
         List<StatusView.Producer> producers = new ArrayList<>();
         List<StatusView.Computation> computations = new ArrayList<>();
@@ -150,5 +176,6 @@ final class StatusReader implements AutoCloseable {
         }
         connectors.clear();
         connections.clear();
+        probes.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
     }
 }

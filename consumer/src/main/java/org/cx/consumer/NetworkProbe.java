@@ -37,18 +37,23 @@ public final class NetworkProbe {
     public static Message.NetworkStatus status(String hostPort, Tls tls) throws IOException {
         EventLoopGroup group = EventLoops.create("cx-probe", 1);
         try {
-            String target = hostPort;
-            for (int hop = 0; hop < 3; hop++) {
-                Message answer = ask(group, target, tls);
-                if (answer instanceof Message.NetworkStatus s) {
-                    return s;
-                }
-                target = ((Message.Redirect) answer).address();
-            }
-            throw new IOException("no primary root found from " + hostPort + " (redirected three times)");
+            return status(group, hostPort, tls);
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
+    }
+
+    /** As {@link #status(String, Tls)}, on {@code group} (the caller's, for one who asks again and again). */
+    public static Message.NetworkStatus status(EventLoopGroup group, String hostPort, Tls tls) throws IOException {
+        String target = hostPort;
+        for (int hop = 0; hop < 3; hop++) {
+            Message answer = ask(group, target, tls);
+            if (answer instanceof Message.NetworkStatus s) {
+                return s;
+            }
+            target = ((Message.Redirect) answer).address();
+        }
+        throw new IOException("no primary root found from " + hostPort + " (redirected three times)");
     }
 
     private static Message ask(EventLoopGroup group, String target, Tls tls) throws IOException {

@@ -935,8 +935,8 @@ final class ServerNetwork implements StateLog {
         }
     }
 
-    /** The answer to {@code cx network status}: the root's view; other servers point to the root. */
-    private Message networkStatus() {
+    /** The answer to {@code cx network status} and the dashboard: the root's view; other servers point to the root. */
+    Message networkStatus() {
         if (!isRoot()) {
             return new Message.Redirect(rootAddress());
         }

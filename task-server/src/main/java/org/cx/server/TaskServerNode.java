@@ -298,6 +298,14 @@ public final class TaskServerNode implements AutoCloseable {
         return core.producerJmx(peerId);
     }
 
+    /**
+     * The network's status as this server can give it without a connection: the whole view if it is the primary
+     * root ({@link org.cx.wire.Message.NetworkStatus}), else a {@link org.cx.wire.Message.Redirect} to the root.
+     */
+    public org.cx.wire.Message networkStatusHere() {
+        return query(() -> core.networkInternals().networkStatus());
+    }
+
     /** A consistent snapshot of the scheduler's counters and sizes. */
     public Status status() {
         return query(() -> core.status(port()));
