@@ -63,17 +63,22 @@ final class StatusReader implements AutoCloseable {
         List<StatusView.Server> servers = new ArrayList<>();
         List<StatusView.Producer> producers = new ArrayList<>();
         List<StatusView.Computation> computations = new ArrayList<>();
+        Map<Integer, String> byId = new HashMap<>();
+        for (Message.ServerStatus s : net.servers()) {
+            byId.put(s.id(), s.name());
+        }
         for (Message.ServerStatus s : net.servers()) {
             MBeanServerConnection c = connect(s.jmx());
             ObjectName name = c == null ? null : find(c, "org.cx:type=TaskServer,*", "Address", s.address());
             if (name == null) {
-                servers.add(new StatusView.Server(s.position(), s.name(), s.address(), null, null, null, null, null,
-                        null, null, "no JMX: started without it, or unreachable"));
+                servers.add(new StatusView.Server(s.position(), s.name(), s.address(), names(s.mirrorGroup(), byId),
+                        null, null, null, null, null, null, "no JMX: started without it, or unreachable"));
                 continue;
             }
             try {
                 servers.add(new StatusView.Server(s.position(), s.name(), s.address(),
-                        list(c.getAttribute(name, "MirrorGroup")), list(c.getAttribute(name, "Neighbours")),
+                        names(c.getAttribute(name, "MirrorGroup"), byId),
+                        names(c.getAttribute(name, "Neighbours"), byId),
                         (Integer) c.getAttribute(name, "ReadyTasks"), (Integer) c.getAttribute(name, "UnreadyTasks"),
                         (Integer) c.getAttribute(name, "RunningTasks"), (Integer) c.getAttribute(name, "Producers"),
                         (Double) c.getAttribute(name, "TasksCompletedPerSecond"), null));
@@ -156,9 +161,15 @@ final class StatusReader implements AutoCloseable {
         return null;
     }
 
-    private static String list(Object ids) {
-        return ids instanceof Integer[] a ? java.util.Arrays.toString(a).replace(" ", "")
-                : ids instanceof int[] a ? java.util.Arrays.toString(a).replace(" ", "") : String.valueOf(ids);
+    /** Server ids ({@code [2, 3]}) as the servers' names ({@code [s1,s2]}); an id no server has as {@code #id}. */
+    private static String names(Object ids, Map<Integer, String> byId) {
+        int[] values = ids instanceof Integer[] a ? java.util.Arrays.stream(a).mapToInt(Integer::intValue).toArray()
+                : ids instanceof int[] a ? a : null;
+        if (values == null) {
+            return String.valueOf(ids);
+        }
+        return java.util.Arrays.stream(values).mapToObj(i -> byId.getOrDefault(i, "#" + i))
+                .collect(java.util.stream.Collectors.joining(",", "[", "]"));
     }
 
     private static String portOf(String address) {
