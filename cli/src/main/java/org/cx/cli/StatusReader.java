@@ -63,6 +63,7 @@ final class StatusReader implements AutoCloseable {
         List<StatusView.Server> servers = new ArrayList<>();
         List<StatusView.Producer> producers = new ArrayList<>();
         List<StatusView.Computation> computations = new ArrayList<>();
+        java.util.TreeSet<String> events = new java.util.TreeSet<>(); // "TIME what": by time, each once
         Map<Integer, String> byId = new HashMap<>();
         for (Message.ServerStatus s : net.servers()) {
             byId.put(s.id(), s.name());
@@ -82,6 +83,7 @@ final class StatusReader implements AutoCloseable {
                         (Integer) c.getAttribute(name, "ReadyTasks"), (Integer) c.getAttribute(name, "UnreadyTasks"),
                         (Integer) c.getAttribute(name, "RunningTasks"), (Integer) c.getAttribute(name, "Producers"),
                         (Double) c.getAttribute(name, "TasksCompletedPerSecond"), null));
+                events.addAll(java.util.Arrays.asList((String[]) c.getAttribute(name, "RecentEvents")));
                 for (CompositeData p : (CompositeData[]) c.getAttribute(name, "ProducerDetails")) {
                     producers.add(producer(s.name(), p));
                 }
@@ -100,7 +102,9 @@ final class StatusReader implements AutoCloseable {
                         null, null, "MBeans unreadable: " + e.getMessage()));
             }
         }
-        return new StatusView(net.epoch(), servers.size() > 1 && net.tolerant(), servers, producers, computations);
+        List<String> recent = new ArrayList<>(events);
+        return new StatusView(net.epoch(), servers.size() > 1 && net.tolerant(), servers, producers, computations,
+                recent.subList(Math.max(0, recent.size() - 20), recent.size()));
     }
 
     private StatusView.Producer producer(String serverName, CompositeData p) {

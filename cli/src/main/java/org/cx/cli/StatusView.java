@@ -6,11 +6,11 @@ import java.util.List;
 
 /**
  * One view of a network as {@code cx status} shows it: what the servers, producers and computations said through
- * their MBeans, written as a table for people or as one JSON object per view for programs. A figure a process did not
+ * their MBeans (and the servers' recent membership changes, newest last), written as a table for people or as one JSON object per view for programs. A figure a process did not
  * give (it runs without JMX, or could not be read) is null, and its {@code note} says why.
  */
 record StatusView(long epoch, boolean tolerant, List<Server> servers, List<Producer> producers,
-                  List<Computation> computations) {
+                  List<Computation> computations, List<String> events) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     record Server(int position, String name, String address, String mirrors, String neighbours, Integer ready,
@@ -64,6 +64,10 @@ record StatusView(long epoch, boolean tolerant, List<Server> servers, List<Produ
             if (c.diagnosis() != null) {
                 b.append("  ").append(c.diagnosis().replace("\n", "\n  ")).append('\n');
             }
+        }
+        if (!events.isEmpty()) {
+            b.append('\n').append("recent failures and repairs (UTC):\n");
+            events.forEach(e -> b.append("  ").append(e).append('\n'));
         }
         return b.toString();
     }

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The web dashboard, opened in headless Chromium (Debian's {@code chromium}) as a person would: what the page shows
  * (servers, producers, the running computation) is the network's real state, asked of the network itself; it follows
- * a server's death. The screenshot is kept in {@code target/dashboard.png}.
+ * a server's death and lists it among the repairs. The screenshot is kept in {@code target/dashboard.png}.
  */
 class DashboardTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -75,6 +75,9 @@ class DashboardTest {
                 String after = Await.value("the page without the dead server", WAIT, () -> dump(dashboard),
                         dom -> rows(dom, "server").equals(Set.of("d0")));
                 assertTrue(after.contains("data-servers=\"1\""), "the summary follows");
+                String repairs = Await.value("the page listing the repair", WAIT, () -> dump(dashboard),
+                        dom -> dom.contains("class=\"repair\"") && dom.contains("server d1 failed"));
+                assertTrue(repairs.contains("d0 takes over its tasks"), "who took over is said");
                 assertEquals(Fib.value(20), running.result().get(120, TimeUnit.SECONDS), "the network carried on");
             }
         } finally {

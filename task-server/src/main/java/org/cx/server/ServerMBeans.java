@@ -142,6 +142,16 @@ final class ServerMBeans {
         public int getBundlesHeld() {
             return node.status().bundlesHeld();
         }
+
+        @Override
+        public String[] getRecentEvents() {
+            long nowNanos = node.query(() -> node.cycleNow());
+            long nowMillis = System.currentTimeMillis();
+            return node.query(() -> node.networkInternals().recentEvents()).stream()
+                    .map(e -> java.time.Instant.ofEpochMilli(nowMillis - (nowNanos - e.atNanos()) / 1_000_000)
+                            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + " " + e.what())
+                    .toArray(String[]::new);
+        }
     }
 
     private final class Computation implements ComputationMXBean {

@@ -108,6 +108,8 @@ final class ServerNetwork implements StateLog {
     private FatTree tree;
     private final Map<Integer, String> addresses = new HashMap<>();
     private final Map<Integer, String> names = new HashMap<>();
+    /** Membership changes this server decided or made, for the dashboard. */
+    private final RecentEvents events = new RecentEvents(20);
     /** A failed server → the server that took over its tasks. */
     private final Map<Integer, Integer> forwards = new HashMap<>();
     /** Failed servers whose take-over this server has already handled. */
@@ -272,6 +274,16 @@ final class ServerNetwork implements StateLog {
         if (link != null) {
             link.flush();
         }
+    }
+
+    /** Server {@code id}'s name, or its id if this server never learnt it. */
+    private String nameOf(int id) {
+        return names.getOrDefault(id, "#" + id);
+    }
+
+    /** The membership changes this server decided or made, oldest first. */
+    List<RecentEvents.Event> recentEvents() {
+        return events.list();
     }
 
     /** Addresses of this server's mirror group, for clients to fail over to. */
@@ -595,6 +607,8 @@ final class ServerNetwork implements StateLog {
         jmxUrls.put(id, join.jmx());
         liveness.heard(id, cycle.now());
         LOG.info("server {} ({}) joined at position {}", id, join.name(), tree.position(id));
+        events.record(cycle.now(), "server " + join.name() + " (" + join.address() + ") joined at position "
+                + tree.position(id));
         publishTopology();
     }
 
@@ -747,6 +761,8 @@ final class ServerNetwork implements StateLog {
         }
         LOG.warn("server {} failed ({}); server {} takes over its tasks; moves {}", id, why, heir,
                 repair.moves().stream().map(m -> m[0] + ":" + m[1] + "->" + m[2]).toList());
+        events.record(cycle.now(), "server " + nameOf(id) + " failed (" + why + "); " + nameOf(heir)
+                + " takes over its tasks" + (repair.moves().isEmpty() ? "" : "; the last leaf moves into its place"));
         // Servers whose tasks this one was to take over, though its take-over never reached its mirrors: it
         // failed before, so those tasks are nowhere (everyone else dropped its copy when the heir was named).
         long committed = committedEpochs.getOrDefault(id, 0L);
@@ -859,6 +875,8 @@ final class ServerNetwork implements StateLog {
     private void takeOverAsRoot(String why) {
         int root = tree.idAt(0);
         LOG.warn("primary root {} failed ({}); server {} takes over as primary root", root, why, self);
+        events.record(cycle.now(), "primary root " + nameOf(root) + " failed (" + why + "); " + name
+                + " takes over as primary root");
         // Members still heartbeat the old root until the new topology reaches them: one timeout of grace.
         liveness.graceUntil(tree.ids(), cycle.now() + config.failTimeout().toNanos());
         int heir = copies.holdsComplete(root) ? self : -1;

@@ -45,4 +45,10 @@ public interface TaskServerMXBean {
     int getComputations();
 
     int getBundlesHeld();
+
+    /**
+     * The last membership changes this server decided or made (joins, failures and who took over, a new primary
+     * root), oldest first, each as {@code TIME TEXT} with an ISO-8601 UTC time.
+     */
+    String[] getRecentEvents();
 }

@@ -274,6 +274,11 @@ public final class TaskServerNode implements AutoCloseable {
         return core.scheduler();
     }
 
+    /** The server's clock now (nanoseconds, as its events are stamped). Event loop. */
+    long cycleNow() {
+        return core.cycle().now();
+    }
+
     /**
      * Cancels computation {@code id} as an administrator, in the server's next duty cycle (so that its end reaches
      * mirrors, servers and producers as a consumer's cancel does); why it could not be, or null.
