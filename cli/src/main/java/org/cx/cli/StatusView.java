@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * One view of a network as {@code cx status} shows it: what the servers, producers and computations said through
- * their MBeans (and the servers' recent membership changes, newest last), written as a table for people or as one JSON object per view for programs. A figure a process did not
- * give (it runs without JMX, or could not be read) is null, and its {@code note} says why.
+ * their MBeans, and the servers' recent membership changes (newest last), written as a table for people or as one
+ * JSON object per view for programs. A figure a process did not give (it runs without JMX, or could not be read) is
+ * null, and its {@code note} says why.
  */
 record StatusView(long epoch, boolean tolerant, List<Server> servers, List<Producer> producers,
                   List<Computation> computations, List<String> events) {

@@ -54,7 +54,8 @@ public final class FileServer implements AutoCloseable {
      * @param root      the directory it exports
      * @param host      the address to listen on
      * @param port      the port (0: any free one)
-     * @param advertise the host others reach it at (null: {@code host}, or a routable address of this machine when that is a wildcard)
+     * @param advertise the host others reach it at (null: {@code host}, or a routable address of this machine when
+     *                  that is a wildcard)
      * @param names     the name service's address
      * @param tls       this server's credential (a server's), or null for plain connections
      * @param bytesPerSecond a bandwidth limit on reads and writes (0: none), standing in for a slow disk or link

@@ -30,8 +30,8 @@ final class SimServer extends Node implements ServerCore.Environment {
         super(world, name);
         this.address = name + ":7000";
         this.audit = audit;
-        ServerConfig config = new ServerConfig(name, null, 7000, name, Duration.ofMinutes(10), WireConfig.maxFrameBytes(),
-                false, null, NetworkConfig.defaults().withJoin(join),
+        ServerConfig config = new ServerConfig(name, null, 7000, name, Duration.ofMinutes(10),
+                WireConfig.maxFrameBytes(), false, null, NetworkConfig.defaults().withJoin(join),
                 trails == null ? null : trails.resolve(name + ".log"), "", false,
                 org.cx.server.ConnectionGuards.defaults(), org.cx.server.UserQuotas.defaults(), true);
         this.ids = new java.util.SplittableRandom(seed);

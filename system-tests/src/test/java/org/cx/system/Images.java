@@ -24,7 +24,8 @@ final class Images {
         Path layout = Files.createDirectories(root.resolveSibling(root.getFileName() + "-oci"));
         exec("tar", "-xf", tar.toString(), "-C", layout.toString());
         JsonNode index = JSON.readTree(layout.resolve("index.json").toFile());
-        JsonNode manifest = JSON.readTree(blob(layout, index.path("manifests").get(0).path("digest").asText()).toFile());
+        String manifestDigest = index.path("manifests").get(0).path("digest").asText();
+        JsonNode manifest = JSON.readTree(blob(layout, manifestDigest).toFile());
         JsonNode config = JSON.readTree(blob(layout, manifest.path("config").path("digest").asText()).toFile())
                 .path("config");
         Files.createDirectories(root);
