@@ -612,8 +612,19 @@ public final class Producer implements AutoCloseable {
         cache(runnable);
     }
 
-    /** Ready tasks whose code is here go to the cache, still encoded: they are decoded where they run. */
+    /**
+     * Ready tasks whose code is here go to the cache, still encoded: they are decoded where they run. Tasks that
+     * arrive once the producer is stopping (assigned before the server heard so) go back at once.
+     */
     private void cache(List<ReadyTask> tasks) {
+        if (closing) {
+            Channel ch = channel;
+            if (ch != null && ch.isActive()) {
+                giveBack(tasks.stream().map(t -> t.task().id()).toList());
+                ch.flush();
+            }
+            return;
+        }
         if (timeline.enabled()) {
             long now = System.nanoTime();
             for (ReadyTask t : tasks) {

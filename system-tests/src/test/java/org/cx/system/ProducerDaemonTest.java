@@ -63,7 +63,8 @@ class ProducerDaemonTest {
                 leaving.terminate(); // SIGTERM: tasks are running and cached
                 leaving.awaitLine("stopped (", WAIT);
                 leaving.awaitExit(WAIT);
-                assertTrue(server.status().tasksReleased() > 0, "it gave back its cached tasks");
+                Await.until("the server took back the tasks it had cached", WAIT,
+                        () -> server.status().tasksReleased() > 0);
                 cluster.addProducer(2, true);
                 assertEquals(Fib.value(13), c.result().get(120, TimeUnit.SECONDS));
             }
