@@ -28,8 +28,12 @@ import picocli.CommandLine.Option;
             "Run it from a built checkout (./cx dist); whoever unpacks the archive needs neither Maven nor a JDK."})
 final class DistCommand extends Printing implements Callable<Integer> {
     static final String VERSION = "0.1.0";
-    /** Modules loaded by name or reflection, which jdeps does not see (jdk.naming.rmi: the JMX connector's JNDI). */
-    private static final List<String> ALSO = List.of("jdk.zipfs", "jdk.crypto.ec", "jdk.net", "jdk.naming.rmi");
+    /**
+     * Modules loaded by name or reflection, which jdeps does not see (jdk.naming.rmi: the JMX connector's JNDI;
+     * jdk.management.agent: the JDK's agent, for -Dcom.sun.management.jmxremote.* in CX_JAVA_OPTS).
+     */
+    private static final List<String> ALSO = List.of("jdk.zipfs", "jdk.crypto.ec", "jdk.net", "jdk.naming.rmi",
+            "jdk.management.agent");
 
     @Option(names = "--out", defaultValue = "dist", paramLabel = "DIR",
             description = "Where to write the archive (and the package). Default: ${DEFAULT-VALUE}.")

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and its {@code cx producer install} starts a producer that runs a computation; {@code uninstall} stops it. Here
  * systemd is not PID 1, so the producer is a plain process; the unit it would run as is checked by
  * {@code systemd-analyze verify} where that exists. The unpacked {@code bin/cx} alone then starts a server and a
- * producer and runs {@code cx run fib}; and so does the OCI image, unpacked and run in a bubblewrap container.
+ * producer and runs {@code cx run fib} (the server also with the JDK's own management agent, password logins); and so
+ * does the OCI image, unpacked and run in a bubblewrap container.
  */
 class DistributionTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -100,10 +101,10 @@ class DistributionTest {
             Await.until("the producer to leave", WAIT, () -> cluster.server().status().producers() == 0);
             assertTrue(Files.notExists(unit));
         }
-        networkRuns(List.of(cx.toString()), "the tarball");
+        networkRuns(List.of(cx.toString()), "the tarball", jdkAgent());
         if (image) {
             networkRuns(Images.unpacked(dir.resolve("dist").resolve("cx-0.1.0-image.tar"), dir.resolve("rootfs")),
-                    "the image");
+                    "the image", null);
         } else {
             System.out.println("DistributionTest: no bwrap here, so the image is neither built nor run");
         }
@@ -118,10 +119,11 @@ class DistributionTest {
      * {@code cx} ({@code command}, as the tarball's {@code bin/cx} or the image's entry point) alone starts a server
      * (with its JMX connector) and a producer and runs {@code cx run fib}.
      */
-    private void networkRuns(List<String> cx, String from) throws Exception {
+    private void networkRuns(List<String> cx, String from, JdkAgent agent) throws Exception {
         String tag = from.replace("the ", "");
         Path serverLog = dir.resolve(tag + "-server.log");
-        Process server = started(cx, serverLog, "server", "--port", "0", "--name", "from-" + tag);
+        Process server = started(cx, serverLog, agent == null ? null : agent.javaOptions(), "server", "--port", "0",
+                "--name", "from-" + tag);
         Process producer = null;
         try {
             String line = Await.value("the server from " + from + " listening", WAIT,
@@ -130,8 +132,12 @@ class DistributionTest {
             String address = line.substring(line.indexOf("listening on ") + 13).split("[ ;]")[0];
             assertTrue(lines(serverLog).stream().anyMatch(l -> l.startsWith("JMX: service:jmx:rmi")),
                     "its JMX connector started: " + lines(serverLog));
+            if (agent != null) {
+                agent.check("from-" + tag);
+            }
             Path producerLog = dir.resolve(tag + "-producer.log");
-            producer = started(cx, producerLog, "producer", "--server", address, "--workers", "2", "--no-jmx");
+            producer = started(cx, producerLog, null, "producer", "--server", address, "--workers", "2",
+                    "--no-jmx");
             Await.until("the producer from " + from + " attached", WAIT,
                     () -> lines(producerLog).stream().anyMatch(l -> l.contains("attached to")));
             List<String> fib = new ArrayList<>(cx);
@@ -148,12 +154,51 @@ class DistributionTest {
         }
     }
 
-    private Process started(List<String> cx, Path log, String... args) throws IOException {
+    /** {@code cx ARGS}, its output to {@code log}; {@code javaOptions} (null: none) in {@code CX_JAVA_OPTS}. */
+    private Process started(List<String> cx, Path log, String javaOptions, String... args) throws IOException {
         List<String> command = new ArrayList<>(cx);
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("CX_HOME", System.getProperty("cx.home", dir.resolve("home").toString()));
+        if (javaOptions != null) {
+            pb.environment().put("CX_JAVA_OPTS", javaOptions);
+        }
         return pb.start();
+    }
+
+    /**
+     * The JDK's own management agent, started by its system properties through {@code CX_JAVA_OPTS} beside cx's
+     * connector, with password logins: what jconsole on another machine connects to.
+     */
+    private record JdkAgent(int port, Path passwords, Path access) {
+        String javaOptions() {
+            String p = "-Dcom.sun.management.jmxremote.";
+            return p + "port=" + port + " " + p + "rmi.port=" + port + " " + p + "host=127.0.0.1 " + p + "ssl=false "
+                    + p + "authenticate=true " + p + "password.file=" + passwords + " " + p + "access.file=" + access;
+        }
+
+        /** A login with the password reads the server's MBean; a login without one is refused. */
+        void check(String serverName) throws Exception {
+            javax.management.remote.JMXServiceURL url = new javax.management.remote.JMXServiceURL(
+                    "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
+            try (var connector = javax.management.remote.JMXConnectorFactory.connect(url, java.util.Map.of(
+                    javax.management.remote.JMXConnector.CREDENTIALS, new String[] {"operator", "s3cret"}))) {
+                var mbeans = connector.getMBeanServerConnection();
+                var names = mbeans.queryNames(new javax.management.ObjectName("org.cx:type=TaskServer,*"), null);
+                assertEquals(1, names.size(), "the server's MBean through the JDK's agent: " + names);
+                assertEquals(serverName, mbeans.getAttribute(names.iterator().next(), "Name"));
+            }
+            Exception refused = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+                    () -> javax.management.remote.JMXConnectorFactory.connect(url).close());
+            assertTrue(refused instanceof SecurityException, "no login, no access: " + refused);
+        }
+    }
+
+    private JdkAgent jdkAgent() throws IOException {
+        Path passwords = Files.writeString(dir.resolve("jmxremote.password"), "operator s3cret\n");
+        Files.setPosixFilePermissions(passwords, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Path access = Files.writeString(dir.resolve("jmxremote.access"), "operator readonly\n");
+        return new JdkAgent(ServerProcesses.freePort(), passwords, access);
     }
 
     private static List<String> lines(Path file) {
