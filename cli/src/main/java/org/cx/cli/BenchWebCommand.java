@@ -70,7 +70,7 @@ final class BenchWebCommand extends Printing implements Callable<Integer> {
             List<FibBench.Outcome> quiet = new ArrayList<>();
             List<FibBench.Outcome> watched = new ArrayList<>();
             for (int i = 0; i < 2 * pairs; i++) {
-                boolean watching = (i % 2 == 0) == (i / 2 % 2 == 0); // on, off, off, on, ...
+                boolean watching = FibBench.abOn(i);
                 Thread watcher = watching ? Thread.ofPlatform().daemon().start(() -> watch(http, web, reads)) : null;
                 FibBench.Outcome o = FibBench.measure(s, consumer, cluster);
                 if (watcher != null) {

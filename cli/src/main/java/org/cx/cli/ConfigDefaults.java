@@ -4,11 +4,12 @@ import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -117,14 +118,14 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
 
     /** Refuses a file with a key that names no command's option, saying which and what was meant. */
     private static void check(CommandLine cl, Properties file, Path path) throws IOException {
-        List<String> qualified = new ArrayList<>();
-        List<String> bare = new ArrayList<>();
+        Set<String> qualified = new LinkedHashSet<>(); // in the commands' order, for the suggestions
+        Set<String> bare = new HashSet<>();
         collect(cl.getCommandSpec(), qualified, bare);
         for (String key : file.stringPropertyNames()) {
             if (!qualified.contains(key) && !bare.contains(key)) {
                 String last = key.substring(key.lastIndexOf('.') + 1);
-                String near = String.join(", ", qualified.stream().filter(k -> k.endsWith("." + last)).distinct()
-                        .limit(4).toList());
+                String near = String.join(", ", qualified.stream().filter(k -> k.endsWith("." + last)).limit(4)
+                        .toList());
                 throw new IOException("configuration file " + path + ": '" + key + "' names no option of any cx "
                         + "command (keys are COMMAND.OPTION, e.g. server.port, or OPTION alone)"
                         + (near.isEmpty() ? "" : "; did you mean " + near + "?"));
@@ -132,7 +133,7 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
         }
     }
 
-    private static void collect(CommandSpec command, List<String> qualified, List<String> bare) {
+    private static void collect(CommandSpec command, Set<String> qualified, Set<String> bare) {
         String path = path(command);
         for (OptionSpec option : command.options()) {
             String name = option.longestName().replaceFirst("^-+", "");

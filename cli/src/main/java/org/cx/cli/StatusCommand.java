@@ -68,11 +68,6 @@ final class StatusCommand extends Printing implements Callable<Integer> {
         return 0;
     }
 
-    /** One view of the network, as text. */
-    String snapshot(String root) throws IOException {
-        return view(root).text();
-    }
-
     /** One view of the network. */
     StatusView view(String root) throws IOException {
         if (reader == null) {

@@ -49,6 +49,8 @@ final class WebEndpoint implements AutoCloseable {
     /** The gauges made for each MBean, to remove when it goes. */
     private final Map<ObjectName, List<Meter>> bound = new HashMap<>();
     private final HttpServer http;
+    /** Guards the dashboard's last status: a slow read of the network must not hold up a scrape. */
+    private final Object statusLock = new Object();
     /** The dashboard's last status, and when it was read. */
     private byte[] lastStatus;
     private long lastStatusNanos;
@@ -63,18 +65,18 @@ final class WebEndpoint implements AutoCloseable {
         new UptimeMetrics().bindTo(registry);
     }
 
-    /** Serves {@code /metrics} on {@code host:port} (0: a free port) until closed. */
+    /** Serves {@code /metrics} on {@code host:port} (0: a free port) until closed; {@link #dashboard} adds the rest. */
     static WebEndpoint start(String host, int port) throws IOException {
         HttpServer http;
         try {
             http = HttpServer.create(new InetSocketAddress(host, port), 16);
         } catch (IOException e) {
-            throw org.cx.wire.Listening.failure(host, port, e, "the metrics port: choose another --http-port");
+            throw org.cx.wire.Listening.failure(host, port, e, "the web port: choose another --http-port");
         }
         WebEndpoint endpoint = new WebEndpoint(http);
         http.createContext("/metrics", endpoint::scrape);
         http.setExecutor(Executors.newFixedThreadPool(2, r -> { // a slow dashboard read leaves scrapes a thread
-            Thread t = new Thread(r, "cx-metrics");
+            Thread t = new Thread(r, "cx-web");
             t.setDaemon(true);
             return t;
         }));
@@ -131,13 +133,15 @@ final class WebEndpoint implements AutoCloseable {
         String json() throws IOException;
     }
 
-    private synchronized byte[] cachedStatus(StatusSource status) throws IOException {
-        long now = System.nanoTime();
-        if (lastStatus == null || now - lastStatusNanos > 500_000_000L) {
-            lastStatus = status.json().getBytes(StandardCharsets.UTF_8);
-            lastStatusNanos = now;
+    private byte[] cachedStatus(StatusSource status) throws IOException {
+        synchronized (statusLock) {
+            long now = System.nanoTime();
+            if (lastStatus == null || now - lastStatusNanos > 500_000_000L) {
+                lastStatus = status.json().getBytes(StandardCharsets.UTF_8);
+                lastStatusNanos = now;
+            }
+            return lastStatus;
         }
-        return lastStatus;
     }
 
     private static void send(HttpExchange exchange, int code, String type, byte[] body) throws IOException {

@@ -60,7 +60,7 @@ public final class AccountingBench {
             List<FibBench.Outcome> off = new ArrayList<>();
             List<FibBench.Outcome> on = new ArrayList<>();
             for (int i = 0; i < 2 * pairs; i++) {
-                boolean metering = (i % 2 == 0) == (i / 2 % 2 == 0); // on, off, off, on, on, off, ...
+                boolean metering = FibBench.abOn(i);
                 meter(cluster, sender, metering);
                 FibBench.Outcome o = FibBench.measure(s, consumer, cluster);
                 (metering ? on : off).add(o);

@@ -188,6 +188,14 @@ public final class FibBench {
     private static final int UNLOADED_WARM_UPS = 2;
     private static final int UNLOADED_WARM_UP_N = 20;
 
+    /**
+     * Whether measured run {@code i} of an A/B comparison is the B side (on): on, off, off, on, on, off …, so that
+     * neither side always runs first in its pair and a drift in the machine falls on both alike.
+     */
+    public static boolean abOn(int i) {
+        return (i % 2 == 0) == (i / 2 % 2 == 0);
+    }
+
     /** The run with the median wall time (the lower middle one for an even count). */
     public static Outcome median(List<Outcome> runs) {
         List<Outcome> sorted = new ArrayList<>(runs);

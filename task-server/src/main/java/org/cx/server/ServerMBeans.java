@@ -145,12 +145,14 @@ final class ServerMBeans {
 
         @Override
         public String[] getRecentEvents() {
-            long nowNanos = node.query(() -> node.cycleNow());
             long nowMillis = System.currentTimeMillis();
-            return node.query(() -> node.networkInternals().recentEvents()).stream()
-                    .map(e -> java.time.Instant.ofEpochMilli(nowMillis - (nowNanos - e.atNanos()) / 1_000_000)
-                            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + " " + e.what())
-                    .toArray(String[]::new);
+            return node.query(() -> {
+                long nowNanos = node.cycleNow();
+                return node.networkInternals().recentEvents().stream()
+                        .map(e -> java.time.Instant.ofEpochMilli(nowMillis - (nowNanos - e.atNanos()) / 1_000_000)
+                                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + " " + e.what())
+                        .toArray(String[]::new);
+            });
         }
     }
 
