@@ -76,35 +76,58 @@ final class StatusReader implements AutoCloseable {
                         null, null, null, null, null, null, "no JMX: started without it, or unreachable"));
                 continue;
             }
+            StatusView.Server row;
             try {
-                servers.add(new StatusView.Server(s.position(), s.name(), s.address(),
+                row = new StatusView.Server(s.position(), s.name(), s.address(),
                         names(c.getAttribute(name, "MirrorGroup"), byId),
                         names(c.getAttribute(name, "Neighbours"), byId),
                         (Integer) c.getAttribute(name, "ReadyTasks"), (Integer) c.getAttribute(name, "UnreadyTasks"),
                         (Integer) c.getAttribute(name, "RunningTasks"), (Integer) c.getAttribute(name, "Producers"),
-                        (Double) c.getAttribute(name, "TasksCompletedPerSecond"), null));
+                        (Double) c.getAttribute(name, "TasksCompletedPerSecond"), null);
                 events.addAll(java.util.Arrays.asList((String[]) c.getAttribute(name, "RecentEvents")));
                 for (CompositeData p : (CompositeData[]) c.getAttribute(name, "ProducerDetails")) {
                     producers.add(producer(s.name(), p));
                 }
-                String key = ObjectName.quote(s.name() + "@" + portOf(s.address()));
-                for (ObjectName comp : c.queryNames(new ObjectName("org.cx:type=Computation,server=" + key + ",*"),
-                        null)) {
-                    computations.add(new StatusView.Computation(String.valueOf(c.getAttribute(comp, "Id")), s.name(),
-                            String.valueOf(c.getAttribute(comp, "Phase")), (Long) c.getAttribute(comp, "TasksDone"),
-                            (Long) c.getAttribute(comp, "TasksKnown"), (Double) c.getAttribute(comp, "ElapsedSeconds"),
-                            Boolean.TRUE.equals(c.getAttribute(comp, "Origin")),
-                            Boolean.TRUE.equals(c.getAttribute(comp, "Stalled"))
-                                    ? (String) c.getAttribute(comp, "Diagnosis") : null));
-                }
             } catch (javax.management.JMException e) {
-                servers.add(new StatusView.Server(s.position(), s.name(), s.address(), null, null, null, null, null,
-                        null, null, "MBeans unreadable: " + e.getMessage()));
+                row = new StatusView.Server(s.position(), s.name(), s.address(), null, null, null, null, null,
+                        null, null, "MBeans unreadable: " + e.getMessage());
+            }
+            servers.add(row);
+            String key = ObjectName.quote(s.name() + "@" + portOf(s.address()));
+            for (ObjectName comp : c.queryNames(computationsOf(key), null)) {
+                StatusView.Computation read = computation(c, comp, s.name());
+                if (read != null) {
+                    computations.add(read);
+                }
             }
         }
         List<String> recent = new ArrayList<>(events);
         return new StatusView(net.epoch(), servers.size() > 1 && net.tolerant(), servers, producers, computations,
                 recent.subList(Math.max(0, recent.size() - 20), recent.size()));
+    }
+
+    /** The pattern of the computation MBeans of the server whose quoted key is given. */
+    private static ObjectName computationsOf(String quotedServerKey) {
+        try {
+            return new ObjectName("org.cx:type=Computation,server=" + quotedServerKey + ",*");
+        } catch (javax.management.MalformedObjectNameException e) {
+            throw new IllegalArgumentException(quotedServerKey, e); // a quoted value is always well formed
+        }
+    }
+
+    /** A computation's row, or null if it left between being listed and being read (its MBean is gone). */
+    static StatusView.Computation computation(MBeanServerConnection c, ObjectName comp, String server)
+            throws IOException {
+        try {
+            return new StatusView.Computation(String.valueOf(c.getAttribute(comp, "Id")), server,
+                    String.valueOf(c.getAttribute(comp, "Phase")), (Long) c.getAttribute(comp, "TasksDone"),
+                    (Long) c.getAttribute(comp, "TasksKnown"), (Double) c.getAttribute(comp, "ElapsedSeconds"),
+                    Boolean.TRUE.equals(c.getAttribute(comp, "Origin")),
+                    Boolean.TRUE.equals(c.getAttribute(comp, "Stalled"))
+                            ? (String) c.getAttribute(comp, "Diagnosis") : null);
+        } catch (javax.management.JMException e) {
+            return null;
+        }
     }
 
     private StatusView.Producer producer(String serverName, CompositeData p) {
