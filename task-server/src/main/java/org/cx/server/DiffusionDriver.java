@@ -131,7 +131,7 @@ final class DiffusionDriver {
         for (Map.Entry<Integer, Integer> asking : diffusion.asking()) {
             int count = Math.min(Math.min(spare, asking.getValue()), Diffusion.MAX_TRANSFER);
             int sent = 0;
-            for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
+            for (RoutedPayload.Transfer t : scheduler.diffusion().takeFresh(count)) {
                 transfer(asking.getKey(), t);
                 sent += t.tasks().length;
             }
@@ -145,7 +145,7 @@ final class DiffusionDriver {
     }
 
     private void transfer(int to, RoutedPayload.Transfer t) {
-        scheduler.seeded(t.computation(), to);
+        scheduler.diffusion().seeded(t.computation(), to);
         network.route(to, t);
     }
 
@@ -162,7 +162,7 @@ final class DiffusionDriver {
     private void seedIdleNeighbours() {
         for (int target : seedTargets) {
             if (diffusion.wants(target) > 0) {
-                RoutedPayload.Transfer seed = scheduler.takeSeed(target);
+                RoutedPayload.Transfer seed = scheduler.diffusion().takeSeed(target);
                 if (seed != null) {
                     network.route(target, seed);
                     // The scheduler's count of idle workers next door catches up at the target's next Load: updating
@@ -184,7 +184,7 @@ final class DiffusionDriver {
         Diffusion.Local local = local();
         int count = diffusion.transferCount(local, theirs);
         if (count > 0) {
-            for (RoutedPayload.Transfer t : scheduler.takeFresh(count)) {
+            for (RoutedPayload.Transfer t : scheduler.diffusion().takeFresh(count)) {
                 transfer(theirs.from(), t);
             }
         } else if (diffusion.answers(local, theirs)) {

@@ -233,23 +233,23 @@ abstract class PeerSession {
                 case Message.Submit s -> submit(s);
                 case Message.BundleChunk c -> node.code().upload(c, owner);
                 case Message.Collect c -> {
-                    if (!node.scheduler().collect(this, c.computation(), c.watch())) {
+                    if (!node.scheduler().submissions().collect(this, c.computation(), c.watch())) {
                         connection().write(new Message.Failed(c.computation(), "",
                                 "no computation " + Long.toHexString(c.computation())
                                         + " on this server: unknown, already collected, or its result expired"));
                     }
                 }
-                case Message.Collected c -> node.scheduler().collected(this, c.computation());
-                case Message.Diagnose d -> connection().write(node.scheduler().diagnose(this, d.computation()));
+                case Message.Collected c -> node.scheduler().submissions().collected(this, c.computation());
+                case Message.Diagnose d -> connection().write(node.scheduler().submissions().diagnose(this, d.computation()));
                 case Message.Cancel k -> {
-                    String refusal = node.scheduler().cancel(this, k.computation(), node.cycle().now());
+                    String refusal = node.scheduler().submissions().cancel(this, k.computation(), node.cycle().now());
                     connection().write(new Message.CancelAnswer(k.computation(), refusal == null ? "" : refusal));
                 }
                 case Message.Prioritize p -> {
-                    String refusal = node.scheduler().prioritize(this, p.computation(), p.priority());
+                    String refusal = node.scheduler().submissions().prioritize(this, p.computation(), p.priority());
                     connection().write(new Message.Prioritized(p.computation(), refusal == null ? "" : refusal));
                 }
-                case Message.ListComputations l -> connection().write(node.scheduler().list(this));
+                case Message.ListComputations l -> connection().write(node.scheduler().submissions().list(this));
                 default -> {
                     return false;
                 }
@@ -267,12 +267,12 @@ abstract class PeerSession {
                         : new Message.NeedBundle(s.requestId(), missing));
                 return;
             }
-            String overQuota = node.scheduler().submitRefusal(this);
+            String overQuota = node.scheduler().submissions().submitRefusal(this);
             if (overQuota != null) {
                 connection().write(new Message.SubmitRefused(s.requestId(), overQuota));
                 return;
             }
-            long id = node.scheduler().submit(this, s.root(), s.bundle(), s.quorum(), s.priority(),
+            long id = node.scheduler().submissions().submit(this, s.root(), s.bundle(), s.quorum(), s.priority(),
                     Math.min(s.timeoutMillis(), Long.MAX_VALUE / 1_000_000) * 1_000_000, node.cycle().now());
             org.cx.wire.Sources.bundles(s.bundle()).forEach(code::used);
             node.accepted(this, s.requestId(), id);
@@ -281,7 +281,7 @@ abstract class PeerSession {
 
         @Override
         void left() {
-            node.scheduler().consumerGone(this);
+            node.scheduler().submissions().consumerGone(this);
         }
     }
 

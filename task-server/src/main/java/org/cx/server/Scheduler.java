@@ -1,11 +1,8 @@
 package org.cx.server;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -16,10 +13,8 @@ import org.cx.api.Continuation;
 import org.cx.api.TaskId;
 import org.cx.wire.Completion;
 import org.cx.wire.MirrorOp;
-import org.cx.wire.ReadyTask;
 import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskEnvelope;
-import org.cx.wire.Message;
 import org.cx.wire.ValueEnvelope;
 
 /**
@@ -27,79 +22,59 @@ import org.cx.wire.ValueEnvelope;
  * command, applied whole, and answers through the {@link Outbox}. Time is passed in. See the package docs for the
  * invariants it keeps.
  *
- * <p>Its parts with a rule of their own are classes of their own ({@link ReadyHeap}, {@link ProducerDemand},
- * {@link LateTasks}, {@link TaskEntry}, {@link ComputationState}, {@link UserLedger}). What stays here (about 1,100
- * lines) is every command's whole effect: a completion, for one, stores children, values, claims and kept copies,
- * removes the task from every holder, charges its user and records the mirror operations, and its invariants hold
- * only if all of that happens in one step over the same maps.
+ * <p>This class applies what producers and other servers report: a completion, for one, stores children and values,
+ * records claims and kept copies, removes the task from every holder, charges its user and records the mirror
+ * operations, and the invariants hold only if all of that happens in one step over the same maps. Its parts work on
+ * those maps in the same thread: {@link Submissions} (the consumers' commands at a computation's origin),
+ * {@link Dispatcher} (who gets which ready task, revokes), {@link DiffusionSource} (tasks to and from neighbours)
+ * and {@link Replication} (what mirrors and heirs need); rules of their own are in {@link ReadyQueues},
+ * {@link ProducerDemand}, {@link LateTasks}, {@link TaskEntry}, {@link ComputationState} and {@link UserLedger}.
+ * What stays here (about 900 lines) is the producers' and other servers' commands with what they share (storing a
+ * task or a value, failing and ending a computation): split further, each part would reach into the others' maps.
  */
 public final class Scheduler {
-    /**
-     * Tasks one producer may hold at once, beyond one per worker: an honest producer caches at most 256
-     * ({@code ProducerConfig.maxCached}); one that asks for more only hoards tasks others could run.
-     */
-    static final int MAX_CREDIT = 1024;
-
-    private static int maxCredit(ProducerState p) {
-        return Math.max(MAX_CREDIT, 2 * p.workers);
-    }
-
-    /** At most this many producers keep a copy of one task (each costs a message per input). */
-    static final int MAX_KEEPERS = 4;
-
-    private final Outbox outbox;
-    private final long resultRetentionNanos;
-    /** Draws computation ids: unguessable on a real server, repeatable in a simulation. */
-    private final RandomGenerator ids;
-    private final UserLedger users = new UserLedger();
-    private final Map<Long, ComputationState> computations = new HashMap<>();
-    private java.util.function.LongConsumer onForget = id -> { };
-    private final Map<Long, ProducerState> producers = new HashMap<>();
-    private final ReadyQueues ready = new ReadyQueues(computations::get);
-    private final ProducerDemand demand = new ProducerDemand();
-    /** Idle workers at neighbouring servers with no task to give them: fresh tasks here are kept for diffusion. */
-    private int remoteIdle;
-    /** Called before fresh tasks go to producers here while neighbours have idle workers (diffusion's seeding). */
-    private Runnable seeder = () -> { };
-    private final EffectAudit audit;
-    private long seq;
-    private int revokesOutstanding;
-    private final LateTasks late = new LateTasks();
     /** A value this large is counted against its user's quota at once (smaller ones with the next stored tasks). */
     private static final int CHARGE_AT_ONCE_BYTES = 64 << 10;
+    /** How many forgotten computations are remembered. */
+    static final int FORGOTTEN_REMEMBERED = 100_000;
+
+    final Outbox outbox;
+    final UserLedger users = new UserLedger();
+    final Map<Long, ComputationState> computations = new HashMap<>();
+    private final Map<Long, ProducerState> producers = new HashMap<>();
+    final ReadyQueues ready = new ReadyQueues(computations::get);
+    private final ProducerDemand demand = new ProducerDemand();
+    final LateTasks late = new LateTasks();
+    final SchedulerCounters counters = new SchedulerCounters();
+    private final EffectAudit audit;
+    private final Dispatcher dispatcher;
+    private final Submissions submissions;
+    private final DiffusionSource diffusion;
+    private final Replication replication;
+    private long seq;
     /** What a ready task may take with its inputs: the largest message, less room for its other fields. */
     private final long maxReadyTaskBytes = org.cx.wire.WireConfig.maxMessageBytes() - 4096L;
     /**
      * Computations that ended and were forgotten here, most recent last, so that tasks of theirs still on their way
      * (a transfer sent before the end) do not bring them back to life.
      */
-    private final java.util.LinkedHashSet<Long> forgotten = new java.util.LinkedHashSet<>();
-    /** How many forgotten computations are remembered. */
-    static final int FORGOTTEN_REMEMBERED = 100_000;
+    private final LinkedHashSet<Long> forgotten = new LinkedHashSet<>();
+    private java.util.function.LongConsumer onForget = id -> { };
     /** Ready tasks too large to send anywhere; their computations fail at the next dispatch. */
     private final List<TaskEntry> oversized = new ArrayList<>();
-    /** Validated tasks with a result that waits for another owner's ({@link TaskEntry#opinions}), oldest first. */
-    private final LinkedHashSet<TaskEntry> awaitingOpinion = new LinkedHashSet<>();
     /** Told of each result a quorum contradicted, and of the task. */
     private java.util.function.BiConsumer<Opinions.Opinion, TaskId> dissenter = (o, id) -> { };
-    /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
-    private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
-    /** Computations whose counts changed since {@link #logTallies} last ran. */
-    private final Set<ComputationState> tallied = new LinkedHashSet<>(); // iterated: insertion order, repeatable
     /** Set by {@link #tick} before each command: time is passed in, never read. */
     private long now;
     /** Meters executions for the accounting service; null unless asked for. */
-    private UsageMeter meter;
-    /** Usage sealed and not yet acknowledged by the accounting service (replicated). */
-    private final UsageBatches usageBatches = new UsageBatches();
+    UsageMeter meter;
     /** Users whose weight counts twice ({@link #favour}). */
     private Set<String> favoured = Set.of();
-    private final SchedulerCounters counters = new SchedulerCounters();
     /** This server's id in the production network (1 when it stands alone). */
     private int self = 1;
     /** Where a server's tasks live now: itself, or the server that took over from it after it failed. */
     private IntUnaryOperator resolve = IntUnaryOperator.identity();
-    private StateLog log = StateLog.NONE;
+    StateLog log = StateLog.NONE;
 
     /**
      * @param resultRetentionNanos how long a finished computation's result waits for its consumer
@@ -108,9 +83,27 @@ public final class Scheduler {
      */
     public Scheduler(Outbox outbox, long resultRetentionNanos, RandomGenerator ids, EffectAudit audit) {
         this.outbox = outbox;
-        this.resultRetentionNanos = resultRetentionNanos;
-        this.ids = ids;
         this.audit = audit;
+        this.dispatcher = new Dispatcher(outbox, ready, demand, late, counters, computations::get,
+                home -> resolve.applyAsInt(home) == self);
+        this.submissions = new Submissions(this, ids, resultRetentionNanos);
+        this.diffusion = new DiffusionSource(this);
+        this.replication = new Replication(this);
+    }
+
+    /** The consumers' commands for the computations submitted here. */
+    public Submissions submissions() {
+        return submissions;
+    }
+
+    /** The tasks this server gives to and takes from its neighbours. */
+    public DiffusionSource diffusion() {
+        return diffusion;
+    }
+
+    /** What this server's mirrors and heirs need beyond each command's changes. */
+    public Replication replication() {
+        return replication;
     }
 
     /** What one user may hold here, and each user's share. */
@@ -135,28 +128,10 @@ public final class Scheduler {
     }
 
     /**
-     * Why a submission by {@code consumer} is refused: its user runs as many computations here as its quota allows;
-     * null if it may submit.
-     */
-    public String submitRefusal(ConsumerHandle consumer) {
-        String owner = consumer.owner();
-        if (owner.isEmpty()) {
-            return null;
-        }
-        int running = 0;
-        for (ComputationState c : computations.values()) {
-            if (c.origin == self && c.phase == ComputationState.Phase.RUNNING && owner.equals(c.owner)) {
-                running++;
-            }
-        }
-        return users.submissionRefusal(owner, running);
-    }
-
-    /**
      * Counts {@code c}'s stored tasks against its user's quota; fails it, saying why, if the user now holds more
      * than the quota here. Called after each change that can store many tasks at once.
      */
-    private void charge(ComputationState c) {
+    void charge(ComputationState c) {
         if (c.phase == ComputationState.Phase.RUNNING) {
             String over = users.charge(c);
             if (over != null) {
@@ -180,149 +155,11 @@ public final class Scheduler {
         return self;
     }
 
-    // ---------------------------------------------------------------- consumers
-
-    /** Starts a computation with {@code root} as its root task, from the class path; returns its id. */
-    public long submit(ConsumerHandle consumer, TaskEnvelope root, long nowNanos) {
-        return submit(consumer, root, "", nowNanos);
+    long now() {
+        return now;
     }
 
-    /** Starts a computation with {@code root} as its root task, from code bundle {@code bundle}; returns its id. */
-    public long submit(ConsumerHandle consumer, TaskEnvelope root, String bundle, long nowNanos) {
-        return submit(consumer, root, bundle, 1, nowNanos);
-    }
-
-    /**
-     * Starts a computation whose tasks' effects apply only once {@code quorum} producers of different owners
-     * returned equal ones (1: at once).
-     */
-    public long submit(ConsumerHandle consumer, TaskEnvelope root, String bundle, int quorum, long nowNanos) {
-        return submit(consumer, root, bundle, quorum, 0, 0, nowNanos);
-    }
-
-    /**
-     * Starts a computation ranked {@code priority} among its user's computations, which fails once it has run for
-     * {@code timeoutNanos} (0: never); see {@link #submit(ConsumerHandle, TaskEnvelope, String, int, long)}.
-     */
-    public long submit(ConsumerHandle consumer, TaskEnvelope root, String bundle, int quorum, int priority,
-                       long timeoutNanos, long nowNanos) {
-        long id;
-        do {
-            id = ids.nextLong() & Long.MAX_VALUE;
-        } while (id == 0 || computations.containsKey(id));
-        ComputationState c = new ComputationState(id, nowNanos, consumer);
-        c.origin = self;
-        c.owner = consumer.owner();
-        c.quorum = quorum;
-        c.priority = priority;
-        c.timeoutNanos = timeoutNanos;
-        computations.put(id, c);
-        if (log.active()) {
-            log.record(new MirrorOp.Started(id, nowNanos, c.owner, c.quorum, c.priority, c.timeoutNanos));
-        }
-        setBundle(c, bundle);
-        TaskEnvelope named = new TaskEnvelope(TaskId.root(id), Continuation.CONSUMER, root.arity(), root.priority(),
-                root.onServer(), root.body());
-        store(c, named, self, null, "submitted");
-        charge(c);
-        counters.computationsSubmitted++;
-        dispatch();
-        return id;
-    }
-
-    /**
-     * A consumer asks for the result of {@code computation}; returns false if it is unknown (or expired) or another
-     * user's, which the asker cannot tell apart.
-     */
-    public boolean collect(ConsumerHandle consumer, long computation) {
-        return collect(consumer, computation, false);
-    }
-
-    /**
-     * A consumer asks for the result of {@code computation}: with {@code watch}, a copy of it, leaving its delivery
-     * to whoever collects it; without, it takes the delivery over. Returns false if it is unknown (or expired) or
-     * another user's, which the asker cannot tell apart.
-     */
-    public boolean collect(ConsumerHandle consumer, long computation, boolean watch) {
-        ComputationState c = computations.get(computation);
-        if (c == null || c.origin != self || !c.owner.equals(consumer.owner())) {
-            return false;
-        }
-        if (watch) {
-            c.watchers.add(consumer);
-        } else {
-            c.consumer = consumer;
-            c.abandonedSince = -1;
-        }
-        deliver(c);
-        return true;
-    }
-
-    /**
-     * The owner of {@code computation} cancels it: it fails with that reason, which ends it on every server and
-     * producer (their unstarted tasks dropped, running ones' effects refused). Returns why it cannot be, or null.
-     */
-    public String cancel(ConsumerHandle consumer, long computation, long nowNanos) {
-        ComputationState c = computations.get(computation);
-        String refusal = refusal(consumer, computation, c);
-        return refusal != null ? refusal : end(c, "cancelled" + (c.owner.isEmpty() ? "" : " by " + c.owner),
-                nowNanos);
-    }
-
-    /**
-     * An administrator cancels {@code computation}, whoever owns it (a JMX operation, which only an admin credential
-     * may invoke): as {@link #cancel}. Returns why it cannot be, or null.
-     */
-    public String cancelAsAdministrator(long computation, long nowNanos) {
-        ComputationState c = computations.get(computation);
-        if (c == null) {
-            return "no computation " + Long.toHexString(computation) + " on this server";
-        }
-        if (c.phase != ComputationState.Phase.RUNNING) {
-            return "computation " + Long.toHexString(computation) + " is over already (" + c.phase + ")";
-        }
-        return end(c, "cancelled by an administrator", nowNanos);
-    }
-
-    private String end(ComputationState c, String reason, long nowNanos) {
-        counters.computationsCancelled++;
-        fail(c, "", reason, nowNanos);
-        dispatch();
-        return null;
-    }
-
-    /** Why {@code consumer} may not act on {@code computation} ({@code c}, maybe null): none of its, or over. */
-    private static String refusal(ConsumerHandle consumer, long computation, ComputationState c) {
-        if (c == null || !c.owner.equals(consumer.owner())) {
-            return "no computation " + Long.toHexString(computation) + " of this user on this server";
-        }
-        if (c.phase != ComputationState.Phase.RUNNING) {
-            return "computation " + Long.toHexString(computation) + " is over already (" + c.phase + ")";
-        }
-        return null;
-    }
-
-    /**
-     * The owner of {@code computation} gives it a new priority among its computations; every other server holding
-     * its tasks is told. Returns why it cannot be, or null.
-     */
-    public String prioritize(ConsumerHandle consumer, long computation, int priority) {
-        ComputationState c = computations.get(computation);
-        String refusal = refusal(consumer, computation, c);
-        if (refusal == null && c.origin != self) {
-            refusal = "computation " + Long.toHexString(computation) + " was not submitted to this server";
-        }
-        if (refusal != null) {
-            return refusal;
-        }
-        reprioritize(c, priority);
-        if (log.active()) {
-            log.record(new MirrorOp.Reprioritized(computation, priority));
-        }
-        outbox.reprioritized(computation, priority);
-        dispatch();
-        return null;
-    }
+    // ---------------------------------------------------------------- computations
 
     /** Computation {@code computation}'s origin gave it a new priority. */
     public void prioritizedElsewhere(long computation, int priority) {
@@ -333,54 +170,11 @@ public final class Scheduler {
         }
     }
 
-    private void reprioritize(ComputationState c, int priority) {
+    void reprioritize(ComputationState c, int priority) {
         c.priority = priority;
         ready.reprioritized(c.id);
     }
 
-    /**
-     * This user's computations this server delivers, running or with a result not collected yet, oldest first:
-     * each as a diagnosis without waiting tasks listed.
-     */
-    public Message.ComputationList list(ConsumerHandle consumer) {
-        return new Message.ComputationList(computations.values().stream()
-                .filter(c -> c.origin == self && c.owner.equals(consumer.owner()))
-                .sorted(java.util.Comparator.comparingLong(c -> c.submittedNanos))
-                .map(c -> c.diagnosis(now, 0))
-                .toArray(Message.Diagnosis[]::new));
-    }
-
-    /**
-     * Where {@code computation} stands on this server, for its owner: its tasks ready, running and waiting, and the
-     * inputs the first {@link org.cx.api.Diagnosis#LISTED} waiting ones lack (oldest first). An unknown computation,
-     * or another user's, has an empty phase.
-     */
-    public Message.Diagnosis diagnose(ConsumerHandle consumer, long computation) {
-        ComputationState c = computations.get(computation);
-        if (c == null || !c.owner.equals(consumer.owner())) {
-            return Message.Diagnosis.unknown(computation);
-        }
-        return c.diagnosis(now, org.cx.api.Diagnosis.LISTED);
-    }
-
-    /** {@link #diagnose(ConsumerHandle, long)} for an operator, whoever's it is; null if it is unknown. */
-    public Message.Diagnosis diagnose(long computation) {
-        ComputationState c = computations.get(computation);
-        return c == null ? null : c.diagnosis(now, org.cx.api.Diagnosis.LISTED);
-    }
-
-
-    /** The consumer has the result; forget the computation. */
-    public void collected(ConsumerHandle consumer, long computation) {
-        ComputationState c = computations.get(computation);
-        if (c != null && c.phase != ComputationState.Phase.RUNNING && c.owner.equals(consumer.owner())) {
-            computations.remove(computation);
-            forget(computation);
-            if (log.active()) {
-                log.record(new MirrorOp.Forget(computation));
-            }
-        }
-    }
 
     /** Calls {@code action} with each computation that is over and gone from here. */
     public void onForget(java.util.function.LongConsumer action) {
@@ -392,60 +186,22 @@ public final class Scheduler {
         return computations.containsKey(id);
     }
 
+    /** Forgets {@code c}, which is over, here and on the mirrors. */
+    void forget(ComputationState c) {
+        computations.remove(c.id);
+        remember(c.id);
+        if (log.active()) {
+            log.record(new MirrorOp.Forget(c.id));
+        }
+    }
+
     /** Remembers that {@code id} is over and gone from here (the oldest such memory goes beyond the bound). */
-    private void forget(long id) {
+    private void remember(long id) {
         onForget.accept(id);
         forgotten.add(id);
         if (forgotten.size() > FORGOTTEN_REMEMBERED) {
             forgotten.remove(forgotten.iterator().next());
         }
-    }
-
-    public void consumerGone(ConsumerHandle consumer) {
-        for (ComputationState c : computations.values()) {
-            c.watchers.remove(consumer);
-            if (c.consumer == consumer) {
-                c.consumer = null; // keep running; the result waits to be collected
-                c.abandonedSince = now;
-            }
-        }
-    }
-
-    /** Forgets finished computations whose results were not collected within the retention time. */
-    public int expire(long nowNanos) {
-        Map<ComputationState, String> overdue = new LinkedHashMap<>();
-        for (ComputationState c : computations.values()) {
-            String why = Deadlines.overdue(c, self, users.quotas(), nowNanos);
-            if (why != null) {
-                overdue.put(c, why);
-            }
-        }
-        overdue.forEach((c, why) -> {
-            c.overTimeReported = true; // a server other than the origin reports it once
-            fail(c, "", why, nowNanos);
-        });
-        for (TaskEntry e : late.runningSince(nowNanos - users.quotas().taskTime().toNanos())) {
-            ComputationState c = computations.get(e.envelope.id().computation());
-            if (c != null && c.phase == ComputationState.Phase.RUNNING && c.tasks.get(e.envelope.id()) == e) {
-                fail(c, e.envelope.id().toString(), "task " + e.envelope.id() + " has run for more than "
-                        + users.quotas().taskTime().toSeconds() + " s without finishing (--task-time-limit): it may loop",
-                        nowNanos);
-            }
-        }
-        int expired = 0;
-        for (Iterator<ComputationState> it = computations.values().iterator(); it.hasNext(); ) {
-            ComputationState c = it.next();
-            if (c.phase != ComputationState.Phase.RUNNING && nowNanos - c.finishedNanos > resultRetentionNanos) {
-                it.remove();
-                forget(c.id);
-                expired++;
-                if (log.active()) {
-                    log.record(new MirrorOp.Forget(c.id));
-                }
-            }
-        }
-        counters.resultsExpired += expired;
-        return expired;
     }
 
     // ---------------------------------------------------------------- producers
@@ -481,25 +237,6 @@ public final class Scheduler {
         return meter == null ? List.of() : meter.drain(nowNanos);
     }
 
-    /**
-     * Seals what was metered since the last call as a usage batch named {@code prefix} and a number, recorded for the
-     * mirrors; returns the batches to send now (this one, and any adopted from a failed server), by id.
-     */
-    Map<String, org.cx.wire.Usage[]> sealUsage(String prefix, long nowNanos) {
-        usageBatches.seal(prefix, drainUsage(nowNanos), log);
-        return usageBatches.toSend();
-    }
-
-    /** The accounting service acknowledged usage batch {@code id}. */
-    void usageAcknowledged(String id) {
-        usageBatches.acknowledged(id, log);
-    }
-
-    /** Usage batches not yet acknowledged by the accounting service. */
-    public int usageBatchesWaiting() {
-        return usageBatches.size();
-    }
-
     /** A producer left (crash, disconnect): what it held becomes fresh for the others. */
     public void removeProducer(ProducerState p) {
         producers.remove(p.peerId);
@@ -507,40 +244,16 @@ public final class Scheduler {
         if (meter != null) {
             meter.left(p, now);
         }
-        // Revokes it will never answer: those tasks may be asked of their other holders again.
-        for (TaskId[] asked : p.pendingRevokes) {
-            for (TaskId id : asked) {
-                ComputationState c = computations.get(id.computation());
-                TaskEntry e = c == null ? null : c.tasks.get(id);
-                if (e != null && e.revoke == TaskEntry.Revoke.REQUESTED) {
-                    e.revoke = TaskEntry.Revoke.NONE;
-                    revokesOutstanding--;
-                }
-            }
-        }
-        p.pendingRevokes.clear();
+        dispatcher.producerLeft(p); // revokes it will never answer: those tasks may be asked of others again
         List<TaskEntry> held = new ArrayList<>(p.held);
         held.sort(java.util.Comparator.comparingLong(e -> e.seq)); // a repeatable order (a simulation replays it)
         for (TaskEntry e : held) {
             e.removeHolder(p);
-            letGo(e);
+            dispatcher.letGo(e);
         }
         counters.tasksReleased += p.held.size();
         p.held.clear();
         dispatch();
-    }
-
-    /** One holder less for {@code e}: with none left it is fresh for the others. */
-    private void letGo(TaskEntry e) {
-        if (e.holderCount() == 0) {
-            e.revoke = TaskEntry.Revoke.NONE;
-            late.stopped(e);
-            revocable.remove(e);
-            if (e.opinions != null) {
-                awaitingOpinion.add(e); // its second opinion must come from someone else
-            }
-        }
-        ready.update(e);
     }
 
     /**
@@ -555,12 +268,7 @@ public final class Scheduler {
                 continue;
             }
             p.held.remove(e);
-            if (e.revoke == TaskEntry.Revoke.REQUESTED && p.pendingRevokes.stream().anyMatch(
-                    asked -> java.util.Arrays.asList(asked).contains(id))) {
-                e.revoke = TaskEntry.Revoke.NONE; // p's answer to that revoke will not name it
-                revokesOutstanding--;
-            }
-            letGo(e);
+            dispatcher.givenBack(p, e);
             counters.tasksReleased++;
         }
         dispatch();
@@ -572,7 +280,7 @@ public final class Scheduler {
      */
     public void request(ProducerState p, int credit, int idleWorkers) {
         long asked = Math.max(0L, (long) p.credit + credit);
-        demand.set(p, (int) Math.min(asked, maxCredit(p)), Math.min(idleWorkers, p.workers));
+        demand.set(p, (int) Math.min(asked, Dispatcher.maxCredit(p)), Math.min(idleWorkers, p.workers));
         dispatch();
     }
 
@@ -588,41 +296,14 @@ public final class Scheduler {
         p.openWorkers = n;
     }
 
-
     /**
      * {@code p} answers its oldest unanswered revoke: {@code ids} were dropped unstarted and are fresh again; the
      * rest of that revoke it had already started, and they are not asked for again.
      */
     public void released(ProducerState p, TaskId[] ids) {
-        TaskId[] asked = p.pendingRevokes.poll();
-        if (asked == null) {
-            return;
-        }
-        Set<TaskId> dropped = Set.of(ids);
-        for (TaskId id : asked) {
-            ComputationState c = computations.get(id.computation());
-            TaskEntry e = c == null ? null : c.tasks.get(id);
-            if (e == null || e.revoke != TaskEntry.Revoke.REQUESTED) {
-                continue;
-            }
-            revokesOutstanding--;
-            if (dropped.contains(id) && e.removeHolder(p)) {
-                p.held.remove(e);
-                e.revoke = TaskEntry.Revoke.NONE;
-                if (e.holderCount() == 0) {
-                    late.stopped(e);
-                }
-                ready.update(e);
-                counters.tasksReleased++;
-            } else {
-                e.revoke = TaskEntry.Revoke.REFUSED;
-                late.started(e, now); // it had started by now
-            }
-        }
+        dispatcher.released(p, ids);
         dispatch();
-        if (remoteIdle > 0) {
-            revokeForRemoteIdle(); // at once: the neighbours report again only when their need changes
-        }
+        dispatcher.revokeForRemoteIdle(); // at once: the neighbours report again only when their need changes
     }
 
     /** Applies one completion reported by {@code p} (null for a task run on the server). */
@@ -641,7 +322,7 @@ public final class Scheduler {
         }
         if (c != null) {
             c.executed();
-            tallied.add(c);
+            replication.tallied(c);
         }
         if (meter != null && p != null) {
             // With a quorum, every execution it counts is one the consumer asked for.
@@ -676,12 +357,7 @@ public final class Scheduler {
             log.record(new MirrorOp.Remove(e.envelope.id()));
         }
         outbox.applied(completion.id()); // after the change is recorded: it commits with the batch that carries it
-        ready.remove(e);
-        revocable.remove(e);
-        late.gone(e);
-        if (e.revoke == TaskEntry.Revoke.REQUESTED) {
-            revokesOutstanding--;
-        }
+        dispatcher.withdraw(e, true);
         late.completed(completion.execNanos());
         for (int i = 0; i < e.holderCount(); i++) {
             ProducerState holder = e.holder(i);
@@ -710,7 +386,7 @@ public final class Scheduler {
                 audit.edge(completion.id(), spawned[i].id());
             }
             if (i == completion.claimed() && p != null && child != null && child.heapIndex >= 0) {
-                claim(p, child);
+                dispatcher.claim(p, child);
             }
             if (completion.keeps() && p != null && Completion.keepable(spawned[i])) {
                 if (child != null && !child.isReady()) {
@@ -747,26 +423,18 @@ public final class Scheduler {
     private boolean validated(ComputationState c, TaskEntry e, ProducerState p, byte[] digest) {
         e.removeHolder(p);
         p.held.remove(e);
-        if (e.holderCount() == 0) {
-            late.gone(e);
-        }
-        ready.remove(e);
-        revocable.remove(e);
-        if (e.revoke == TaskEntry.Revoke.REQUESTED) {
-            e.revoke = TaskEntry.Revoke.NONE;
-            revokesOutstanding--;
-        }
+        dispatcher.withdraw(e, e.holderCount() == 0);
         if (e.opinions == null) {
             e.opinions = new Opinions(c.quorum);
         }
         switch (e.opinions.add(p.owner, p.name, digest)) {
             case Opinions.Verdict.SameOwner same -> {
                 counters.opinionsOfSameOwner++;
-                awaitOpinion(e);
+                dispatcher.awaitOpinion(e);
                 return false;
             }
             case Opinions.Verdict.Waiting waiting -> {
-                awaitOpinion(e);
+                dispatcher.awaitOpinion(e);
                 return false;
             }
             case Opinions.Verdict.Agreed agreed -> {
@@ -775,7 +443,7 @@ public final class Scheduler {
                     dissenter.accept(o, e.envelope.id());
                 }
                 e.opinions = null;
-                awaitingOpinion.remove(e);
+                dispatcher.opinionsAgreed(e);
                 counters.tasksValidated++;
                 return true;
             }
@@ -784,41 +452,6 @@ public final class Scheduler {
                         + u.results() + " producers of different owners do not reach a quorum of " + c.quorum
                         + " equal ones: is the task deterministic in its effects?", now);
                 return false;
-            }
-        }
-    }
-
-    /** {@code e} waits for a producer of an owner that has not run it yet (unless a holder is running it). */
-    private void awaitOpinion(TaskEntry e) {
-        if (e.holderCount() == 0) {
-            awaitingOpinion.add(e);
-        }
-    }
-
-    /**
-     * Gives each hungry producer the oldest validated task awaiting an opinion that no producer of its owner has
-     * run. These go before fresh tasks: the computation waits for them.
-     */
-    private void giveOpinions() {
-        if (awaitingOpinion.isEmpty()) {
-            return;
-        }
-        for (ProducerState p : new ArrayList<>(demand.hungry)) {
-            for (Iterator<TaskEntry> it = awaitingOpinion.iterator(); it.hasNext(); ) {
-                TaskEntry e = it.next();
-                ComputationState c = computations.get(e.envelope.id().computation());
-                if (c == null || c.tasks.get(e.envelope.id()) != e || e.opinions == null) {
-                    it.remove(); // its computation ended, or it applied meanwhile
-                    continue;
-                }
-                if (!e.opinions.heardFrom(p.owner)) {
-                    it.remove();
-                    assign(p, e, false);
-                    break;
-                }
-            }
-            if (awaitingOpinion.isEmpty()) {
-                return;
             }
         }
     }
@@ -844,7 +477,7 @@ public final class Scheduler {
         fail(c, id.toString(), reason, nowNanos);
     }
 
-    private void fail(ComputationState c, String taskId, String reason, long nowNanos) {
+    void fail(ComputationState c, String taskId, String reason, long nowNanos) {
         if (c.origin != self) {
             outbox.route(c.origin, new RoutedPayload.Failure(c.id, taskId, reason));
             return; // the origin fails the computation and tells every server it is over
@@ -860,18 +493,24 @@ public final class Scheduler {
     /** The computation is over at its origin: record it, drop its tasks, tell the consumer. */
     private void finish(ComputationState c) {
         if (log.active()) {
-            ComputationSummary s = c.summary();
-            log.record(new MirrorOp.Finished(c.id, c.result, c.failedTask, c.failure, s.tasks(), s.executions(),
-                    s.t1Nanos(), s.wallNanos()));
+            log.record(finished(c));
         }
         end(c);
         deliver(c);
+    }
+
+    /** How finished computation {@code c} ended, for the mirrors. */
+    static MirrorOp.Finished finished(ComputationState c) {
+        ComputationSummary s = c.summary();
+        return new MirrorOp.Finished(c.id, c.result, c.failedTask, c.failure, s.tasks(), s.executions(), s.t1Nanos(),
+                s.wallNanos());
     }
 
     /** The scheduler's notion of "now" for completion timestamps; set by the conductor before each command. */
     public void tick(long nowNanos) {
         this.now = nowNanos;
         ready.tick(nowNanos);
+        dispatcher.tick(nowNanos);
     }
 
     // ---------------------------------------------------------------- internals
@@ -880,7 +519,7 @@ public final class Scheduler {
      * Stores a task with the inputs it has so far ({@code inputs} may be null: none yet); {@code how} it came here
      * is for audit trails. Returns its new entry, or null if it was a duplicate.
      */
-    private TaskEntry store(ComputationState c, TaskEnvelope envelope, int home, byte[][] inputs, String how) {
+    TaskEntry store(ComputationState c, TaskEnvelope envelope, int home, byte[][] inputs, String how) {
         if (c.tasks.containsKey(envelope.id())) {
             counters.duplicatesDiscarded++;
             return null;
@@ -915,23 +554,6 @@ public final class Scheduler {
         Continuation own = e.envelope.continuation();
         boolean ownTarget = !to.isConsumer() && !own.isConsumer() && to.target().equals(own.target());
         return ownTarget ? e.home : self;
-    }
-
-    /**
-     * The producer that completed a task is already running one of its ready children, or the task its value just
-     * made ready (it claimed it): record it as that task's holder, as if assigned to an idle worker, without
-     * sending it.
-     */
-    private void claim(ProducerState p, TaskEntry e) {
-        late.started(e, now);
-        revocable.remove(e);
-        e.prefetched = false;
-        e.addHolder(p);
-        ready.update(e);
-        ready.used(e);
-        p.held.add(e);
-        counters.tasksClaimed++;
-        keepSuccessor(p, e);
     }
 
     /**
@@ -993,36 +615,9 @@ public final class Scheduler {
             target.clearKeepers();
             becameReady(target);
             if (claimValid && target.heapIndex >= 0) {
-                claim(from, target);
+                dispatcher.claim(from, target);
             }
         }
-    }
-
-    /**
-     * {@code p} now holds task {@code e}: if {@code e}'s successor lives here and waits for inputs, {@code p}
-     * keeps a copy of it, so that if {@code e}'s value is the last one missing, {@code p} runs the successor at
-     * once instead of waiting for the server to hand it out (a round trip per composition level of F(n)).
-     */
-    private void keepSuccessor(ProducerState p, TaskEntry e) {
-        Continuation to = e.envelope.continuation();
-        if (to.isConsumer() || resolve.applyAsInt(e.home) != self) {
-            return;
-        }
-        ComputationState c = computations.get(to.target().computation());
-        TaskEntry successor = c == null || c.quorum > 1 ? null : c.tasks.get(to.target());
-        if (successor == null || successor.isReady() || !Completion.keepable(successor.envelope)
-                || successor.keepers().length >= MAX_KEEPERS || !successor.addKeeper(p)) {
-            return;
-        }
-        byte[][] inputs = successor.inputs();
-        List<ValueEnvelope> known = new ArrayList<>(inputs.length);
-        for (int i = 0; i < inputs.length; i++) {
-            if (inputs[i] != null) {
-                known.add(new ValueEnvelope(Continuation.to(successor.envelope.id(), i), inputs[i]));
-            }
-        }
-        outbox.keep(p, successor.envelope, known.toArray(ValueEnvelope[]::new));
-        counters.successorsKept++;
     }
 
     private void becameReady(TaskEntry e) {
@@ -1053,15 +648,10 @@ public final class Scheduler {
 
     /** Drops every remaining task of a finished computation and tells the producers. */
     private void end(ComputationState c) {
-        tallied.remove(c);
+        replication.untallied(c);
         users.uncharge(c);
         for (TaskEntry e : c.tasks.values()) {
-            ready.remove(e);
-            revocable.remove(e);
-            late.gone(e);
-            if (e.revoke == TaskEntry.Revoke.REQUESTED) {
-                revokesOutstanding--;
-            }
+            dispatcher.withdraw(e, true);
             for (int i = 0; i < e.holderCount(); i++) {
                 e.holder(i).held.remove(e);
             }
@@ -1072,7 +662,7 @@ public final class Scheduler {
     }
 
     /** Sends a finished computation's outcome to its consumer and watchers, if it has any. */
-    private void deliver(ComputationState c) {
+    void deliver(ComputationState c) {
         if (c.phase == ComputationState.Phase.RUNNING) {
             return;
         }
@@ -1094,20 +684,18 @@ public final class Scheduler {
     }
 
     /**
-     * Hands ready tasks to hungry producers, in four steps:
-     * <ol>
-     *   <li>fresh tasks (no holder) to producers with idle workers, round robin;</li>
-     *   <li>fresh tasks to prefetch credit, round robin;</li>
-     *   <li>if idle workers remain, ask holders of prefetched copies to give up those they have not started
-     *       (revoke): a released task is fresh again and goes to an idle worker in step 1 when the answer arrives.
-     *       A task handed to an idle worker starts at once and is never revoked;</li>
-     *   <li>eager scheduling: an idle worker gets a copy of a task another producer is running, but only once that
-     *       task is late (running longer than {@link #latenessNanos()}), so that duplicates chase stragglers and
-     *       lost producers instead of tying up workers that new tasks will soon need.</li>
-     * </ol>
+     * Hands ready tasks to hungry producers ({@link Dispatcher#dispatch}), once the computations of tasks too large
+     * to send have failed.
      */
     public void dispatch() {
         dispatch(false);
+    }
+
+    private void dispatch(boolean eager) {
+        if (!oversized.isEmpty()) {
+            failOversized();
+        }
+        dispatcher.dispatch(eager);
     }
 
     /**
@@ -1118,121 +706,9 @@ public final class Scheduler {
         dispatch(true);
     }
 
-    private void dispatch(boolean eager) {
-        if (!oversized.isEmpty()) {
-            failOversized();
-        }
-        if (remoteIdle > 0 && ready.freshCount() > 0) {
-            seeder.run();
-        }
-        if (demand.hungry.isEmpty()) {
-            return;
-        }
-        giveOpinions();
-        if (ready.isEmpty()) {
-            return;
-        }
-        giveFresh(demand.hungryIdle, false);
-        if (demand.idleWaiting() == 0) {
-            if (remoteIdle == 0) {
-                giveFresh(demand.hungry, true); // prefetch only once no worker here or next door is waiting
-            }
-            return;
-        }
-        if (!ready.isEmpty()) {
-            revokeUnstarted(demand.idleWaiting() - revokesOutstanding);
-            if (eager) {
-                giveLateCopies();
-            }
-        }
-    }
-
-    /**
-     * Hands fresh tasks (no holder) to the producers of {@code queue}, one at a time in round-robin order, while
-     * both last. Each step is O(log n): the served producer leaves the queue, and {@link ProducerDemand#set} (called by
-     * {@link #assign}) puts it back at the end if it still wants more.
-     */
-    private void giveFresh(LinkedHashSet<ProducerState> queue, boolean prefetch) {
-        while (!queue.isEmpty()) {
-            TaskEntry top = ready.peek();
-            if (top == null || top.holderCount() > 0) {
-                return;
-            }
-            ProducerState p = queue.iterator().next();
-            queue.remove(p);
-            assign(p, top, prefetch);
-        }
-    }
-
-    /**
-     * Asks holders of up to {@code wanted} prefetched copies to give up those they have not started, oldest
-     * prefetch first (it has waited longest behind a running task). O(1) per revoke.
-     */
-    private void revokeUnstarted(int wanted) {
-        if (wanted <= 0 || revocable.isEmpty()) {
-            return;
-        }
-        Map<ProducerState, List<TaskId>> asks = new LinkedHashMap<>();
-        for (Iterator<TaskEntry> it = revocable.iterator(); it.hasNext() && wanted > 0; wanted--) {
-            TaskEntry e = it.next();
-            it.remove();
-            e.revoke = TaskEntry.Revoke.REQUESTED;
-            revokesOutstanding++;
-            // One release makes the task fresh: ask its first holder only.
-            asks.computeIfAbsent(e.holder(0), h -> new ArrayList<>()).add(e.envelope.id());
-            counters.revokesSent++;
-        }
-        for (Map.Entry<ProducerState, List<TaskId>> ask : asks.entrySet()) {
-            TaskId[] ids = ask.getValue().toArray(TaskId[]::new);
-            ask.getKey().pendingRevokes.add(ids);
-            outbox.revoke(ask.getKey(), ids);
-        }
-    }
-
-    /**
-     * Gives each producer with an idle worker a copy of the oldest late task it does not hold, one copy per task
-     * each time it is late. O(1) when no task is late; otherwise it walks the late tasks only.
-     */
-    private void giveLateCopies() {
-        if (!late.anyLate(now)) {
-            return;
-        }
-        for (ProducerState p : new ArrayList<>(demand.hungryIdle)) {
-            TaskEntry copy = late.lateFor(p, now);
-            if (copy != null) {
-                counters.eagerReassignments++;
-                assign(p, copy, false);
-                late.copied(copy, now); // late again only if the copy, too, runs that long
-            }
-        }
-    }
-
     /** When a running task counts as late ({@link LateTasks#latenessNanos}). */
     long latenessNanos() {
         return late.latenessNanos();
-    }
-
-    /** @param prefetch given on prefetch credit (may wait behind a running task) rather than to an idle worker */
-    private void assign(ProducerState p, TaskEntry e, boolean prefetch) {
-        if (e.holderCount() == 0) {
-            e.prefetched = prefetch;
-            if (prefetch && e.revoke == TaskEntry.Revoke.NONE) {
-                revocable.add(e);
-            }
-        }
-        if (!prefetch) {
-            late.started(e, now);
-            revocable.remove(e); // an idle worker has it now: it starts at once
-        }
-        e.addHolder(p);
-        ready.update(e);
-        ready.used(e);
-        p.held.add(e);
-        demand.set(p, p.credit - 1, Math.max(0, p.idleWorkers - 1));
-        p.tasksAssigned++;
-        counters.tasksAssigned++;
-        outbox.assign(p, e.toReadyTask());
-        keepSuccessor(p, e);
     }
 
     // ---------------------------------------------------------------- the production network
@@ -1248,7 +724,7 @@ public final class Scheduler {
             return;
         }
         c.add(routed.tally());
-        tallied.add(c);
+        replication.tallied(c);
         storeValue(c, routed.value(), self, null, false);
         dispatch();
     }
@@ -1273,29 +749,8 @@ public final class Scheduler {
         }
     }
 
-    /** Ready tasks diffused here from neighbour {@code from}. */
-    public void accept(RoutedPayload.Transfer transfer, int from) {
-        ComputationState c = branch(transfer.computation(), transfer.origin(), transfer.bundle());
-        if (c == null) {
-            return;
-        }
-        if (c.origin != self && c.tasks.isEmpty()) { // none here: the sender knows whose it is and how urgent
-            c.owner = transfer.owner(); // the ledger counts no tasks here for it yet (none of an owner ""'s)
-            reprioritize(c, transfer.priority());
-        }
-        c.seeded.add(from);
-        c.add(transfer.tally());
-        tallied.add(c);
-        ReadyTask[] tasks = transfer.tasks();
-        for (int i = 0; i < tasks.length; i++) {
-            store(c, tasks[i].task(), transfer.homes()[i], tasks[i].inputs(), "transferred");
-        }
-        counters.tasksDiffusedIn += tasks.length;
-        dispatch();
-    }
-
     /** This server's record of computation {@code id}, created for tasks that came from elsewhere; null if over. */
-    private ComputationState branch(long id, int origin, String bundle) {
+    ComputationState branch(long id, int origin, String bundle) {
         ComputationState c = computations.get(id);
         if (c == null && forgotten.contains(id)) {
             return null; // over: its late tasks are dropped
@@ -1309,7 +764,7 @@ public final class Scheduler {
         return c.phase == ComputationState.Phase.RUNNING ? c : null;
     }
 
-    private void setBundle(ComputationState c, String bundle) {
+    void setBundle(ComputationState c, String bundle) {
         c.bundle = bundle;
         if (!bundle.isEmpty()) {
             if (log.active()) {
@@ -1331,118 +786,33 @@ public final class Scheduler {
         return c == null ? "" : c.owner;
     }
 
-    /**
-     * Takes up to {@code max} fresh ready tasks (no producer holds them: "a task that has been downloaded stays")
-     * to diffuse to another server, best first, grouped by computation.
-     */
-    public List<RoutedPayload.Transfer> takeFresh(int max) {
-        Map<Long, List<TaskEntry>> taken = new HashMap<>();
-        List<TaskEntry> validatedHere = new ArrayList<>();
-        for (int n = 0; n < max; n++) {
-            TaskEntry top = ready.peek();
-            if (top == null || top.holderCount() > 0) {
-                break;
-            }
-            ready.remove(top);
-            ComputationState c = computations.get(top.envelope.id().computation());
-            if (c.quorum > 1) {
-                validatedHere.add(top); // validated where it was submitted: its opinions are kept there
-                continue;
-            }
-            c.tasks.remove(top.envelope.id());
-            c.storedBytes -= top.bytes();
-            if (log.active()) {
-                log.record(new MirrorOp.Remove(top.envelope.id()));
-            }
-            taken.computeIfAbsent(c.id, k -> new ArrayList<>()).add(top);
-        }
-        List<RoutedPayload.Transfer> transfers = new ArrayList<>(taken.size());
-        for (Map.Entry<Long, List<TaskEntry>> group : taken.entrySet()) {
-            List<TaskEntry> entries = group.getValue();
-            ReadyTask[] tasks = new ReadyTask[entries.size()];
-            int[] homes = new int[entries.size()];
-            for (int i = 0; i < tasks.length; i++) {
-                tasks[i] = entries.get(i).toReadyTask();
-                homes[i] = entries.get(i).home;
-            }
-            ComputationState c = computations.get(group.getKey());
-            transfers.add(new RoutedPayload.Transfer(c.id, c.origin, c.bundle, c.owner, c.priority, tasks, homes,
-                    c.untold()));
-            counters.tasksDiffusedOut += tasks.length;
-        }
-        for (TaskEntry e : validatedHere) {
-            ready.add(e);
-        }
-        return transfers;
-    }
-
-    /**
-     * A seed for neighbour {@code server}: the best fresh task, if it was spawned here, no task of its computation
-     * has passed between this server and {@code server} yet, and the computation is young here (fewer completions
-     * here than this server has workers); null otherwise.
-     */
-    RoutedPayload.Transfer takeSeed(int server) {
-        TaskEntry top = ready.peek();
-        if (top == null || top.holderCount() > 0 || !top.spawnedHere) {
-            return null;
-        }
-        ComputationState c = computations.get(top.envelope.id().computation());
-        if (c.completedHere >= Math.max(1, demand.workers()) || !c.seeded.add(server)) {
-            return null;
-        }
-        return takeFresh(1).getFirst();
-    }
-
-    /** Tasks of {@code computation} went to, or came from, {@code server}: it needs no seed of it from here. */
-    void seeded(long computation, int server) {
-        ComputationState c = computations.get(computation);
-        if (c != null) {
-            c.seeded.add(server);
-        }
-    }
-
-    void setSeeder(Runnable seeder) {
-        this.seeder = seeder;
-    }
-
-    /** Prefetched copies no producer has started, as far as this server knows: what it could revoke. */
-    public int queuedCount() {
-        return revocable.size();
-    }
-
     /** Unassigned ready tasks: what diffusion may move. */
     public int freshCount() {
         return ready.freshCount();
     }
 
-    /** Tasks the producers asked for and were not given yet (idle workers and prefetch credit). */
-    public int demand() {
-        return demand.credit();
+    /** Prefetched copies no producer has started, as far as this server knows: what it could revoke. */
+    public int queuedCount() {
+        return dispatcher.queuedCount();
     }
 
     /**
-     * Neighbouring servers report this many idle workers they have no task for (see {@link #dispatch}). Fresh tasks
-     * go to them (diffusion); if there are too few, prefetched copies that producers here have not started are
-     * revoked, so that they become fresh and can go too: otherwise the end of a computation waits on tasks queued
-     * behind running ones here while workers next door have nothing.
+     * Neighbouring servers report this many idle workers they have no task for ({@link Dispatcher#setRemoteIdle}).
      */
     void setRemoteIdle(int idle) {
-        boolean released = idle == 0 && remoteIdle > 0;
-        remoteIdle = idle;
-        if (released) {
+        if (dispatcher.setRemoteIdle(idle)) {
             dispatch();
-        } else if (idle > 0) {
-            revokeForRemoteIdle();
         }
     }
 
-    /**
-     * Asks for as many unstarted prefetched copies as idle workers here and next door lack fresh tasks. The server
-     * cannot tell which prefetched copies have started since (a producer starts one whenever its running task ends),
-     * so revokes are refused now and then; each answer asks again for what is still missing.
-     */
-    private void revokeForRemoteIdle() {
-        revokeUnstarted(remoteIdle + demand.idleWaiting() - ready.freshCount() - revokesOutstanding);
+    /** Called before fresh tasks go to producers here while neighbours have idle workers (diffusion's seeding). */
+    void setSeeder(Runnable seeder) {
+        dispatcher.setSeeder(seeder);
+    }
+
+    /** Tasks the producers asked for and were not given yet (idle workers and prefetch credit). */
+    public int demand() {
+        return demand.credit();
     }
 
     /** Worker threads over all producers attached here. */
@@ -1468,39 +838,11 @@ public final class Scheduler {
     public void endedElsewhere(long id) {
         ComputationState c = computations.get(id);
         if (c == null) {
-            forget(id); // tasks of it may still be on their way here
+            remember(id); // tasks of it may still be on their way here
         } else if (c.origin != self) {
             end(c);
-            computations.remove(id);
-            forget(id);
-            if (log.active()) {
-                log.record(new MirrorOp.Forget(id));
-            }
+            forget(c);
         }
-    }
-
-    /**
-     * Records for the mirrors how the counts of every computation whose counts changed since the last call grew
-     * ({@link MirrorOp.Tally}); called before each batch is cut, so a tally rides in the batch with the values that
-     * pass it on.
-     */
-    void logTallies() {
-        if (meter != null && log.active()) {
-            // The usage of this burst's completions goes to the mirrors with them.
-            List<org.cx.wire.Usage> rows = meter.drainExecutions();
-            if (!rows.isEmpty()) {
-                usageBatches.delta(rows, log);
-            }
-        }
-        if (log.active()) {
-            for (ComputationState c : tallied) {
-                MirrorOp.Tally t = c.logTally(false);
-                if (t != null) {
-                    log.record(t);
-                }
-            }
-        }
-        tallied.clear();
     }
 
     /** Who is told of a result the quorum contradicted (the server logs it). */
@@ -1512,82 +854,6 @@ public final class Scheduler {
     public int quorumOf(long id) {
         ComputationState c = computations.get(id);
         return c == null ? 1 : c.quorum;
-    }
-
-    /** Every change needed to rebuild this server's replicated state from nothing, for a new mirror. */
-    void snapshot(List<MirrorOp> ops) {
-        tallied.clear();
-        for (ComputationState c : computations.values()) {
-            MirrorOp.Tally untold = c.logTally(true);
-            if (untold != null) {
-                ops.add(untold);
-            }
-            if (c.origin == self) {
-                ops.add(new MirrorOp.Started(c.id, c.submittedNanos, c.owner, c.quorum, c.priority,
-                        c.timeoutNanos));
-                if (c.phase != ComputationState.Phase.RUNNING) {
-                    ComputationSummary s = c.summary();
-                    ops.add(new MirrorOp.Finished(c.id, c.result, c.failedTask, c.failure, s.tasks(), s.executions(),
-                            s.t1Nanos(), s.wallNanos()));
-                }
-            }
-            if (!c.bundle.isEmpty()) {
-                ops.add(new MirrorOp.Code(c.id, c.bundle));
-            }
-            for (TaskEntry e : c.tasks.values()) {
-                ops.add(new MirrorOp.Put(e.envelope, e.home, c.origin, e.inputs()));
-            }
-        }
-        usageBatches.snapshot(ops);
-    }
-
-    /**
-     * Takes over a failed server's computations and tasks from this server's mirror copy of it. Its consumers
-     * collect here; its producers' copies are gone, so every task is fresh.
-     */
-    void adopt(Replica copy) {
-        for (Replica.Computation rc : copy.computations()) {
-            ComputationState c = computations.get(rc.id());
-            if (c == null) {
-                c = new ComputationState(rc.id(), rc.submittedNanos(), null);
-                computations.put(rc.id(), c);
-                setBundle(c, copy.bundleOf(rc.id()));
-            }
-            c.origin = self;
-            c.owner = rc.owner();
-            c.quorum = rc.quorum();
-            reprioritize(c, rc.priority());
-            c.timeoutNanos = rc.timeoutNanos();
-            if (c.consumer == null && c.abandonedSince < 0) {
-                c.abandonedSince = now; // its consumer comes back here, or the computation is abandoned
-            }
-            MirrorOp.Finished f = rc.finished();
-            if (f != null && c.phase == ComputationState.Phase.RUNNING) {
-                c.phase = f.result() != null ? ComputationState.Phase.DONE : ComputationState.Phase.FAILED;
-                c.result = f.result();
-                c.failedTask = f.failedTask();
-                c.failure = f.failure();
-                c.finishedNanos = now;
-                c.finishedWith(f);
-            }
-        }
-        for (MirrorOp.Put put : copy.tasks()) {
-            long id = put.task().id().computation();
-            ComputationState c = branch(id, put.origin(), copy.bundleOf(id));
-            if (c != null) {
-                store(c, put.task(), put.home(), put.inputs(), "adopted");
-            }
-        }
-        counters.tasksAdopted += copy.tasks().size();
-        usageBatches.adopt(copy.usage(), copy.usageOpen(), log);
-        for (Map.Entry<Long, RoutedPayload.Tally> untold : copy.untold().entrySet()) {
-            ComputationState c = computations.get(untold.getKey());
-            if (c != null) { // else the counts could go nowhere: the failed server had nothing left of it
-                c.add(untold.getValue());
-                tallied.add(c);
-            }
-        }
-        dispatch();
     }
 
     // ---------------------------------------------------------------- views

@@ -155,7 +155,7 @@ public final class ServerCore {
         network.start();
         cycle.every(Math.min(TaskServerNode.SECOND_NANOS, config.resultRetention().toNanos()),
                 () -> {
-                    scheduler.expire(cycle.now());
+                    scheduler.submissions().expire(cycle.now());
                     code.expireUploads(cycle.now());
                 });
         // Late tasks become eligible for a duplicate without any message arriving: look again now and then.
@@ -194,9 +194,9 @@ public final class ServerCore {
                 if (to == null) {
                     return;
                 }
-                scheduler.sealUsage(prefix, cycle.now()).forEach((id, rows) -> network.afterCommit(
+                scheduler.replication().sealUsage(prefix, cycle.now()).forEach((id, rows) -> network.afterCommit(
                         () -> to.send(id, java.util.List.of(rows),
-                                () -> loop.execute(() -> scheduler.usageAcknowledged(id)))));
+                                () -> loop.execute(() -> scheduler.replication().usageAcknowledged(id)))));
             });
         }
     }

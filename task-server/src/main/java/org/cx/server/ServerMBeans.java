@@ -203,7 +203,7 @@ final class ServerMBeans {
         }
 
         private org.cx.wire.Message.Diagnosis diagnosis() {
-            return node.query(() -> node.scheduler().diagnose(id));
+            return node.query(() -> node.scheduler().submissions().diagnose(id));
         }
 
         @Override

@@ -331,7 +331,7 @@ final class ServerNetwork implements StateLog {
 
     /** Sends the changes of this burst to the mirrors as one batch (call after each burst of messages). */
     void flush() {
-        scheduler.logTallies();
+        scheduler.replication().logTallies();
         if (commit.snapshotDue()) {
             sendSnapshot(); // it carries the pending changes too
         }
@@ -350,7 +350,7 @@ final class ServerNetwork implements StateLog {
     /** Sends the whole replicated state to every mirror; they replace their copies. */
     private void sendSnapshot() {
         List<MirrorOp> ops = new ArrayList<>();
-        scheduler.snapshot(ops);
+        scheduler.replication().snapshot(ops);
         channels.snapshot(ops);
         List<Message.Mirror> parts = commit.snapshot(self, ops);
         for (int member : commit.members()) {
@@ -501,7 +501,7 @@ final class ServerNetwork implements StateLog {
                 record(new MirrorOp.Received(m.from(), m.to(), m.seq()));
             }
             switch (m.payload()) {
-                case RoutedPayload.Transfer t -> scheduler.accept(t, m.from());
+                case RoutedPayload.Transfer t -> scheduler.diffusion().accept(t, m.from());
                 case RoutedPayload.Value v -> scheduler.routedValue(v);
                 case RoutedPayload.Failure f -> scheduler.routedFailure(f.computation(), f.taskId(), f.reason());
             }
@@ -732,7 +732,7 @@ final class ServerNetwork implements StateLog {
 
     private void adopt(int failed, Replica copy) {
         LOG.info("server {} takes over the {} tasks of failed server {}", self, copy.taskCount(), failed);
-        scheduler.adopt(copy);
+        scheduler.replication().adopt(copy);
         channels.adopt(copy.outgoing(), copy.received());
         host.adopted(failed);
     }

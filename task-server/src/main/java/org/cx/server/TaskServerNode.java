@@ -286,7 +286,7 @@ public final class TaskServerNode implements AutoCloseable {
     public String cancelAsAdministrator(long id) {
         java.util.concurrent.CompletableFuture<String> answer = new java.util.concurrent.CompletableFuture<>();
         loop.execute(() -> core.cycle().soon(() -> answer.complete(
-                core.scheduler().cancelAsAdministrator(id, core.cycle().now()))));
+                core.scheduler().submissions().cancelAsAdministrator(id, core.cycle().now()))));
         try {
             return answer.get(10, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -123,7 +123,7 @@ class SchedulerTest {
 
     /** A root that spawns a sum (arity 2) and two leaves whose values go to it; the sum sends the result. */
     private long submitForkJoin() {
-        return scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        return scheduler.submissions().submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
     }
 
     /** Submits the fork-join root and hands it to {@code p}, which has an idle worker; returns its id. */
@@ -190,7 +190,7 @@ class SchedulerTest {
         assertEquals(right, out.lastAssigned().task().id());
         assertEquals(1, scheduler.freshCount());
 
-        List<org.cx.wire.RoutedPayload.Transfer> moved = scheduler.takeFresh(10);
+        List<org.cx.wire.RoutedPayload.Transfer> moved = scheduler.diffusion().takeFresh(10);
         assertEquals(1, moved.size());
         assertEquals(List.of(left), List.of(moved.get(0).tasks()).stream().map(t -> t.task().id()).toList(),
                 "neither the unready sum nor the downloaded task moves");
@@ -214,31 +214,31 @@ class SchedulerTest {
     void seedsAreSpawnedHereOncePerNeighbourAndOnlyEarly() {
         ProducerState p = scheduler.addProducer(1, "p1", 3);
         TaskId root = submitToIdle(p);
-        assertNull(scheduler.takeSeed(7), "the submitted task is not a seed: it was not spawned here");
+        assertNull(scheduler.diffusion().takeSeed(7), "the submitted task is not a seed: it was not spawned here");
         TaskId sum = root.child(0);
         TaskId left = root.child(1);
         TaskId right = root.child(2);
         completeForkJoinRoot(p, root);
 
-        org.cx.wire.RoutedPayload.Transfer seed = scheduler.takeSeed(7);
+        org.cx.wire.RoutedPayload.Transfer seed = scheduler.diffusion().takeSeed(7);
         assertNotNull(seed);
         assertEquals(right, seed.tasks()[0].task().id(), "the best fresh task");
-        assertNull(scheduler.takeSeed(7), "one seed per computation and neighbour");
-        scheduler.seeded(root.computation(), 8);
-        assertNull(scheduler.takeSeed(8), "tasks of this computation already passed to or from server 8");
-        assertEquals(left, scheduler.takeSeed(9).tasks()[0].task().id());
+        assertNull(scheduler.diffusion().takeSeed(7), "one seed per computation and neighbour");
+        scheduler.diffusion().seeded(root.computation(), 8);
+        assertNull(scheduler.diffusion().takeSeed(8), "tasks of this computation already passed to or from server 8");
+        assertEquals(left, scheduler.diffusion().takeSeed(9).tasks()[0].task().id());
 
         // A computation that arrived here by diffusion is seeded onwards only from what it spawns here.
         org.cx.wire.RoutedPayload.Transfer arrived = seed;
         Scheduler other = new Scheduler(new RecordingOutbox(), 60_000_000_000L, new java.util.SplittableRandom(43), new EffectAudit());
         other.tick(now);
         ProducerState q = other.addProducer(2, "q1", 1);
-        other.accept(arrived, 1);
-        assertNull(other.takeSeed(5), "a transferred task is not sent on as a seed");
+        other.diffusion().accept(arrived, 1);
+        assertNull(other.diffusion().takeSeed(5), "a transferred task is not sent on as a seed");
         other.request(q, 1, 1);
         other.completed(q, completion(right, List.of(task(right.child(0), Continuation.to(sum, 1), 0, 3)), List.of()));
         assertEquals(1, other.freshCount());
-        assertNull(other.takeSeed(5), "once the computation has had as many completions here as there are workers");
+        assertNull(other.diffusion().takeSeed(5), "once the computation has had as many completions here as there are workers");
     }
 
     /** While neighbours report idle workers, the seeder runs before fresh tasks go to idle workers here. */
@@ -247,7 +247,7 @@ class SchedulerTest {
         ProducerState p = scheduler.addProducer(1, "p1", 4);
         List<org.cx.wire.RoutedPayload.Transfer> seeds = new ArrayList<>();
         scheduler.setSeeder(() -> {
-            org.cx.wire.RoutedPayload.Transfer seed = scheduler.takeSeed(7);
+            org.cx.wire.RoutedPayload.Transfer seed = scheduler.diffusion().takeSeed(7);
             if (seed != null) {
                 seeds.add(seed);
             }
@@ -559,8 +559,8 @@ class SchedulerTest {
      */
     private int aliceShareOf(int n, java.util.Set<String> favoured) {
         ProducerState p = scheduler.addProducer(1, "p", 1);
-        long a = scheduler.submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
-        long b = scheduler.submit(userNamed("bob", 8), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        long a = scheduler.submissions().submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        long b = scheduler.submissions().submit(userNamed("bob", 8), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.request(p, 2, 1);
         for (long c : new long[] {a, b}) {
             List<TaskEnvelope> children = new ArrayList<>();
@@ -599,12 +599,12 @@ class SchedulerTest {
                 java.time.Duration.ofDays(7)));
         ConsumerHandle alice = userNamed("alice", 7);
         for (int i = 0; i < 2; i++) {
-            assertNull(scheduler.submitRefusal(alice));
-            scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+            assertNull(scheduler.submissions().submitRefusal(alice));
+            scheduler.submissions().submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         }
-        String refused = scheduler.submitRefusal(alice);
+        String refused = scheduler.submissions().submitRefusal(alice);
         assertTrue(refused != null && refused.contains("--max-computations-per-user"), refused);
-        assertNull(scheduler.submitRefusal(userNamed("bob", 8)));
+        assertNull(scheduler.submissions().submitRefusal(userNamed("bob", 8)));
     }
 
     @Test
@@ -612,7 +612,7 @@ class SchedulerTest {
         scheduler.quotas(new UserQuotas(10, 5, 1L << 30, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
                 java.time.Duration.ofDays(7)));
         ProducerState p = scheduler.addProducer(1, "p", 1);
-        long c = scheduler.submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        long c = scheduler.submissions().submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.request(p, 1, 1);
         TaskId root = TaskId.root(c);
         List<TaskEnvelope> many = new ArrayList<>();
@@ -630,7 +630,7 @@ class SchedulerTest {
                 java.time.Duration.ofHours(1), java.time.Duration.ofDays(7)));
         ConsumerHandle alice = userNamed("alice", 7);
         ProducerState p = scheduler.addProducer(1, "p", 1);
-        long c = scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        long c = scheduler.submissions().submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.request(p, 1, 1);
         TaskId root = TaskId.root(c);
         TaskEnvelope big = new TaskEnvelope(root.child(0), Continuation.CONSUMER, 1, 0, false, new byte[60_000]);
@@ -639,7 +639,7 @@ class SchedulerTest {
         scheduler.routedValue(new org.cx.wire.RoutedPayload.Value(c, new ValueEnvelope(Continuation.to(root.child(0),
                 0), new byte[70_000]), new org.cx.wire.RoutedPayload.Tally(0, 0, 0)));
         assertTrue(out.log.contains("failed"), "its input took it over: " + out.log);
-        assertTrue(scheduler.collect(alice, c));
+        assertTrue(scheduler.submissions().collect(alice, c));
         assertTrue(out.failure.contains("--max-data-per-user"), out.failure);
     }
 
@@ -648,13 +648,13 @@ class SchedulerTest {
         scheduler.quotas(new UserQuotas(10, 1_000, 1L << 30, java.time.Duration.ofMinutes(10), java.time.Duration.ofHours(1),
                 java.time.Duration.ofDays(7)));
         ConsumerHandle alice = userNamed("alice", 7);
-        long c = scheduler.submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
-        scheduler.consumerGone(alice);
-        scheduler.expire(now + java.time.Duration.ofMinutes(9).toNanos());
+        long c = scheduler.submissions().submit(alice, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        scheduler.submissions().consumerGone(alice);
+        scheduler.submissions().expire(now + java.time.Duration.ofMinutes(9).toNanos());
         assertFalse(out.log.contains("ended"), "not yet");
-        scheduler.expire(now + java.time.Duration.ofMinutes(11).toNanos());
+        scheduler.submissions().expire(now + java.time.Duration.ofMinutes(11).toNanos());
         assertTrue(out.log.contains("ended"), "its tasks are dropped");
-        assertTrue(scheduler.collect(alice, c), "the failure waits to be collected");
+        assertTrue(scheduler.submissions().collect(alice, c), "the failure waits to be collected");
         assertTrue(out.failure.contains("--abandoned-after"), out.failure);
     }
 
@@ -666,7 +666,7 @@ class SchedulerTest {
         for (int i = 1; i <= 5; i++) {
             producers.add(scheduler.addProducer(i, "p" + i, 1));
         }
-        long c = scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        long c = scheduler.submissions().submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.request(producers.get(0), 1, 1);
         for (int round = 0; round < 6; round++) { // it never finishes: late again and again
             now += java.time.Duration.ofSeconds(1).toNanos();
@@ -678,8 +678,8 @@ class SchedulerTest {
         }
         long holders = out.assigned.stream().filter(t -> t.task().id().equals(TaskId.root(c))).count();
         assertEquals(UserQuotas.MAX_RUNNING_COPIES, holders, "copies of the looping task");
-        scheduler.expire(now + java.time.Duration.ofSeconds(31).toNanos());
-        assertTrue(scheduler.collect(consumer, c));
+        scheduler.submissions().expire(now + java.time.Duration.ofSeconds(31).toNanos());
+        assertTrue(scheduler.submissions().collect(consumer, c));
         assertTrue(out.failure.contains("--task-time-limit"), out.failure);
     }
 
@@ -690,7 +690,7 @@ class SchedulerTest {
     }
 
     private long submitValidated() {
-        return scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), "", 2, now);
+        return scheduler.submissions().submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), "", 2, now);
     }
 
     @Test
@@ -771,37 +771,37 @@ class SchedulerTest {
         scheduler.quotas(new UserQuotas(10, 1_000, 1L << 30, java.time.Duration.ofHours(1), java.time.Duration.ofHours(1),
                 java.time.Duration.ofSeconds(1)));
         ProducerState p = scheduler.addProducer(1, "p", 1);
-        long c = scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        long c = scheduler.submissions().submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         scheduler.request(p, 1, 1);
         TaskId root = TaskId.root(c);
         TaskEnvelope child = task(root.child(0), Continuation.CONSUMER, 0, 0);
         scheduler.completed(p, new Completion(root, new TaskEnvelope[] {child}, new ValueEnvelope[0],
                 java.time.Duration.ofMillis(600).toNanos()));
-        scheduler.expire(now);
+        scheduler.submissions().expire(now);
         assertFalse(out.log.contains("failed"), "0.6 s of task time is within the limit");
         scheduler.request(p, 1, 1);
         scheduler.completed(p, new Completion(child.id(), new TaskEnvelope[] {
                 task(child.id().child(0), Continuation.CONSUMER, 0, 0)}, new ValueEnvelope[0],
                 java.time.Duration.ofMillis(600).toNanos()));
-        scheduler.expire(now);
-        assertTrue(scheduler.collect(consumer, c));
+        scheduler.submissions().expire(now);
+        assertTrue(scheduler.submissions().collect(consumer, c));
         assertTrue(out.failure.contains("--computation-time-limit"), out.failure);
     }
 
     @Test
     void aProducerThatAsksForEverythingGetsNoMoreThanTheCreditCap() {
         ProducerState hoarder = scheduler.addProducer(1, "hoarder", 1);
-        long c = scheduler.submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
+        long c = scheduler.submissions().submit(consumer, task(TaskId.root(0), Continuation.CONSUMER, 0, 0), now);
         ProducerState p = scheduler.addProducer(2, "p", 1);
         scheduler.request(p, 1, 1);
         TaskId root = TaskId.root(c);
         List<TaskEnvelope> leaves = new ArrayList<>();
-        for (int i = 0; i < 3 * Scheduler.MAX_CREDIT; i++) {
+        for (int i = 0; i < 3 * Dispatcher.MAX_CREDIT; i++) {
             leaves.add(task(root.child(i), Continuation.CONSUMER, 0, 0));
         }
         scheduler.completed(p, completion(root, leaves, List.of()));
         scheduler.request(hoarder, Integer.MAX_VALUE, 1_000_000);
-        assertEquals(Scheduler.MAX_CREDIT, hoarder.heldCount(), "tasks the hoarder holds");
+        assertEquals(Dispatcher.MAX_CREDIT, hoarder.heldCount(), "tasks the hoarder holds");
     }
 
     @Test
@@ -834,15 +834,15 @@ class SchedulerTest {
     void resultWaitsForItsConsumerUntilItExpires() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
         long c = submitForkJoin();
-        scheduler.consumerGone(consumer);
+        scheduler.submissions().consumerGone(consumer);
         scheduler.request(p, 1, 1);
         scheduler.completed(p, completion(TaskId.root(c), List.of(), List.of(new ValueEnvelope(Continuation.CONSUMER, new byte[] {6}))));
         assertNull(out.result, "nobody to tell yet");
         ConsumerHandle later = () -> 2;
-        assertTrue(scheduler.collect(later, c));
+        assertTrue(scheduler.submissions().collect(later, c));
         assertArrayEquals(new byte[] {6}, out.result);
-        assertEquals(0, scheduler.expire(now + 1));
-        assertEquals(1, scheduler.expire(now + 60_000_000_001L));
-        assertTrue(!scheduler.collect(later, c), "expired");
+        assertEquals(0, scheduler.submissions().expire(now + 1));
+        assertEquals(1, scheduler.submissions().expire(now + 60_000_000_001L));
+        assertTrue(!scheduler.submissions().collect(later, c), "expired");
     }
 }
