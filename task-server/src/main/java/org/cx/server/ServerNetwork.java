@@ -10,8 +10,6 @@ import java.util.concurrent.TimeUnit;
 import org.cx.api.TaskId;
 import org.cx.wire.Message;
 import org.cx.wire.MessageEncoder;
-import org.cx.wire.MirrorOp;
-import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
 import org.cx.wire.RoutedPayload;
 import org.cx.wire.WireConfig;
@@ -19,25 +17,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One task server's part in the production network (paper §4.2): membership and the fat tree, mirroring with
- * output commit, failure detection and repair, diffusion, and exactly-once channels between servers. Everything
- * runs on the server's event loop, beside the {@link Scheduler}; docs/architecture.md gives the protocols as steps.
+ * One task server's part in the production network (paper §4.2): membership and the fat tree, failure detection and
+ * repair, and the links to other servers, with its parts {@link Mirroring} (output commit, both ways),
+ * {@link Routing} (exactly-once messages between servers) and {@link DiffusionDriver}. Everything runs on the
+ * server's event loop, beside the {@link Scheduler}; docs/architecture.md gives the protocols as steps.
  *
  * <p>The decisions are made elsewhere, by classes without I/O: {@link MirrorCommit}, {@link MirrorCopies},
- * {@link ExactlyOnceChannels}, {@link Liveness}, {@link RootTakeover}, {@link HeirChoice}, {@link FatTree}, and
- * diffusion's {@link Diffusion} (acted on by {@link DiffusionDriver}). This class is where they meet the scheduler and
- * the links, and its size (about 1,000 lines) is that of the protocols' effects in order: applying a topology, for one,
- * touches membership, the mirror group, the copies held, the channels, the neighbours and the links in one step, and
- * splitting that step would spread its order over several classes.
- *
- * <h2>Mirroring</h2>
- * The scheduler reports each change to its replicated state ({@link StateLog}); after each burst of messages the
- * changes go to every mirror as one numbered batch. What the outside world must not see before the mirrors have a
- * change (a result for a consumer, a message to another server) is held until every mirror has acknowledged the batch
- * ({@link #afterCommit}). Assignments to producers are not held: a task handed out on a change that dies with this
- * server just runs again elsewhere, and its late completion is discarded by id.
+ * {@link ExactlyOnceChannels}, {@link Liveness}, {@link RootTakeover}, {@link HeirChoice}, {@link FatTree} and
+ * {@link Diffusion}. This class is where membership meets the scheduler and the links, and its size (about 900
+ * lines) is that of the membership protocols' effects in order: applying a topology, for one, touches membership,
+ * the mirror group, the copies held, the channels, the neighbours and the links in one step, and splitting that step
+ * would spread its order over several classes.
  */
-final class ServerNetwork implements StateLog {
+final class ServerNetwork {
     private static final Logger LOG = LoggerFactory.getLogger(ServerNetwork.class);
     /** Unacknowledged messages between servers are sent again this often (and after every repair). */
     private static final long RESEND_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -115,18 +107,10 @@ final class ServerNetwork implements StateLog {
     /** Failed servers whose take-over this server has already handled. */
     private final Set<Integer> settled = new HashSet<>();
 
-    // ---- mirroring this server's state
-    private final MirrorCommit commit = new MirrorCommit();
-    /** The mirror group as of the last topology applied (the root changes its tree before it applies one). */
-    private List<Integer> appliedGroup = List.of();
-    /** Former members are released a few heartbeats after the new group has the snapshot. */
-    private boolean releaseScheduled;
-
-    // ---- mirror copies of other servers
-    private final MirrorCopies<PeerConnection> copies = new MirrorCopies<>();
-
-    // ---- exactly-once channels
-    private final ExactlyOnceChannels channels = new ExactlyOnceChannels();
+    // ---- mirroring, both ways, and exactly-once messages between servers
+    private final Mirroring mirroring;
+    private final MirrorCopies<PeerConnection> copies;
+    private final Routing routing;
 
     // ---- diffusion
     private final DiffusionDriver diffusion;
@@ -164,6 +148,9 @@ final class ServerNetwork implements StateLog {
         this.cycle = cycle;
         this.scheduler = scheduler;
         this.host = host;
+        this.mirroring = new Mirroring(this, scheduler, host, cycle, config.heartbeat().toNanos());
+        this.copies = mirroring.copies();
+        this.routing = new Routing(this, mirroring, scheduler, host, cycle);
         this.diffusion = new DiffusionDriver(scheduler, cycle, new DiffusionDriver.Network() {
             @Override
             public int self() {
@@ -209,14 +196,14 @@ final class ServerNetwork implements StateLog {
             addresses.put(self, address);
             names.put(self, name);
             jmxUrls.put(self, jmx);
-            scheduler.attach(self, this::resolve, this);
+            scheduler.attach(self, this::resolve, mirroring);
         } else {
             tree = new FatTree(config.branching());
             sendJoin(config.join());
         }
         cycle.every(config.heartbeat().toNanos(), this::beat);
         cycle.every(config.diffusion().toNanos(), diffusion::diffuse);
-        cycle.every(RESEND_PERIOD_NANOS, this::resendUnacknowledged);
+        cycle.every(RESEND_PERIOD_NANOS, routing::resendUnacknowledged);
     }
 
     // ---------------------------------------------------------------- views
@@ -309,247 +296,36 @@ final class ServerNetwork implements StateLog {
         return at;
     }
 
-    // ---------------------------------------------------------------- StateLog: mirroring
-
-    @Override
-    public boolean active() {
-        return commit.active();
-    }
-
-    @Override
-    public void record(MirrorOp op) {
-        commit.record(op);
-    }
+    // ---------------------------------------------------------------- mirroring and routing
 
     /**
      * Runs {@code output} once every change made so far is on every mirror: at once when nobody mirrors this server
      * or nothing is unacknowledged.
      */
     void afterCommit(Runnable output) {
-        commit.afterCommit(output);
+        mirroring.afterCommit(output);
     }
 
-    /** Sends the changes of this burst to the mirrors as one batch (call after each burst of messages). */
+    /** Sends the changes of this burst to the mirrors as one batch, and flushes every link (after each burst). */
     void flush() {
-        scheduler.replication().logTallies();
-        if (commit.snapshotDue()) {
-            sendSnapshot(); // it carries the pending changes too
-        }
-        Message.Mirror batch = commit.cut(self);
-        if (batch != null) {
-            for (int member : commit.members()) {
-                send(member, batch);
-            }
-        }
-        commit.releaseCommitted();
+        mirroring.flush();
         for (PeerLink link : links.values()) {
             link.flush();
         }
     }
 
-    /** Sends the whole replicated state to every mirror; they replace their copies. */
-    private void sendSnapshot() {
-        List<MirrorOp> ops = new ArrayList<>();
-        scheduler.replication().snapshot(ops);
-        channels.snapshot(ops);
-        List<Message.Mirror> parts = commit.snapshot(self, ops);
-        for (int member : commit.members()) {
-            parts.forEach(part -> send(member, part));
-        }
-        LOG.debug("server {} sent a snapshot of {} changes to {}", self, ops.size(), commit.members());
-    }
-
-    private void onMirror(Message.Mirror m, PeerConnection from) {
-        if (forwards.containsKey(m.from())) {
-            from.send(new Message.Evicted("server " + m.from() + " was declared failed and its tasks were "
-                    + "taken over by server " + resolve(m.from())));
-            return;
-        }
-        MirrorCopies.Offer offer = copies.offer(m, from);
-        if (offer.fit() == Replica.Fit.GAP) {
-            // The sender lost a link with batches on it; it sends a snapshot next.
-            LOG.warn("server {}: batch {} from server {} does not follow batch {}; its copy is incomplete until the "
-                    + "next snapshot", self, m.seq(), m.from(), offer.lastSeq());
-        }
-        if (offer.fit() != Replica.Fit.APPLIED) {
-            return;
-        }
-        for (MirrorOp op : offer.applied()) {
-            if (op instanceof MirrorOp.Code code) {
-                host.mirroredBundle(code.id(), code.bundle());
-            }
-        }
-        if (offer.ackNow() && joined()) {
-            from.send(new Message.MirrorAck(m.from(), self, m.seq()));
-        } else if (offer.ackNow()) {
-            copies.defer(m.from(), m.seq(), from); // a joiner has no id to sign with yet: once it has one
-        }
-    }
-
-    /** Acknowledges the batches nobody waited on (periodically: one acknowledgement covers all before it). */
+    /** Acknowledges the batches of mirrored servers that nobody waited on (periodically). */
     void sendDeferredAcks() {
-        if (!joined()) {
-            return;
-        }
-        for (MirrorCopies.Deferred<PeerConnection> d : copies.takeDeferred()) {
-            d.link().send(new Message.MirrorAck(d.from(), self, d.seq()));
-        }
+        mirroring.sendDeferredAcks();
     }
-
-    private void onMirrorAck(Message.MirrorAck ack) {
-        if (ack.from() != self || !commit.acknowledged(ack.by(), ack.seq())) {
-            return;
-        }
-        scheduleRelease();
-    }
-
-    /**
-     * Former members are released once the new group holds the copy: they hold back every commit until then (one
-     * that never had the copy never acknowledges). Called on each acknowledgement and after each regroup (the group
-     * may hold the copy already, and then no acknowledgement would come to release them).
-     */
-    private void scheduleRelease() {
-        if (commit.releasePending() && !releaseScheduled && commit.groupHasSnapshot(mirrorGroup())) {
-            // Release the former members only once the root has heard (in heartbeats) that the new ones hold the
-            // copy, so that it never picks a former member whose copy is gone as the heir.
-            releaseScheduled = true;
-            cycle.after(3 * config.heartbeat().toNanos(), this::releaseFormerMembers);
-        }
-    }
-
-    private void releaseFormerMembers() {
-        releaseScheduled = false;
-        if (evicted || !commit.groupHasSnapshot(mirrorGroup())) {
-            return; // the group changed again meanwhile; a later ack schedules the release
-        }
-        for (int old : commit.releaseFormer(mirrorGroup())) {
-            send(old, new Message.MirrorRelease(self));
-        }
-    }
-
-    // ---------------------------------------------------------------- exactly-once channels
 
     /** Sends {@code payload} to server {@code to}, exactly once: recorded, mirrored, then transmitted. */
     void route(int to, RoutedPayload payload) {
-        long seq = channels.send(self, to, payload);
-        if (host.trails()) {
-            trail(payload, "sent:" + self + ">" + to + "." + seq + "@" + resolve(to));
-        }
-        if (active()) {
-            record(new MirrorOp.Send(self, to, seq, payload));
-        }
-        if (payload instanceof RoutedPayload.Transfer t) {
-            host.transferred(t, to, false);
-        }
-        afterCommit(() -> {
-            if (host.trails()) {
-                trail(payload, "committed:" + self + ">" + to + "." + seq + ":journal" + commit.journalSeq()
-                        + ":acked" + commit.acknowledgements());
-            }
-            if (payload instanceof RoutedPayload.Transfer t) {
-                host.transferred(t, to, true);
-            }
-            deliver(new Message.Routed(self, to, seq, payload));
-        });
+        routing.route(to, payload);
     }
 
-    /**
-     * Sends {@code m} to the server its destination's tasks live on now, which after a take-over may be this one:
-     * the heir of a failed server re-sends what that server had not had acknowledged, some of it to itself.
-     * Delivered here, it waits for the current command to finish.
-     */
-    private void deliver(Message.Routed m) {
-        Message.Routed stamped = new Message.Routed(m.from(), m.to(), m.seq(), m.payload(), epoch);
-        deliver(m.to(), stamped, () -> onRouted(stamped));
-    }
-
-    private void deliver(Message.RoutedAck ack) {
-        deliver(ack.from(), ack, () -> onRoutedAck(ack));
-    }
-
-    private void deliver(int destination, Message m, Runnable here) {
-        int at = resolve(destination);
-        if (at != self) {
-            send(at, m);
-            return;
-        }
-        cycle.soon(() -> {
-            if (!evicted) {
-                here.run();
-            }
-        });
-    }
-
-    private void onRouted(Message.Routed m) {
-        if (m.epoch() > epoch) {
-            // The sender knows a newer topology: it may make this server the heir of the task the message is for,
-            // and a value for a task not taken over yet would be dropped as late. Unacknowledged, it comes again.
-            return;
-        }
-        int at = resolve(m.to());
-        if (at != self) {
-            send(at, m); // this server's view was newer than the sender's: pass it on
-            return;
-        }
-        if (host.trails()) {
-            trail(m.payload(), "received:" + m.from() + ">" + m.to() + "." + m.seq() + ":after"
-                    + channels.mark(m.from(), m.to()));
-        }
-        ExactlyOnceChannels.Receipt receipt = channels.receive(m.from(), m.to(), m.seq());
-        if (receipt == ExactlyOnceChannels.Receipt.NEXT) {
-            if (active()) {
-                record(new MirrorOp.Received(m.from(), m.to(), m.seq()));
-            }
-            switch (m.payload()) {
-                case RoutedPayload.Transfer t -> scheduler.diffusion().accept(t, m.from());
-                case RoutedPayload.Value v -> scheduler.routedValue(v);
-                case RoutedPayload.Failure f -> scheduler.routedFailure(f.computation(), f.taskId(), f.reason());
-            }
-        } else if (receipt == ExactlyOnceChannels.Receipt.GAP) {
-            return; // an earlier one was lost on a broken link; the sender sends it again
-        }
-        long upTo = channels.mark(m.from(), m.to());
-        afterCommit(() -> deliver(new Message.RoutedAck(m.from(), m.to(), upTo)));
-    }
-
-    /** Tells the host's audit trail where the tasks of a transfer go and come from. */
-    private void trail(RoutedPayload payload, String event) {
-        if (payload instanceof RoutedPayload.Transfer transfer) {
-            for (ReadyTask task : transfer.tasks()) {
-                host.trail(task.task().id(), event);
-            }
-        } else if (payload instanceof RoutedPayload.Value value) {
-            host.trail(value.value().to().target(), "value:" + event);
-        }
-    }
-
-    private void onRoutedAck(Message.RoutedAck ack) {
-        if (resolve(ack.from()) != self) {
-            return;
-        }
-        if (channels.acknowledge(ack.from(), ack.to(), ack.seq()) && active()) {
-            record(new MirrorOp.Acked(ack.from(), ack.to(), ack.seq()));
-        }
-    }
-
-    /**
-     * Sends every unacknowledged message again (after repairs), once the changes recorded so far are committed. The
-     * messages are the ones outstanding now: one routed after this call is delivered when its own change commits,
-     * not with these (before its mirror has the change, if the resend's commit came first).
-     */
-    private void resendUnacknowledged() {
-        if (!joined()) {
-            return;
-        }
-        List<Message.Routed> again = channels.unacknowledged();
-        afterCommit(() -> {
-            for (Message.Routed m : again) {
-                if (host.trails()) {
-                    trail(m.payload(), "resent:" + m.from() + ">" + m.to() + "." + m.seq());
-                }
-                deliver(m);
-            }
-        });
+    Routing routing() {
+        return routing;
     }
 
     // ---------------------------------------------------------------- membership
@@ -643,7 +419,6 @@ final class ServerNetwork implements StateLog {
         boolean first = !joined();
         epoch = t.epoch();
         self = t.yourId();
-        List<Integer> oldGroup = appliedGroup;
         tree = new FatTree(t.branching());
         for (Message.Member m : t.members()) {
             tree.join(m.id());
@@ -655,7 +430,7 @@ final class ServerNetwork implements StateLog {
             forwards.put(t.forwardFrom()[i], t.forwardTo()[i]);
         }
         if (first) {
-            scheduler.attach(self, this::resolve, this);
+            scheduler.attach(self, this::resolve, mirroring);
             LOG.info("server {} joined the network at position {}", self, tree.position(self));
         }
         long now = cycle.now();
@@ -679,14 +454,7 @@ final class ServerNetwork implements StateLog {
             }
         }
         // Mirror group: new members get a snapshot; old ones keep getting changes until the new ones have it.
-        List<Integer> group = mirrorGroup();
-        appliedGroup = group;
-        boolean changed = adopted || !group.equals(oldGroup);
-        commit.regroup(oldGroup, group, tree::contains);
-        if (changed && commit.active()) {
-            sendSnapshot();
-        }
-        scheduleRelease();
+        mirroring.regroup(mirrorGroup(), adopted, tree::contains);
         if (isRoot()) {
             liveness.watch(tree.ids(), now);
         }
@@ -703,8 +471,8 @@ final class ServerNetwork implements StateLog {
         if (!isRoot()) {
             send(tree.idAt(0), heartbeat()); // the root, perhaps a new one, hears from every member at once
         }
-        commit.releaseCommitted();
-        resendUnacknowledged();
+        mirroring.releaseCommitted();
+        routing.resendUnacknowledged();
         long applied = epoch;
         afterCommit(() -> {
             committedEpoch = Math.max(committedEpoch, applied);
@@ -733,7 +501,7 @@ final class ServerNetwork implements StateLog {
     private void adopt(int failed, Replica copy) {
         LOG.info("server {} takes over the {} tasks of failed server {}", self, copy.taskCount(), failed);
         scheduler.replication().adopt(copy);
-        channels.adopt(copy.outgoing(), copy.received());
+        routing.adopt(copy);
         host.adopted(failed);
     }
 
@@ -940,7 +708,7 @@ final class ServerNetwork implements StateLog {
     /** A link to another server closed: the root (or the secondary, for the root) treats that as a failure. */
     private void linkLost(int id) {
         links.remove(id);
-        commit.linkLost(id);
+        mirroring.linkLost(id);
         if (evicted || shuttingDown || !tree.contains(id)) {
             return;
         }
@@ -1021,7 +789,7 @@ final class ServerNetwork implements StateLog {
 
     /** Whether the changes recorded since the last batch are enough for a batch. */
     boolean batchFull() {
-        return commit.pendingBytes() > LARGE_FOR_A_BATCH;
+        return mirroring.commit().pendingBytes() > LARGE_FOR_A_BATCH;
     }
 
     /** A message from another server or an observer, on either kind of connection. Event loop. */
@@ -1038,8 +806,15 @@ final class ServerNetwork implements StateLog {
             return;
         }
         switch (msg) {
-            case Message.Mirror m -> onMirror(m, from);
-            case Message.MirrorAck a -> onMirrorAck(a);
+            case Message.Mirror m -> {
+                if (forwards.containsKey(m.from())) {
+                    from.send(new Message.Evicted("server " + m.from() + " was declared failed and its tasks were "
+                            + "taken over by server " + resolve(m.from())));
+                } else {
+                    mirroring.onMirror(m, from);
+                }
+            }
+            case Message.MirrorAck a -> mirroring.onMirrorAck(a);
             case Message.MirrorRelease r -> {
                 copies.remove(r.from()); // the copy is gone: it must not be acknowledged late
             }
@@ -1049,12 +824,12 @@ final class ServerNetwork implements StateLog {
                 if (large) {
                     cycle.endOfBurst(); // its changes go to the mirrors in a batch of their own
                 }
-                onRouted(r);
+                routing.onRouted(r);
                 if (large || batchFull()) {
                     cycle.endOfBurst();
                 }
             }
-            case Message.RoutedAck a -> onRoutedAck(a);
+            case Message.RoutedAck a -> routing.onRoutedAck(a);
             case Message.Load l -> diffusion.onLoad(l);
             case Message.Heartbeat hb -> onHeartbeat(hb, from);
             case Message.HeartbeatAck a -> {
@@ -1101,7 +876,7 @@ final class ServerNetwork implements StateLog {
 
     // ---------------------------------------------------------------- links
 
-    private void send(int id, Message m) {
+    void send(int id, Message m) {
         if (id == self || evicted) {
             return;
         }
