@@ -56,6 +56,10 @@ import org.slf4j.LoggerFactory;
  * callback executor, never on the connection's event loop: a slow or blocking listener delays other callbacks, not
  * the messages of other computations. By default that is one daemon thread per consumer, so callbacks run one at a
  * time in the order their outcomes arrived; {@link #connect(InetSocketAddress, Executor)} takes the application's own.
+ *
+ * <p>Its questions other than submissions wait in {@link Questions}. What stays here (about 690 lines) is the API's
+ * overloads, the {@link Pending} handle applications hold, and the one connection handler with its fail-over, which
+ * answer each other through the same maps of submissions and running computations.
  */
 public final class Consumer implements TaskServer {
     private static final Logger LOG = LoggerFactory.getLogger(Consumer.class);
@@ -80,10 +84,10 @@ public final class Consumer implements TaskServer {
     /** Options of submissions that name none ({@link #defaultOptions}). */
     private volatile SubmitOptions defaults = SubmitOptions.defaults();
     /** Questions to the server not answered yet, by computation (lists: by 0). */
-    private final Questions<Void> cancels = new Questions<>();
-    private final Questions<Void> prioritizations = new Questions<>();
-    private final Questions<Diagnosis> diagnoses = new Questions<>();
-    private final Questions<List<Diagnosis>> lists = new Questions<>();
+    private final Questions<Void> cancels = new Questions<>(this::send);
+    private final Questions<Void> prioritizations = new Questions<>(this::send);
+    private final Questions<Diagnosis> diagnoses = new Questions<>(this::send);
+    private final Questions<List<Diagnosis>> lists = new Questions<>(this::send);
     /** Orders submissions and uploads: an upload after a submission answers that submission's NeedBundle. */
     private final AtomicLong sends = new AtomicLong();
     /** Hash → when it was last uploaded, in {@link #sends} order. Event loop only. */
@@ -124,6 +128,11 @@ public final class Consumer implements TaskServer {
 
     private Message.Hello hello() {
         return new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.CONSUMER, name, 0);
+    }
+
+    /** Sends {@code m} to the server this consumer is connected to now. */
+    private void send(Message m) {
+        channel.writeAndFlush(m);
     }
 
     private Connection attached(Message.Welcome welcome) {
@@ -495,44 +504,6 @@ public final class Consumer implements TaskServer {
             questions.answer(computation, null);
         } else {
             questions.fail(computation, new ComputationFailedException(computation, null, refusal));
-        }
-    }
-
-    /** Futures waiting for the server's answers of one kind, by computation; an answer completes all asked so far. */
-    private final class Questions<T> {
-        private final Map<Long, java.util.Queue<CompletableFuture<T>>> waiting = new ConcurrentHashMap<>();
-
-        CompletableFuture<T> ask(long computation, Message question) {
-            CompletableFuture<T> answer = new CompletableFuture<>();
-            waiting.computeIfAbsent(computation, k -> new java.util.concurrent.ConcurrentLinkedQueue<>()).add(answer);
-            channel.writeAndFlush(question);
-            return answer;
-        }
-
-        void answer(long computation, T value) {
-            var answered = waiting.remove(computation);
-            if (answered != null) {
-                answered.forEach(f -> f.complete(value));
-            }
-        }
-
-        void fail(long computation, Throwable why) {
-            var answered = waiting.remove(computation);
-            if (answered != null) {
-                answered.forEach(f -> f.completeExceptionally(why));
-            }
-        }
-
-        /** The computations asked about and not answered. */
-        java.util.Set<Long> asked() {
-            return java.util.Set.copyOf(waiting.keySet());
-        }
-
-        /** The connection is gone: no answer will come. */
-        void failAll(Throwable why) {
-            for (Long computation : List.copyOf(waiting.keySet())) {
-                fail(computation, why);
-            }
         }
     }
 
