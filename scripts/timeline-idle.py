@@ -14,9 +14,16 @@ With --compositions it also says how long compositions waited from the moment th
 until they started, separately for those whose last input ran at a producer of another server: with one server the
 producer that computes a composition's last input runs it at once; across servers the value travels first.
 
-Usage: scripts/timeline-idle.py [--workers N] [--compositions] TIMELINE.json ...
+With --refill it says, for the middle of the run (between the first and last tenth), where the waiting tasks were
+while workers idled (still at the server, or already in a producer's cache behind a running task), and how an idle
+period ended by an assigned task splits: from the worker going idle until the server assigned the task (the
+producer's request travelling and queueing), and from then until the worker started it (the assignment travelling).
+
+Usage: scripts/timeline-idle.py [--workers N] [--compositions] [--refill] TIMELINE.json ...
 """
 import argparse
+import bisect
+import collections
 import json
 import statistics
 
@@ -96,11 +103,70 @@ def idle_with_work_waiting(runs, workers):
     return sum(phases), phases, span / 1e3
 
 
+def refill(trace, runs, workers):
+    """Prints where tasks waited while workers idled in the middle of the run, and how idle periods ended."""
+    first = min(s for s, _ in runs.values())
+    last = max(e for _, e in runs.values())
+    middle = (first + 0.1 * (last - first), first + 0.9 * (last - first))
+    assigned, cached_ms, worker_runs = {}, {}, collections.defaultdict(list)
+    for e in trace:
+        args = e.get('args', {})
+        if e.get('name') == 'assigned':
+            assigned.setdefault(args['task'], e['ts'])
+        elif e.get('ph') == 'X' and e.get('cat') != 'idle' and 'task' in args:
+            cached_ms.setdefault(args['task'], args.get('cached_ms'))
+            worker_runs[(e['pid'], e['tid'])].append((e['ts'], args['task']))
+    for mine in worker_runs.values():
+        mine.sort()
+    ready = ready_times(runs)
+    at_server, in_cache = [], []  # (from, to) of each task's waits
+    for task, (start, _) in runs.items():
+        handed = assigned.get(task) if cached_ms.get(task) != 'claimed' else None
+        at_server.append((ready[task], start if handed is None else max(handed, ready[task])))
+        if handed is not None:
+            in_cache.append((max(handed, ready[task]), start))
+    starts, ends = sorted(s for s, _ in runs.values()), sorted(e for _, e in runs.values())
+    step = 100.0  # µs
+    idle_total = idle_server = idle_cache = 0.0
+    for i in range(int((middle[1] - middle[0]) / step)):
+        ts = middle[0] + i * step
+        idle = workers - (bisect.bisect_right(starts, ts) - bisect.bisect_right(ends, ts))
+        if idle <= 0:
+            continue
+        waiting_server = sum(1 for a, b in at_server if a <= ts < b)
+        waiting_cache = sum(1 for a, b in in_cache if a <= ts < b)
+        idle_total += idle * step
+        idle_server += min(idle, waiting_server) * step
+        idle_cache += min(idle - min(idle, waiting_server), waiting_cache) * step
+    print(f'  middle: idle {idle_total / 1e6:.3f} worker-s; with a ready task still at the server '
+          f'{idle_server / 1e6:.3f}, with one only in a producer\'s cache {idle_cache / 1e6:.3f}')
+    to_server, to_worker, periods = [], [], []
+    for e in trace:
+        if e.get('ph') != 'X' or e.get('cat') != 'idle' or not middle[0] < e['ts'] < middle[1]:
+            continue
+        periods.append(e['dur'] / 1e3)
+        mine = worker_runs[(e['pid'], e['tid'])]
+        i = bisect.bisect_left(mine, (e['ts'] + e['dur'] - 1,))
+        task = mine[i][1] if i < len(mine) else None  # what the worker ran next
+        handed = assigned.get(task)
+        if task is not None and cached_ms.get(task) != 'claimed' and handed is not None and handed >= e['ts']:
+            to_server.append((handed - e['ts']) / 1e3)
+            to_worker.append((runs[task][0] - handed) / 1e3)
+    if periods:
+        print(f'  middle idle periods: {len(periods)}, median {statistics.median(periods):.2f} ms')
+    if to_server:
+        print(f'  ended by a task assigned meanwhile ({len(to_server)}): idle until the server assigned it, median '
+              f'{statistics.median(to_server):.2f} ms; assigned until started, median '
+              f'{statistics.median(to_worker):.2f} ms')
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--workers', type=int, default=64, help='workers in the run (default 64)')
     parser.add_argument('--compositions', action='store_true',
                         help='also the compositions\' waits, by where their last input ran')
+    parser.add_argument('--refill', action='store_true',
+                        help='also where waiting tasks were while workers idled, and how idle periods ended')
     parser.add_argument('timelines', nargs='+')
     args = parser.parse_args()
     totals = []
@@ -118,6 +184,8 @@ def main():
                 if waits:
                     print(f'  compositions whose last input ran on {label}: {len(waits)}, waited median '
                           f'{statistics.median(waits):.2f} ms, mean {statistics.mean(waits):.2f} ms')
+        if args.refill:
+            refill(trace, executions(trace), args.workers)
     if len(totals) > 1:
         print(f'median of {len(totals)}: {statistics.median(totals):.3f} worker-s')
 

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         subcommands = {BenchFibCommand.class, BenchRecoveryCommand.class, BenchCodeCommand.class,
             BenchEpCommand.class, BenchEstimateCommand.class, BenchPaperCommand.class, BenchDataCommand.class,
             BenchMultiCommand.class, BenchDcCommand.class, BenchNinfCommand.class, BenchThermostatCommand.class,
-            BenchFsCommand.class, BenchSwCommand.class, BenchAccountingCommand.class, BenchWebCommand.class})
+            BenchFsCommand.class, BenchSwCommand.class, BenchAccountingCommand.class, BenchWebCommand.class, BenchMemoryCommand.class})
 final class BenchCommand extends Group {
 
 }

@@ -24,12 +24,21 @@ class PrefetchPolicyTest {
     }
 
     @Test
-    void roundTripEstimateFollowsSmallSamplesAtOnce() {
-        PrefetchPolicy p = new PrefetchPolicy(1, true, 1000);
+    void roundTripEstimateIsTheMedianOfRecentSamples() {
+        PrefetchPolicy p = new PrefetchPolicy(1, true, 100_000);
         p.recordTaskNanos(1_000);
-        p.recordRoundTripNanos(50_000_000); // the server had nothing to give for a while
-        p.recordRoundTripNanos(100_000);
-        assertEquals(200, p.depth());
+        for (int i = 0; i < 10; i++) {
+            p.recordRoundTripNanos(i == 4 ? 50_000_000 : 100_000); // once, the server had nothing to give for a while
+        }
+        assertEquals(200, p.depth(), "one slow sample among ten moves nothing");
+        for (int i = 0; i < 5; i++) {
+            p.recordRoundTripNanos(i % 2 == 0 ? 20_000 : 3_000_000); // a loaded network: now fast, now slow
+        }
+        assertEquals(200, p.depth(), "not the smallest sample: 15 samples, the eighth of them");
+        for (int i = 0; i < PrefetchPolicy.RTT_SAMPLES; i++) {
+            p.recordRoundTripNanos(3_000_000);
+        }
+        assertEquals(6_000, p.depth(), "round trips that stay long are what the cache must cover");
     }
 
     @Test
