@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
 
 /** {@code cx bench thermostat}: how well a producer keeps to its owner's caps, and what it costs when idle. */
 @Command(name = "thermostat", mixinStandardHelpOptions = true,
-        description = {"Measures what a producer's owner gets: the CPU task code uses under caps of 25, 50 and 75 % "
+        description = {"Measures what a producer's owner gets: the CPU task code uses under caps of 25, 50 and 75 %% "
                 + "(from /proc, each way of keeping a cap), the throughput each way keeps, how soon task code is "
                 + "frozen when the owner's programs get busy and thawed when they stop, and the CPU of an idle "
                 + "producer.", "One server in this process; producers with worker processes. Takes about 12 minutes."})

@@ -84,15 +84,15 @@ final class ProducerThermostatCommand extends Group {
     @Command(name = "set", mixinStandardHelpOptions = true,
             description = {"Sets caps: outside intervals, or within the interval --days/--from/--to (replacing one "
                     + "of the same days and times).",
-                "Example: cx producer thermostat set --cpu 50% --memory 2G --from 09:00 --to 17:00 --days mon-fri"})
+                "Example: cx producer thermostat set --cpu 50%% --memory 2G --from 09:00 --to 17:00 --days mon-fri"})
     static final class SetCaps extends WithInterval {
         @Option(names = "--cpu", paramLabel = "PERCENT",
-                description = "Share of all this machine's processors task code may use: 0% (none) to 100%.")
+                description = "Share of all this machine's processors task code may use: 0%% (none) to 100%%.")
         String cpu;
 
         @Option(names = "--memory", paramLabel = "AMOUNT",
                 description = "Memory task code may use: bytes with a unit (512M, 2G), a share of this machine's "
-                        + "memory (50%), or 'unlimited'.")
+                        + "memory (50%%), or 'unlimited'.")
         String memory;
 
         @Override
