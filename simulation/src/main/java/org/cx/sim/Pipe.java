@@ -7,7 +7,8 @@ import org.cx.wire.Message;
 
 /**
  * One simulated TCP connection between a client node and a server node. Each end queues what it writes; a flush
- * sends the queue as one burst that arrives, after a delay, in order behind everything sent before it. A close
+ * sends the queue as one burst that arrives, after a delay, in order behind everything sent before it. A process
+ * frozen while it writes the bursts of one event sends the connections it had not flushed yet when it resumes. A close
  * delivers what was already sent and then tells the other side; a reset (a crash, a lost connection) drops what
  * is still in flight and tells both sides at once.
  */
@@ -67,6 +68,12 @@ final class Pipe {
         @Override
         public void flush() {
             if (closed || unflushed.isEmpty()) {
+                return;
+            }
+            if (owner.frozen()) {
+                // Stopped halfway through writing the bursts of one event: the rest goes once it resumes.
+                world.trace(owner.name + " is stopped before its burst to " + peer.owner.name + " leaves");
+                owner.run(this::flush);
                 return;
             }
             List<Message> burst = unflushed;
