@@ -67,6 +67,40 @@ public final class Ep extends Task {
         context.storeTask(new Ep(m, firstBatch + half, batches - half, batchesPerLeaf), Continuation.to(merge, 1));
     }
 
+    /**
+     * The same computation with the same tasks (the same halving down to {@code batchesPerLeaf}, the same leaves and
+     * merges) on {@code pool} instead of a CX network: the yardstick a CX run is measured against.
+     */
+    public static Result forkJoin(int m, long batchesPerLeaf, java.util.concurrent.ForkJoinPool pool) {
+        return pool.invoke(new Local(0, 1L << (checkSize(m) - MK), batchesPerLeaf));
+    }
+
+    /** One task of {@link #forkJoin}: a leaf computes its batches, a range forks its halves and adds them. */
+    private static final class Local extends java.util.concurrent.RecursiveTask<Result> {
+        private static final long serialVersionUID = 1L;
+        private final long first;
+        private final long count;
+        private final long perLeaf;
+
+        Local(long first, long count, long perLeaf) {
+            this.first = first;
+            this.count = count;
+            this.perLeaf = perLeaf;
+        }
+
+        @Override
+        protected Result compute() {
+            if (count <= perLeaf) {
+                return Ep.compute(first, count);
+            }
+            long half = count / 2;
+            Local right = new Local(first + half, count - half, perLeaf);
+            right.fork();
+            Result left = new Local(first, half, perLeaf).compute();
+            return left.plus(right.join());
+        }
+    }
+
     /** Bigger ranges first: they spread the work. */
     @Override
     public long priority() {
