@@ -126,6 +126,14 @@ def refill(trace, runs, workers):
         if handed is not None:
             in_cache.append((max(handed, ready[task]), start))
     starts, ends = sorted(s for s, _ in runs.values()), sorted(e for _, e in runs.values())
+
+    def waiting_at(intervals):
+        """A function of ts: how many of the (from, to) waits hold ts; O(log n) each, from the sorted ends."""
+        froms = sorted(a for a, b in intervals if a < b)
+        tos = sorted(b for a, b in intervals if a < b)
+        return lambda ts: bisect.bisect_right(froms, ts) - bisect.bisect_right(tos, ts)
+
+    count_server, count_cache = waiting_at(at_server), waiting_at(in_cache)
     step = 100.0  # µs
     idle_total = idle_server = idle_cache = 0.0
     for i in range(int((middle[1] - middle[0]) / step)):
@@ -133,8 +141,7 @@ def refill(trace, runs, workers):
         idle = workers - (bisect.bisect_right(starts, ts) - bisect.bisect_right(ends, ts))
         if idle <= 0:
             continue
-        waiting_server = sum(1 for a, b in at_server if a <= ts < b)
-        waiting_cache = sum(1 for a, b in in_cache if a <= ts < b)
+        waiting_server, waiting_cache = count_server(ts), count_cache(ts)
         idle_total += idle * step
         idle_server += min(idle, waiting_server) * step
         idle_cache += min(idle - min(idle, waiting_server), waiting_cache) * step
