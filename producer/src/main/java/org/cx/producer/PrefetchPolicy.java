@@ -29,6 +29,8 @@ public final class PrefetchPolicy {
     private double rttNanos = -1;
     /** The last {@link #RTT_SAMPLES} round trips, as a ring. */
     private final long[] rttSamples = new long[RTT_SAMPLES];
+    /** Room to sort the samples in, so that a sample costs no allocation on the event loop. */
+    private final long[] rttSorted = new long[RTT_SAMPLES];
     private int rttCount;
 
     public PrefetchPolicy(int workers, boolean enabled, int maxCached) {
@@ -57,9 +59,10 @@ public final class PrefetchPolicy {
      */
     public void recordRoundTripNanos(long nanos) {
         rttSamples[rttCount++ % RTT_SAMPLES] = nanos;
-        long[] recent = Arrays.copyOf(rttSamples, Math.min(rttCount, RTT_SAMPLES));
-        Arrays.sort(recent);
-        rttNanos = recent[recent.length / 2];
+        int n = Math.min(rttCount, RTT_SAMPLES);
+        System.arraycopy(rttSamples, 0, rttSorted, 0, n);
+        Arrays.sort(rttSorted, 0, n);
+        rttNanos = rttSorted[n / 2];
     }
 
     /** The high watermark: tasks to keep cached beyond those running. */
