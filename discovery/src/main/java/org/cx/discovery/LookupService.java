@@ -1,12 +1,16 @@
 package org.cx.discovery;
 
 import com.sun.jini.reggie.TransientRegistrarImpl;
+import com.sun.jini.start.LifeCycle;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.rmi.RemoteException;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -19,13 +23,33 @@ public final class LookupService implements AutoCloseable {
     /** The discovery group CX lookup services belong to, and the one multicast discovery asks for. */
     public static final String GROUP = "cx";
 
+    /** How long {@link #close()} waits for River to stop the lookup service's threads and sockets. */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(30);
+
     private final Registrar registrar;
     private final String host;
 
-    /** River's transient lookup service, constructed directly with configuration overrides. */
+    /**
+     * River's transient lookup service, constructed directly with configuration overrides. River stops it on a
+     * thread of its own after {@code destroy()} returns; the life cycle it is given hears when that thread is done.
+     */
     private static final class Registrar extends TransientRegistrarImpl {
-        Registrar(String[] configuration) throws Exception {
-            super(configuration, null);
+        private final Stopped stopped;
+
+        Registrar(String[] configuration, Stopped stopped) throws Exception {
+            super(configuration, stopped);
+            this.stopped = stopped;
+        }
+    }
+
+    /** River's last step in stopping a lookup service is to unregister it from its life cycle. */
+    private static final class Stopped implements LifeCycle {
+        private final CountDownLatch done = new CountDownLatch(1);
+
+        @Override
+        public boolean unregister(Object impl) {
+            done.countDown();
+            return true;
         }
     }
 
@@ -77,7 +101,10 @@ public final class LookupService implements AutoCloseable {
             component + "serverExporter=new net.jini.jeri.BasicJeriExporter("
                     + "net.jini.jeri.tcp.TcpServerEndpoint.getInstance(" + quoted + ", " + callPort + ", null, "
                     + "new org.cx.discovery.BoundServerSocketFactory(" + bind + ")), "
-                    + "new net.jini.jeri.BasicILFactory())"));
+                    + "new net.jini.jeri.BasicILFactory())",
+            // On close, calls in progress get 5 s to finish, looked at every 0.1 s (River's default: every 10 s).
+            component + "unexportTimeout=5000L",
+            component + "unexportWait=100L"));
         if (!multicast) {
             // Without this entry River uses every multicast-capable interface; with none it uses no multicast.
             configuration.add(component + "multicastInterfaces=new java.net.NetworkInterface[] {}");
@@ -86,7 +113,7 @@ public final class LookupService implements AutoCloseable {
                     + "new java.net.NetworkInterface[] {}");
         }
         try {
-            return new LookupService(new Registrar(configuration.toArray(String[]::new)), advertise);
+            return new LookupService(new Registrar(configuration.toArray(String[]::new), new Stopped()), advertise);
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {
@@ -107,12 +134,24 @@ public final class LookupService implements AutoCloseable {
         return host + ":" + port();
     }
 
+    /**
+     * Stops the lookup service and waits until River has closed its sockets and ended its threads: until then it
+     * would still answer multicast requests, with a registrar whose every call fails.
+     */
     @Override
     public void close() {
         try {
             registrar.destroy();
         } catch (RemoteException e) {
-            // already stopped
+            return; // already stopped
+        }
+        try {
+            if (!registrar.stopped.done.await(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                RIVER_LOG.warning("the lookup service at " + host + " took over " + STOP_WAIT.toSeconds()
+                        + " s to stop; going on without it");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

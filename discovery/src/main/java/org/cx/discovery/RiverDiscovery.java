@@ -116,21 +116,33 @@ public final class RiverDiscovery implements Discovery {
             public void discarded(DiscoveryEvent e) {
             }
         });
-        ServiceRegistrar registrar;
-        try {
-            registrar = found.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            registrar = null;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String stopping = "";
+        while (true) {
+            ServiceRegistrar registrar;
+            try {
+                registrar = found.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                registrar = null;
+            }
+            if (registrar == null) {
+                break;
+            }
+            LookupLocator locator;
+            try {
+                locator = registrar.getLocator();
+            } catch (RemoteException e) {
+                // One that is stopping still answers multicast for a moment; its calls fail. Wait for another.
+                stopping = " (one answered but is stopping: " + e.getMessage() + ")";
+                continue;
+            }
+            return new RiverDiscovery(registrar, locator.getHost() + ":" + locator.getPort(), lease, discovery);
         }
-        if (registrar == null) {
-            discovery.terminate();
-            throw new IOException("no lookup service of group '" + LookupService.GROUP + "' answered by multicast "
-                    + "within " + timeout.toSeconds() + " s. Was it started with 'cx lookup --multicast'? Many "
-                    + "networks (clouds, containers) carry no multicast: give --lookup HOST:PORT instead.");
-        }
-        LookupLocator locator = registrar.getLocator();
-        return new RiverDiscovery(registrar, locator.getHost() + ":" + locator.getPort(), lease, discovery);
+        discovery.terminate();
+        throw new IOException("no lookup service of group '" + LookupService.GROUP + "' answered by multicast "
+                + "within " + timeout.toSeconds() + " s. Was it started with 'cx lookup --multicast'? Many "
+                + "networks (clouds, containers) carry no multicast: give --lookup HOST:PORT instead." + stopping);
     }
 
     public static RiverDiscovery connect(String hostPort) throws IOException {

@@ -59,6 +59,11 @@ class DiscoveryTest {
                 assertEquals(1, unicast.lookup(Discovery.TASK_SERVER).size(), "the same lookup service");
             }
         }
+        if (java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/self/net/udp"))) {
+            // Closed means stopped: a lookup service still answering multicast would be found below.
+            List<String> left = ourUdpSocketsOnTheDiscoveryPort();
+            assertTrue(left.isEmpty(), "UDP sockets on port 4160 after close: " + left);
+        }
         try (LookupService quiet = LookupService.start("127.0.0.1", 0)) {
             IOException e = assertThrows(IOException.class,
                     () -> RiverDiscovery.connect(RiverDiscovery.MULTICAST, lease, Duration.ofSeconds(3)));
@@ -123,36 +128,42 @@ class DiscoveryTest {
         Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/self/net/udp")),
                 "no /proc here to read sockets from");
         try (LookupService lookup = LookupService.start("127.0.0.1", 0)) {
-            java.util.Set<String> ours = new java.util.HashSet<>();
-            try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
-                for (java.nio.file.Path fd : (Iterable<java.nio.file.Path>) fds::iterator) {
-                    try {
-                        String target = java.nio.file.Files.readSymbolicLink(fd).toString();
-                        if (target.startsWith("socket:[")) {
-                            ours.add(target.substring(8, target.length() - 1));
-                        }
-                    } catch (IOException gone) {
-                        // closed meanwhile
-                    }
-                }
-            }
-            List<String> onDiscoveryPort = new java.util.ArrayList<>();
-            for (String file : List.of("/proc/self/net/udp", "/proc/self/net/udp6")) {
-                java.nio.file.Path p = java.nio.file.Path.of(file);
-                if (!java.nio.file.Files.isReadable(p)) {
-                    continue;
-                }
-                for (String line : java.nio.file.Files.readAllLines(p)) {
-                    String[] f = line.trim().split("\\s+");
-                    // local_address is HEX_IP:HEX_PORT; 4160 is 0x1040; the inode is the tenth field
-                    if (f.length > 9 && f[1].endsWith(":1040") && ours.contains(f[9])) {
-                        onDiscoveryPort.add(line.trim());
-                    }
-                }
-            }
+            List<String> onDiscoveryPort = ourUdpSocketsOnTheDiscoveryPort();
             assertTrue(onDiscoveryPort.isEmpty(), "UDP sockets on port 4160: " + onDiscoveryPort);
             assertTrue(lookup.port() > 0);
         }
+    }
+
+    /** This process's UDP sockets bound to port 4160, as lines of {@code /proc/self/net/udp[6]}. */
+    private static List<String> ourUdpSocketsOnTheDiscoveryPort() throws IOException {
+        java.util.Set<String> ours = new java.util.HashSet<>();
+        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            for (java.nio.file.Path fd : (Iterable<java.nio.file.Path>) fds::iterator) {
+                try {
+                    String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:[")) {
+                        ours.add(target.substring(8, target.length() - 1));
+                    }
+                } catch (IOException gone) {
+                    // closed meanwhile
+                }
+            }
+        }
+        List<String> onDiscoveryPort = new java.util.ArrayList<>();
+        for (String file : List.of("/proc/self/net/udp", "/proc/self/net/udp6")) {
+            java.nio.file.Path p = java.nio.file.Path.of(file);
+            if (!java.nio.file.Files.isReadable(p)) {
+                continue;
+            }
+            for (String line : java.nio.file.Files.readAllLines(p)) {
+                String[] f = line.trim().split("\\s+");
+                // local_address is HEX_IP:HEX_PORT; 4160 is 0x1040; the inode is the tenth field
+                if (f.length > 9 && f[1].endsWith(":1040") && ours.contains(f[9])) {
+                    onDiscoveryPort.add(line.trim());
+                }
+            }
+        }
+        return onDiscoveryPort;
     }
 
     @Test
