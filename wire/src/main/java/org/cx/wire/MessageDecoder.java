@@ -97,7 +97,7 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         long offset;
         int length;
         try {
-            ref = ProtocolCodec.readBytes(in);
+            ref = WireFields.readBytes(in);
             offset = in.readVarLong(true);
             length = in.readVarInt(true);
         } catch (KryoException e) {
@@ -108,7 +108,7 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             throw new MalformedMessageException("a value chunk claims " + length + " bytes and holds "
                     + frame.readableBytes());
         }
-        ProtocolCodec.checkValueChunk(ref, offset, length);
+        WireFields.checkValueChunk(ref, offset, length);
         byte[] data = new byte[length];
         frame.readBytes(data);
         return new Message.ValueChunk(ref, offset, data);

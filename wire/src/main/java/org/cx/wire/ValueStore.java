@@ -30,6 +30,10 @@ import java.util.zip.CRC32C;
  * chunk at a time, sent a chunk at a time (from a file as the connection drains), kept as it arrives, and decoded
  * from its chunks. A computation's values go when it ends; the directory goes when the process closes the store.
  * Thread-safe.
+ *
+ * <p>Over 500 lines because its three ways a value passes ({@link Spill} as a task writes it, {@link Chunks} as it
+ * is sent, {@link Arrival} as it comes in) are inner classes over the store's one map and one memory budget: what
+ * one of them holds in memory or spills to a file is what the others must count.
  */
 public final class ValueStore implements AutoCloseable {
     /** Bytes per chunk on the wire: one frame each. */
