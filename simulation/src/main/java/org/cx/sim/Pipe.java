@@ -9,8 +9,9 @@ import org.cx.wire.Message;
  * One simulated TCP connection between a client node and a server node. Each end queues what it writes; a flush
  * sends the queue as one burst that arrives, after a delay, in order behind everything sent before it. A process
  * frozen while it writes the bursts of one event sends the connections it had not flushed yet when it resumes. A close
- * delivers what was already sent and then tells the other side; a reset (a crash, a lost connection) drops what
- * is still in flight and tells both sides at once.
+ * delivers what was already sent and then tells the other side; a reset (a crash, a lost connection) tells both
+ * sides at once, after each has read a prefix of what was in flight towards it, chosen by the seed: nothing, some
+ * messages of a burst cut short, or all.
  */
 final class Pipe {
 
@@ -45,6 +46,8 @@ final class Pipe {
         End peer;
         Receiver receiver;
         private List<Message> unflushed = new ArrayList<>();
+        /** Bursts this end sent that have not arrived yet, oldest first. */
+        private final List<List<Message>> inFlight = new ArrayList<>();
         /** When the last burst this end sent arrives: later ones arrive after it. */
         private long lastArrival;
         /** Closed on this side: writes are dropped. */
@@ -79,18 +82,42 @@ final class Pipe {
             List<Message> burst = unflushed;
             unflushed = new ArrayList<>();
             world.sent(owner, burst);
+            inFlight.add(burst);
             arriveAtPeer(() -> {
-                for (Message m : burst) {
-                    if (peer.told) {
-                        return;
-                    }
-                    world.foldMessage(m);
-                    peer.receiver.receive(m);
-                }
-                if (!peer.told) {
-                    peer.receiver.readComplete();
-                }
+                inFlight.remove(0);
+                deliver(burst);
             });
+        }
+
+        /** The peer reads {@code messages} as one burst. */
+        private void deliver(List<Message> messages) {
+            for (Message m : messages) {
+                if (peer.told) {
+                    return;
+                }
+                world.foldMessage(m);
+                peer.receiver.receive(m);
+            }
+            if (!peer.told) {
+                peer.receiver.readComplete();
+            }
+        }
+
+        /** At a reset, the peer reads the first messages in flight towards it, as many as the seed says. */
+        private void deliverPrefixOfInFlight() {
+            List<Message> all = new ArrayList<>();
+            inFlight.forEach(all::addAll);
+            inFlight.clear();
+            if (all.isEmpty()) {
+                return;
+            }
+            int read = world.random.nextInt(all.size() + 1);
+            if (read > 0) {
+                List<Message> prefix = List.copyOf(all.subList(0, read));
+                world.trace(peer.owner.name + " reads " + read + " of " + all.size() + " messages in flight from "
+                        + owner.name + " before the reset");
+                world.after(0, peer.owner, () -> deliver(prefix));
+            }
         }
 
         /** Runs {@code delivery} on the peer after a delay, behind what this end sent before; held while cut off. */
@@ -154,6 +181,9 @@ final class Pipe {
                 return;
             }
             broken = true;
+            for (End end : List.of(this, peer)) {
+                end.deliverPrefixOfInFlight();
+            }
             for (End end : List.of(this, peer)) {
                 end.closed = true;
                 end.owner.ends.remove(end);
