@@ -58,6 +58,11 @@ final class BenchMultiCommand extends Printing implements Callable<Integer> {
     @Option(names = "--runs", defaultValue = "3", description = "Runs of the whole bench. Default: ${DEFAULT-VALUE}.")
     int runs;
 
+    @Option(names = "--timeline", paramLabel = "FILE", description = "Record what the server and producers did and "
+            + "write the timeline of the last small computation beside the large one (the last number of consumers, "
+            + "last run) to FILE, for https://ui.perfetto.dev or scripts/timeline-idle.py.")
+    java.nio.file.Path timeline;
+
     @Override
     public Integer call() throws Exception {
         if (producers < 1 || bigN < 2 || smallN < 2 || throughputN < 2 || leafMs < 0 || idleRuns < 1
@@ -65,7 +70,7 @@ final class BenchMultiCommand extends Printing implements Callable<Integer> {
             throw new IllegalArgumentException("every count, size and the window must be positive (F(N) needs N >= 2)");
         }
         MultiBench.Settings settings = new MultiBench.Settings(producers, bigN, smallN, leafMs, idleRuns,
-                window.toMillis(), throughputN, computations);
+                window.toMillis(), throughputN, computations, timeline);
         List<MultiBench.Sample> samples = new ArrayList<>();
         for (int i = 0; i < runs; i++) {
             System.err.printf("run %d of %d%n", i + 1, runs);

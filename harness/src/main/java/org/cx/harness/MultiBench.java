@@ -24,9 +24,12 @@ public final class MultiBench {
     private MultiBench() {
     }
 
-    /** What the bench runs; {@code windowMs}: how long each contention phase lasts. */
+    /**
+     * What the bench runs; {@code windowMs}: how long each contention phase lasts; {@code timeline}: where to write
+     * the timeline of the last small computation counted beside the large one (null: none recorded).
+     */
     public record Settings(int producers, int bigN, int smallN, double leafMs, int idleRuns, long windowMs,
-                           int throughputN, int throughputComputations) {
+                           int throughputN, int throughputComputations, java.nio.file.Path timeline) {
         Load load() {
             return Load.ofMillis(Load.Kind.SLEEP, 0, leafMs, 0);
         }
@@ -53,7 +56,7 @@ public final class MultiBench {
     /** Runs every part on one network; {@code consumerCounts} are the numbers of small-computation consumers. */
     public static Sample run(Settings s, List<Integer> consumerCounts, PrintStream log) throws Exception {
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("multi"), 1, s.producers(), 1,
-                true);
+                true, s.timeline() != null);
              Consumer main = cluster.consumer()) {
             for (int i = 0; i < 5; i++) {
                 run(main, s.smallN(), s.load()); // warm up
@@ -72,6 +75,10 @@ public final class MultiBench {
             for (int consumers : consumerCounts) {
                 Loops baseline = loops(cluster, s, consumers, System.nanoTime() + s.windowMs() * 1_000_000);
                 Window with = beside(cluster, main, s, consumers, cancels);
+                if (s.timeline() != null && consumers == consumerCounts.getLast()) {
+                    Timeline.write(s.timeline(), cluster, with.loops().lastStartNanos(), with.loops().lastEndNanos());
+                    log.printf("  timeline of the last F(%d) beside F(%d): %s%n", s.smallN(), s.bigN(), s.timeline());
+                }
                 double share = with.loops().taskNanos() / (s.windowMs() * 1e6 * s.producers());
                 Contention c = new Contention(consumers, baseline.latencies(), with.loops().latencies(),
                         with.bigPerS(), share);
@@ -103,8 +110,8 @@ public final class MultiBench {
         }
     }
 
-    /** Small computations' latencies, and their task time summed. */
-    private record Loops(List<Double> latencies, long taskNanos) {
+    /** Small computations' latencies, their task time summed, and when the last one counted ran. */
+    private record Loops(List<Double> latencies, long taskNanos, long lastStartNanos, long lastEndNanos) {
     }
 
     /** The large computation's rate during a window, and the small ones run beside it. */
@@ -137,23 +144,31 @@ public final class MultiBench {
     private static Loops loops(LocalCluster cluster, Settings s, int consumers, long deadline) throws Exception {
         if (consumers == 0) {
             Thread.sleep(Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
-            return new Loops(List.of(), 0);
+            return new Loops(List.of(), 0, 0, 0);
         }
         List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
         java.util.concurrent.atomic.AtomicLong taskNanos = new java.util.concurrent.atomic.AtomicLong();
+        long[] last = new long[2];
         inParallel(cluster, consumers, consumer -> {
             while (System.nanoTime() < deadline) {
                 long t0 = System.nanoTime();
                 Consumer.Pending<Long> p = consumer.submit(new Fib(s.smallN(), s.load()), SubmitOptions.defaults(),
                         r -> { });
                 check(p.result().get(600, TimeUnit.SECONDS), s.smallN());
-                if (System.nanoTime() <= deadline) { // one that ended after the window is not counted
-                    latencies.add((System.nanoTime() - t0) / 1e6);
+                long t1 = System.nanoTime();
+                if (t1 <= deadline) { // one that ended after the window is not counted
+                    latencies.add((t1 - t0) / 1e6);
                     taskNanos.addAndGet(p.summary().t1Nanos());
+                    synchronized (last) {
+                        last[0] = t0;
+                        last[1] = t1;
+                    }
                 }
             }
         });
-        return new Loops(List.copyOf(latencies), taskNanos.get());
+        synchronized (last) {
+            return new Loops(List.copyOf(latencies), taskNanos.get(), last[0], last[1]);
+        }
     }
 
     /** Cancels {@code big}; the time until no task of it is left on the server or any producer. */

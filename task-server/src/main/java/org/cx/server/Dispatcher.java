@@ -30,6 +30,9 @@ final class Dispatcher {
     /** At most this many producers keep a copy of one task (each costs a message per input). */
     static final int MAX_KEEPERS = 4;
 
+    /** A computation is large beside another when it has used this much more of each worker here, recently. */
+    static final long LARGE_USE_PER_WORKER_NANOS = 1_000_000_000L;
+
     private final Outbox outbox;
     private final ReadyQueues ready;
     private final ProducerDemand demand;
@@ -43,6 +46,9 @@ final class Dispatcher {
     /** Tasks whose only copies were prefetched and that were not asked about yet, oldest first. */
     private final LinkedHashSet<TaskEntry> revocable = new LinkedHashSet<>();
     private int revokesOutstanding;
+    /** Copies were prefetched since the last {@link #revokeOwedLess} sweep, which asked back those of this one. */
+    private boolean prefetchedSinceSweep;
+    private long lastFavoured;
     /** Validated tasks with a result that waits for another owner's ({@link TaskEntry#opinions}), oldest first. */
     private final LinkedHashSet<TaskEntry> awaitingOpinion = new LinkedHashSet<>();
     /** Idle workers at neighbouring servers with no task to give them: fresh tasks here are kept for diffusion. */
@@ -93,6 +99,9 @@ final class Dispatcher {
             seeder.run();
         }
         if (demand.hungry.isEmpty()) {
+            if (remoteIdle == 0 && ready.computationCount() > 1) {
+                favouredWaits(); // its tasks may be waiting behind prefetched copies
+            }
             return;
         }
         giveOpinions();
@@ -102,7 +111,7 @@ final class Dispatcher {
         giveFresh(demand.hungryIdle, false);
         if (demand.idleWaiting() == 0) {
             if (remoteIdle == 0) {
-                giveFresh(demand.hungry, true); // prefetch only once no worker here or next door is waiting
+                prefetch(); // only once no worker here or next door is waiting
             }
             return;
         }
@@ -132,6 +141,64 @@ final class Dispatcher {
     }
 
     /**
+     * Hands fresh tasks to prefetch credit, where they wait in a busy producer's cache behind the task it runs, unless
+     * {@linkplain #favouredWaits a favoured computation} needs the caches empty.
+     */
+    private void prefetch() {
+        if (ready.computationCount() > 1 && favouredWaits()) {
+            return;
+        }
+        giveFresh(demand.hungry, true);
+    }
+
+    /**
+     * Whether prefetch must wait for a favoured computation: one that fair share clearly favours (typically a small
+     * computation submitted beside a large one, see {@link ReadyQueues#owedMoreThan}) and that has tasks here. Its
+     * tasks would wait a whole task behind whatever a busy producer runs, and the others' would fill the caches that
+     * the workers freeing first take their next task from; so nothing is prefetched, and the prefetched copies of the
+     * computations it is owed more than are asked back while it has a task waiting. A worker that frees then finds
+     * its cache empty and asks, and gets the favoured computation's next task a round trip later; the others pay
+     * that round trip per task meanwhile.
+     */
+    private boolean favouredWaits() {
+        ready.largeUse(Math.max(1, demand.workers()) * LARGE_USE_PER_WORKER_NANOS);
+        TaskEntry top = ready.peek();
+        if (top == null) {
+            return false;
+        }
+        long computation = top.envelope.id().computation();
+        if (ready.owedMoreThanAny(computation)) {
+            if (prefetchedSinceSweep || computation != lastFavoured) {
+                revokeOwedLess(computation);
+                prefetchedSinceSweep = false;
+                lastFavoured = computation;
+            }
+            return true;
+        }
+        return ready.anyOwedMoreThan(computation);
+    }
+
+    /**
+     * Asks the holders of every prefetched copy of a computation that {@code favoured} is clearly owed more than to
+     * give up those they have not started: the workers that free next would take them before anything the favoured
+     * computation needs.
+     */
+    private void revokeOwedLess(long favoured) {
+        Map<ProducerState, List<TaskId>> asks = new LinkedHashMap<>();
+        for (Iterator<TaskEntry> it = revocable.iterator(); it.hasNext(); ) {
+            TaskEntry e = it.next();
+            long other = e.envelope.id().computation();
+            if (other != favoured && ready.owedMoreThan(favoured, other)) {
+                it.remove();
+                asks.computeIfAbsent(e.holder(0), h -> new ArrayList<>()).add(requestRevoke(e));
+            }
+        }
+        for (Map.Entry<ProducerState, List<TaskId>> ask : asks.entrySet()) {
+            revoke(ask.getKey(), ask.getValue().toArray(TaskId[]::new));
+        }
+    }
+
+    /**
      * Asks holders of up to {@code wanted} prefetched copies to give up those they have not started, oldest
      * prefetch first (it has waited longest behind a running task). O(1) per revoke.
      */
@@ -143,17 +210,25 @@ final class Dispatcher {
         for (Iterator<TaskEntry> it = revocable.iterator(); it.hasNext() && wanted > 0; wanted--) {
             TaskEntry e = it.next();
             it.remove();
-            e.revoke = TaskEntry.Revoke.REQUESTED;
-            revokesOutstanding++;
             // One release makes the task fresh: ask its first holder only.
-            asks.computeIfAbsent(e.holder(0), h -> new ArrayList<>()).add(e.envelope.id());
-            counters.revokesSent++;
+            asks.computeIfAbsent(e.holder(0), h -> new ArrayList<>()).add(requestRevoke(e));
         }
         for (Map.Entry<ProducerState, List<TaskId>> ask : asks.entrySet()) {
-            TaskId[] ids = ask.getValue().toArray(TaskId[]::new);
-            ask.getKey().pendingRevokes.add(ids);
-            outbox.revoke(ask.getKey(), ids);
+            revoke(ask.getKey(), ask.getValue().toArray(TaskId[]::new));
         }
+    }
+
+    /** Marks {@code e} (already out of {@link #revocable}) as asked for; returns its id. */
+    private TaskId requestRevoke(TaskEntry e) {
+        e.revoke = TaskEntry.Revoke.REQUESTED;
+        revokesOutstanding++;
+        counters.revokesSent++;
+        return e.envelope.id();
+    }
+
+    private void revoke(ProducerState holder, TaskId[] ids) {
+        holder.pendingRevokes.add(ids);
+        outbox.revoke(holder, ids);
     }
 
     /**
@@ -180,6 +255,7 @@ final class Dispatcher {
             e.prefetched = prefetch;
             if (prefetch && e.revoke == TaskEntry.Revoke.NONE) {
                 revocable.add(e);
+                prefetchedSinceSweep = true;
             }
         }
         if (!prefetch) {

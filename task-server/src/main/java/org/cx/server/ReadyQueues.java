@@ -80,6 +80,7 @@ final class ReadyQueues {
     private final LongFunction<ComputationState> computations;
     private ToIntFunction<String> weights = user -> 1;
     private long now;
+    private double largeUseNanos = 1e9;
     private long opened;
     private int size;
     private int fresh;
@@ -172,6 +173,74 @@ final class ReadyQueues {
         if (queues.containsKey(computation)) {
             best = null;
         }
+    }
+
+    /** Computations with ready tasks here. */
+    int computationCount() {
+        return queues.size();
+    }
+
+    /**
+     * Whether {@code a} is clearly owed the producers more than {@code b}: its user has used them at most half as much
+     * as {@code b}'s (each by its weight), and less by {@linkplain #largeUse a large use}; for computations of one
+     * user, {@code a} has no lower priority and has used them that much less itself. A priority alone does not make
+     * a computation owed more: a large computation of high priority gets the producers first anyway. False unless
+     * both have ready tasks here.
+     */
+    boolean owedMoreThan(long a, long b) {
+        Queue qa = queues.get(a);
+        Queue qb = queues.get(b);
+        return qa != null && qb != null && clearlyBefore(qa, qb);
+    }
+
+    /** Whether some computation with ready tasks here, held or not, is clearly owed more than {@code b}. */
+    boolean anyOwedMoreThan(long b) {
+        Queue qb = queues.get(b);
+        if (qb == null) {
+            return false;
+        }
+        for (Queue q : queues.values()) {
+            if (q != qb && clearlyBefore(q, qb)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code a} is clearly owed more than some other computation with ready tasks here. */
+    boolean owedMoreThanAny(long a) {
+        Queue qa = queues.get(a);
+        if (qa == null) {
+            return false;
+        }
+        for (Queue q : queues.values()) {
+            if (q != qa && clearlyBefore(qa, q)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean clearlyBefore(Queue a, Queue b) {
+        if (a.user != b.user) {
+            return clearlyLess(a.user.usage.at(now) / Math.max(1, weights.applyAsInt(a.user.name)),
+                    b.user.usage.at(now) / Math.max(1, weights.applyAsInt(b.user.name)));
+        }
+        return a.computation.priority >= b.computation.priority
+                && clearlyLess(a.computation.usage.at(now), b.computation.usage.at(now));
+    }
+
+    /** Use {@code a} is at most half of {@code b}, and less by {@link #largeUseNanos} at least. */
+    private boolean clearlyLess(double a, double b) {
+        return 2 * a <= b && b - a >= largeUseNanos;
+    }
+
+    /**
+     * How much more recent use makes a computation clearly owed less than another: about a second of every
+     * producer here, so that small computations side by side are peers and only a large one gives way.
+     */
+    void largeUse(long nanos) {
+        largeUseNanos = nanos;
     }
 
     /** Tasks of {@code computation} that producers hold here. */

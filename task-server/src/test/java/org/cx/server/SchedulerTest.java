@@ -830,6 +830,57 @@ class SchedulerTest {
         assertArrayEquals(new byte[] {5}, out.result);
     }
 
+
+    /**
+     * A large computation (its tasks take a second, so that it soon has used more than a second of each worker) has
+     * a task running and one cached on each of two producers when a small one is submitted: the large one's cached
+     * copies are asked back, neither computation's tasks go into a busy producer's cache any longer, and the small
+     * one's first task goes to the first worker that frees. Two computations of little use side by side prefetch as
+     * one does.
+     */
+    @Test
+    void aSmallComputationBesideALargeOneGetsTheWorkersThatFreeFirst() {
+        ProducerState a = scheduler.addProducer(1, "a", 1);
+        ProducerState b = scheduler.addProducer(2, "b", 1);
+        long large = submitForkJoin();
+        TaskId root = TaskId.root(large);
+        scheduler.request(a, 1, 1);
+        List<TaskEnvelope> leaves = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            leaves.add(task(root.child(i), Continuation.CONSUMER, 0, 0));
+        }
+        scheduler.completed(a, new Completion(root, leaves.toArray(TaskEnvelope[]::new), new ValueEnvelope[0],
+                1_000_000_000L));
+        scheduler.request(a, 2, 1); // one to run, one to cache
+        scheduler.request(b, 2, 1);
+        assertEquals(4, a.heldCount() + b.heldCount());
+
+        int logged = out.log.size();
+        long small = submitForkJoin();
+        List<String> said = out.log.subList(logged, out.log.size());
+        assertEquals(2, said.stream().filter(line -> line.startsWith("revoke")).count(), said.toString());
+        assertTrue(said.stream().noneMatch(line -> line.startsWith("assign")), "no cache gets it: " + said);
+        TaskId cachedAtA = a.held.stream().filter(e -> e.revoke == TaskEntry.Revoke.REQUESTED).findFirst()
+                .orElseThrow().envelope.id();
+        scheduler.released(a, new TaskId[] {cachedAtA}); // a had not started it
+        scheduler.request(a, 1, 0); // a's cache is empty again; its worker is still busy
+        said = out.log.subList(logged, out.log.size());
+        assertTrue(said.stream().noneMatch(line -> line.startsWith("assign")), "busy: nothing cached: " + said);
+
+        TaskId runningAtA = a.held.iterator().next().envelope.id();
+        scheduler.completed(a, new Completion(runningAtA, new TaskEnvelope[0], new ValueEnvelope[0],
+                1_000_000_000L));
+        scheduler.request(a, 0, 1); // its worker frees
+        assertEquals("assign " + TaskId.root(small) + " -> a", out.log.get(out.log.size() - 1));
+
+        setUp(); // two computations of little use: peers, prefetched as usual
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        submitForkJoin();
+        submitForkJoin();
+        scheduler.request(p, 2, 0);
+        assertEquals(2, out.assigned.size(), "both go into the busy producer's cache");
+    }
+
     @Test
     void resultWaitsForItsConsumerUntilItExpires() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
