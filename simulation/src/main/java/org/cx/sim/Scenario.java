@@ -106,7 +106,9 @@ public final class Scenario {
         List<String> addresses = new ArrayList<>();
         for (int i = 1; i <= shape.servers(); i++) {
             String name = "s" + i;
-            SimServer s = new SimServer(world, name, i == 1 ? null : "s1:7000", plan.nextLong(), audit, trails);
+            // Every other seed, prefetch gives way to a favoured computation as beside a large one (decision 0026).
+            SimServer s = new SimServer(world, name, i == 1 ? null : "s1:7000", plan.nextLong(), audit, trails,
+                    (seed & 1) == 0);
             servers.add(s);
             addresses.add(s.address);
             world.at(i == 1 ? 0 : plan.nextLong(1, 100) * MS, null, s::start);

@@ -38,6 +38,19 @@ final class SimServer extends Node implements ServerCore.Environment {
         this.core = new ServerCore(config, address, this);
     }
 
+    /**
+     * As above; with {@code contention}, a computation counts as large beside another once it has used 1 ms more of
+     * each worker instead of a second, so that the simulation's small computations exercise prefetch giving way to a
+     * favoured one (revokes of the other's cached copies) as large ones do.
+     */
+    SimServer(World world, String name, String join, long seed, Audit audit, java.nio.file.Path trails,
+              boolean contention) {
+        this(world, name, join, seed, audit, trails);
+        if (contention) {
+            core.largeUsePerWorker(1_000_000);
+        }
+    }
+
     void start() {
         world.listen(address, this);
         run(core::start);

@@ -49,6 +49,7 @@ final class Dispatcher {
     /** Copies were prefetched since the last {@link #revokeOwedLess} sweep, which asked back those of this one. */
     private boolean prefetchedSinceSweep;
     private long lastFavoured;
+    private long largeUsePerWorkerNanos = LARGE_USE_PER_WORKER_NANOS;
     /** Validated tasks with a result that waits for another owner's ({@link TaskEntry#opinions}), oldest first. */
     private final LinkedHashSet<TaskEntry> awaitingOpinion = new LinkedHashSet<>();
     /** Idle workers at neighbouring servers with no task to give them: fresh tasks here are kept for diffusion. */
@@ -74,6 +75,11 @@ final class Dispatcher {
 
     static int maxCredit(ProducerState p) {
         return Math.max(MAX_CREDIT, 2 * p.workers);
+    }
+
+    /** Sets how much more recent use per worker makes a computation large beside another (see {@link #prefetch}). */
+    void largeUsePerWorker(long nanos) {
+        largeUsePerWorkerNanos = nanos;
     }
 
     void setSeeder(Runnable seeder) {
@@ -161,7 +167,7 @@ final class Dispatcher {
      * that round trip per task meanwhile.
      */
     private boolean favouredWaits() {
-        ready.largeUse(Math.max(1, demand.workers()) * LARGE_USE_PER_WORKER_NANOS);
+        ready.largeUse(Math.max(1, demand.workers()) * largeUsePerWorkerNanos);
         TaskEntry top = ready.peek();
         if (top == null) {
             return false;

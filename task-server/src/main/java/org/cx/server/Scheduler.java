@@ -96,6 +96,11 @@ public final class Scheduler {
         return submissions;
     }
 
+    /** Who gets which ready task. */
+    Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
     /** The tasks this server gives to and takes from its neighbours. */
     public DiffusionSource diffusion() {
         return diffusion;

@@ -304,6 +304,14 @@ public final class ServerCore {
         return timeline;
     }
 
+    /**
+     * How much more recent use per worker makes one computation large beside another, so that prefetch gives way to
+     * the other (decision 0026; a second by default). The simulation lowers it, as its computations are small.
+     */
+    public void largeUsePerWorker(long nanos) {
+        scheduler.dispatcher().largeUsePerWorker(nanos);
+    }
+
     Scheduler scheduler() {
         return scheduler;
     }
