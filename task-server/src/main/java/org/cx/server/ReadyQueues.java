@@ -195,26 +195,22 @@ final class ReadyQueues {
 
     /** Whether some computation with ready tasks here, held or not, is clearly owed more than {@code b}. */
     boolean anyOwedMoreThan(long b) {
-        Queue qb = queues.get(b);
-        if (qb == null) {
-            return false;
-        }
-        for (Queue q : queues.values()) {
-            if (q != qb && clearlyBefore(q, qb)) {
-                return true;
-            }
-        }
-        return false;
+        return clearlyBeside(b, false);
     }
 
     /** Whether {@code a} is clearly owed more than some other computation with ready tasks here. */
     boolean owedMoreThanAny(long a) {
-        Queue qa = queues.get(a);
-        if (qa == null) {
+        return clearlyBeside(a, true);
+    }
+
+    /** Whether {@code id} goes clearly before ({@code before}) or clearly after some other computation here. */
+    private boolean clearlyBeside(long id, boolean before) {
+        Queue q = queues.get(id);
+        if (q == null) {
             return false;
         }
-        for (Queue q : queues.values()) {
-            if (q != qa && clearlyBefore(qa, q)) {
+        for (Queue other : queues.values()) {
+            if (other != q && (before ? clearlyBefore(q, other) : clearlyBefore(other, q))) {
                 return true;
             }
         }
