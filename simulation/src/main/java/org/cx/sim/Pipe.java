@@ -108,8 +108,8 @@ final class Pipe {
             List<Message> all = new ArrayList<>();
             inFlight.forEach(all::addAll);
             inFlight.clear();
-            if (all.isEmpty()) {
-                return;
+            if (all.isEmpty() || world.cutUntil(owner, peer.owner) != 0) {
+                return; // a cut holds them: none gets across
             }
             int read = world.random.nextInt(all.size() + 1);
             if (read > 0) {

@@ -60,6 +60,11 @@ public final class Scenario {
     private final List<SimProducer> producers = new ArrayList<>();
     private final List<String> faults = new ArrayList<>();
     private SimConsumer consumer;
+    /**
+     * How long after a crash or a lost link before another server fault may strike: the network hears of either by
+     * the reset, which takes a message delay (up to 50 ms) to arrive; until then it would still count as tolerant.
+     */
+    private static final long NOTICED_NANOS = 100 * MS;
     /** No server fault starts before this: the previous one has ended. */
     private long serverFaultFreeAt;
     private long quietAt;
@@ -221,7 +226,7 @@ public final class Scenario {
             case 0 -> {
                 note("crash " + s.name);
                 s.crash();
-                serverFaultFreeAt = world.now();
+                serverFaultFreeAt = world.now() + NOTICED_NANOS;
             }
             case 1 -> {
                 long pause = plan.nextLong(100, 3_000) * MS;
@@ -251,7 +256,7 @@ public final class Scenario {
                     note("reset the connection " + end.owner.name + "-" + end);
                     end.reset();
                 }
-                serverFaultFreeAt = world.now();
+                serverFaultFreeAt = world.now() + NOTICED_NANOS;
             }
             default -> {
                 List<SimServer> others = new ArrayList<>(aliveServers());
