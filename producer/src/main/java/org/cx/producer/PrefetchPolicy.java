@@ -31,7 +31,9 @@ public final class PrefetchPolicy {
     private final long[] rttSamples = new long[RTT_SAMPLES];
     /** Room to sort the samples in, so that a sample costs no allocation on the event loop. */
     private final long[] rttSorted = new long[RTT_SAMPLES];
+    /** Samples held (at most {@link #RTT_SAMPLES}), and where the next one goes. */
     private int rttCount;
+    private int rttNext;
 
     public PrefetchPolicy(int workers, boolean enabled, int maxCached) {
         if (workers < 1 || maxCached < 1) {
@@ -54,12 +56,14 @@ public final class PrefetchPolicy {
     /**
      * A sample of request-to-assignment time. The estimate is the median of the last {@link #RTT_SAMPLES} samples:
      * a sample includes any time the server waited for a task to become ready, which is not latency, and a median
-     * ignores such samples while they are few; the smallest sample, followed before, understated the round trip a
-     * loaded server and producer give by about three times (decision 0025).
+     * ignores such samples while they are few, where the smallest sample would describe the machine's best moment
+     * rather than its typical one (decision 0025).
      */
     public void recordRoundTripNanos(long nanos) {
-        rttSamples[rttCount++ % RTT_SAMPLES] = nanos;
-        int n = Math.min(rttCount, RTT_SAMPLES);
+        rttSamples[rttNext] = nanos;
+        rttNext = (rttNext + 1) % RTT_SAMPLES;
+        rttCount = Math.min(rttCount + 1, RTT_SAMPLES);
+        int n = rttCount;
         System.arraycopy(rttSamples, 0, rttSorted, 0, n);
         Arrays.sort(rttSorted, 0, n);
         rttNanos = rttSorted[n / 2];
