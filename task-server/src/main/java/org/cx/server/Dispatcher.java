@@ -167,21 +167,29 @@ final class Dispatcher {
      * that round trip per task meanwhile.
      */
     private boolean favouredWaits() {
-        ready.largeUse(Math.max(1, demand.workers()) * largeUsePerWorkerNanos);
         TaskEntry top = ready.peek();
         if (top == null) {
             return false;
         }
         long computation = top.envelope.id().computation();
-        if (ready.owedMoreThanAny(computation)) {
+        double margin = largeUse();
+        if (ready.owedMoreThanAny(computation, margin)) {
             if (prefetchedSinceSweep || computation != lastFavoured) {
-                revokeOwedLess(computation);
+                revokeOwedLess(computation, margin);
                 prefetchedSinceSweep = false;
                 lastFavoured = computation;
             }
             return true;
         }
-        return ready.anyOwedMoreThan(computation);
+        return ready.anyOwedMoreThan(computation, margin);
+    }
+
+    /**
+     * How much more recent use makes a computation clearly owed less than another: about a second of every worker
+     * here, so that small computations side by side are peers and only a large one gives way.
+     */
+    private double largeUse() {
+        return (double) Math.max(1, demand.workers()) * largeUsePerWorkerNanos;
     }
 
     /**
@@ -189,12 +197,12 @@ final class Dispatcher {
      * give up those they have not started: the workers that free next would take them before anything the favoured
      * computation needs.
      */
-    private void revokeOwedLess(long favoured) {
+    private void revokeOwedLess(long favoured, double margin) {
         Map<ProducerState, List<TaskId>> asks = new LinkedHashMap<>();
         for (Iterator<TaskEntry> it = revocable.iterator(); it.hasNext(); ) {
             TaskEntry e = it.next();
             long other = e.envelope.id().computation();
-            if (other != favoured && ready.owedMoreThan(favoured, other)) {
+            if (other != favoured && ready.owedMoreThan(favoured, other, margin)) {
                 it.remove();
                 asks.computeIfAbsent(e.holder(0), h -> new ArrayList<>()).add(requestRevoke(e));
             }

@@ -80,7 +80,6 @@ final class ReadyQueues {
     private final LongFunction<ComputationState> computations;
     private ToIntFunction<String> weights = user -> 1;
     private long now;
-    private double largeUseNanos = 1e9;
     private long opened;
     private int size;
     private int fresh;
@@ -182,61 +181,53 @@ final class ReadyQueues {
 
     /**
      * Whether {@code a} is clearly owed the producers more than {@code b}: its user has used them at most half as much
-     * as {@code b}'s (each by its weight), and less by {@linkplain #largeUse a large use}; for computations of one
+     * as {@code b}'s (each by its weight), and less by {@code margin} nanoseconds at least; for computations of one
      * user, {@code a} has no lower priority and has used them that much less itself. A priority alone does not make
      * a computation owed more: a large computation of high priority gets the producers first anyway. False unless
      * both have ready tasks here.
      */
-    boolean owedMoreThan(long a, long b) {
+    boolean owedMoreThan(long a, long b, double margin) {
         Queue qa = queues.get(a);
         Queue qb = queues.get(b);
-        return qa != null && qb != null && clearlyBefore(qa, qb);
+        return qa != null && qb != null && clearlyBefore(qa, qb, margin);
     }
 
     /** Whether some computation with ready tasks here, held or not, is clearly owed more than {@code b}. */
-    boolean anyOwedMoreThan(long b) {
-        return clearlyBeside(b, false);
+    boolean anyOwedMoreThan(long b, double margin) {
+        return clearlyBeside(b, false, margin);
     }
 
     /** Whether {@code a} is clearly owed more than some other computation with ready tasks here. */
-    boolean owedMoreThanAny(long a) {
-        return clearlyBeside(a, true);
+    boolean owedMoreThanAny(long a, double margin) {
+        return clearlyBeside(a, true, margin);
     }
 
     /** Whether {@code id} goes clearly before ({@code before}) or clearly after some other computation here. */
-    private boolean clearlyBeside(long id, boolean before) {
+    private boolean clearlyBeside(long id, boolean before, double margin) {
         Queue q = queues.get(id);
         if (q == null) {
             return false;
         }
         for (Queue other : queues.values()) {
-            if (other != q && (before ? clearlyBefore(q, other) : clearlyBefore(other, q))) {
+            if (other != q && (before ? clearlyBefore(q, other, margin) : clearlyBefore(other, q, margin))) {
                 return true;
             }
         }
         return false;
     }
 
-    private boolean clearlyBefore(Queue a, Queue b) {
+    private boolean clearlyBefore(Queue a, Queue b, double margin) {
         if (a.user != b.user) {
             return clearlyLess(a.user.usage.at(now) / Math.max(1, weights.applyAsInt(a.user.name)),
-                    b.user.usage.at(now) / Math.max(1, weights.applyAsInt(b.user.name)));
+                    b.user.usage.at(now) / Math.max(1, weights.applyAsInt(b.user.name)), margin);
         }
         return a.computation.priority >= b.computation.priority
-                && clearlyLess(a.computation.usage.at(now), b.computation.usage.at(now));
+                && clearlyLess(a.computation.usage.at(now), b.computation.usage.at(now), margin);
     }
 
-    /** Use {@code a} is at most half of {@code b}, and less by {@link #largeUseNanos} at least. */
-    private boolean clearlyLess(double a, double b) {
-        return 2 * a <= b && b - a >= largeUseNanos;
-    }
-
-    /**
-     * How much more recent use makes a computation clearly owed less than another: about a second of every
-     * producer here, so that small computations side by side are peers and only a large one gives way.
-     */
-    void largeUse(long nanos) {
-        largeUseNanos = nanos;
+    /** Use {@code a} is at most half of {@code b}, and less by {@code margin} at least. */
+    private static boolean clearlyLess(double a, double b, double margin) {
+        return 2 * a <= b && b - a >= margin;
     }
 
     /** Tasks of {@code computation} that producers hold here. */
