@@ -96,7 +96,7 @@ public final class BodyCodec {
         }
         Kryo kryo = kryos.obtain();
         try (ValueStore.Spill spill = values.spill(computation)) {
-            Output output = new Output(spill, 1 << 16);
+            Output output = new PassThrough.Out(spill, 1 << 16);
             kryo.writeClassAndObject(output, value);
             output.flush();
             return spill.finish();
@@ -150,7 +150,7 @@ public final class BodyCodec {
         }
         Kryo kryo = kryos.obtain();
         try (java.io.InputStream in = values.open(ref)) {
-            return kryo.readClassAndObject(new Input(in, 1 << 16));
+            return kryo.readClassAndObject(new PassThrough.In(in, 1 << 16));
         } catch (KryoException e) {
             throw new UndecodableException(rootMessage(e), e);
         } catch (java.io.IOException | IllegalStateException e) {
