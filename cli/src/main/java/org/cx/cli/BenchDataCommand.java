@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
             "          subtracted;",
             "  shared: --tasks tasks reading the same --shared-mb MiB of shared data on --producers producers,",
             "          with the bytes it took on the wire;",
-            "  sort:   the merge sort example on --sort-n random longs against Arrays.parallelSort in this JVM,",
+            "  sort:   the merge sort example on --sort-n random longs against Arrays.parallelSort in this JVM and",
+            "          against the same tasks in a ForkJoinPool of as many threads as the producers' workers,",
             "          with the peak resident memory of the process during each.",
             "Runs each --runs times and prints the medians. Needs a large heap: CX_JAVA_OPTS=-Xmx8g."})
 final class BenchDataCommand extends Printing implements Callable<Integer> {
@@ -102,14 +103,17 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
         }
         if (wanted("sort")) {
             List<Double> ratios = new ArrayList<>();
+            List<Double> forkJoinRatios = new ArrayList<>();
             DataBench.SortSample last = null;
             for (int i = 0; i < runs; i++) {
                 last = DataBench.sort(sortN, leaf, 2, System.err);
                 ratios.add(last.ratio());
+                forkJoinRatios.add(last.forkJoinRatio());
             }
             out().printf("sort: %,d longs, merge sort on 1 server and 2 producers at %.2f x the time of "
-                    + "Arrays.parallelSort (median of %d runs); peak resident memory of the process %d MiB against "
-                    + "%d MiB%n", sortN, DataBench.median(ratios), runs, last.cxPeakBytes() >> 20,
+                    + "Arrays.parallelSort and %.2f x that of the same tasks in a ForkJoinPool of 2 (medians of %d "
+                    + "runs); peak resident memory of the process %d MiB against %d MiB%n", sortN,
+                    DataBench.median(ratios), DataBench.median(forkJoinRatios), runs, last.cxPeakBytes() >> 20,
                     last.parallelSortPeakBytes() >> 20);
         }
         return 0;

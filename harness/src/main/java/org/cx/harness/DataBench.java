@@ -190,9 +190,15 @@ public final class DataBench {
      * The merge sort against {@link Arrays#parallelSort}, with the peak resident memory of this process (the whole
      * network runs in it) during each; -1 where the system cannot say.
      */
-    public record SortSample(int n, double cxMs, double parallelSortMs, long cxPeakBytes, long parallelSortPeakBytes) {
+    public record SortSample(int n, double cxMs, double parallelSortMs, double forkJoinMs, long cxPeakBytes,
+                             long parallelSortPeakBytes) {
         public double ratio() {
             return cxMs / parallelSortMs;
+        }
+
+        /** CX's time against the same tasks in a ForkJoinPool of as many threads as it has workers. */
+        public double forkJoinRatio() {
+            return cxMs / forkJoinMs;
         }
     }
 
@@ -211,6 +217,16 @@ public final class DataBench {
         Arrays.parallelSort(expected);
         double parallelMs = (System.nanoTime() - t0) / 1e6;
         long parallelPeak = peakResident();
+        double forkJoinMs;
+        try (java.util.concurrent.ForkJoinPool pool = new java.util.concurrent.ForkJoinPool(producers)) {
+            MergeSort.forkJoin(values, leafSize, pool); // warm up
+            long t = System.nanoTime();
+            long[] sortedHere = MergeSort.forkJoin(values, leafSize, pool);
+            forkJoinMs = (System.nanoTime() - t) / 1e6;
+            if (!Arrays.equals(expected, sortedHere)) {
+                throw new IllegalStateException("the merge sort in a ForkJoinPool differs from Arrays.parallelSort");
+            }
+        }
         SharedData input = MergeSort.input(values);
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("sort"), 1, producers, 1,
                 true);
@@ -228,8 +244,9 @@ public final class DataBench {
                 throw new IllegalStateException("the merge sort's answer differs from Arrays.parallelSort's");
             }
             log.printf("  %,d longs: merge sort %.0f ms (peak resident %d MiB), Arrays.parallelSort %.0f ms (peak "
-                    + "resident %d MiB)%n", n, cxMs, cxPeak >> 20, parallelMs, parallelPeak >> 20);
-            return new SortSample(n, cxMs, parallelMs, cxPeak, parallelPeak);
+                    + "resident %d MiB), the same tasks in a ForkJoinPool of %d %.0f ms%n", n, cxMs, cxPeak >> 20,
+                    parallelMs, parallelPeak >> 20, producers, forkJoinMs);
+            return new SortSample(n, cxMs, parallelMs, forkJoinMs, cxPeak, parallelPeak);
         }
     }
 

@@ -62,6 +62,44 @@ public final class MergeSort extends Task {
         context.storeTask(new MergeSort(mid, to, leafSize), Continuation.to(merge, 1));
     }
 
+    /**
+     * The same computation with the same tasks (the same halving down to {@code leafSize}, the same leaves and merges)
+     * on {@code pool} instead of a CX network: the yardstick that separates the algorithm's cost from the network's.
+     */
+    public static long[] forkJoin(long[] values, int leafSize, java.util.concurrent.ForkJoinPool pool) {
+        return pool.invoke(new Local(values, 0, values.length, leafSize));
+    }
+
+    /** One task of {@link #forkJoin}: a leaf sorts a copy of its range, a range forks its halves and merges them. */
+    private static final class Local extends java.util.concurrent.RecursiveTask<long[]> {
+        private static final long serialVersionUID = 1L;
+        private final transient long[] values;
+        private final int from;
+        private final int to;
+        private final int leafSize;
+
+        Local(long[] values, int from, int to, int leafSize) {
+            this.values = values;
+            this.from = from;
+            this.to = to;
+            this.leafSize = leafSize;
+        }
+
+        @Override
+        protected long[] compute() {
+            if (to - from <= leafSize) {
+                long[] part = Arrays.copyOfRange(values, from, to);
+                Arrays.sort(part);
+                return part;
+            }
+            int mid = from + (to - from) / 2;
+            Local right = new Local(values, mid, to, leafSize);
+            right.fork();
+            long[] left = new Local(values, from, mid, leafSize).compute();
+            return Merge.merge(left, right.join());
+        }
+    }
+
     /** Merges two sorted arrays. */
     public static final class Merge extends Task {
         public Merge() {
