@@ -27,7 +27,10 @@ final class EngineStreams {
     private final OutputStream rawOut;
     private final Object reading = new Object();
     private final Object writing = new Object();
-    /** Bytes from the socket not unwrapped yet (write mode: position is the end of them). */
+    /**
+     * Bytes from the socket not unwrapped yet, in read mode between calls: the engine unwraps one record per call,
+     * and moving the rest to the front after each (as a write-mode buffer would) cost more than the decryption.
+     */
     private ByteBuffer netIn;
     /** Bytes unwrapped and not read yet (write mode). */
     private ByteBuffer appIn;
@@ -38,7 +41,7 @@ final class EngineStreams {
         this.rawIn = socket.getInputStream();
         this.rawOut = socket.getOutputStream();
         int packet = engine.getSession().getPacketBufferSize();
-        this.netIn = ByteBuffer.allocate(packet * RECORDS_PER_IO);
+        this.netIn = ByteBuffer.allocate(packet * RECORDS_PER_IO).flip();
         this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
         this.netOut = ByteBuffer.allocate(packet * RECORDS_PER_IO);
     }
@@ -80,13 +83,7 @@ final class EngineStreams {
      */
     private SSLEngineResult unwrap(ByteBuffer into) throws IOException {
         while (true) {
-            netIn.flip();
-            SSLEngineResult r;
-            try {
-                r = engine.unwrap(netIn, into);
-            } finally {
-                netIn.compact();
-            }
+            SSLEngineResult r = engine.unwrap(netIn, into);
             switch (r.getStatus()) {
                 case OK -> {
                     if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_TASK) {
@@ -98,14 +95,18 @@ final class EngineStreams {
                     return r;
                 }
                 case BUFFER_UNDERFLOW -> {
+                    netIn.compact(); // the part of a record left goes to the front; the rest of the buffer is free
                     if (!netIn.hasRemaining()) {
                         netIn = grow(netIn, engine.getSession().getPacketBufferSize());
                     }
                     int n = rawIn.read(netIn.array(), netIn.arrayOffset() + netIn.position(), netIn.remaining());
+                    if (n > 0) {
+                        netIn.position(netIn.position() + n);
+                    }
+                    netIn.flip();
                     if (n < 0) {
                         return null;
                     }
-                    netIn.position(netIn.position() + n);
                 }
                 case BUFFER_OVERFLOW -> {
                     if (into != appIn) {
