@@ -63,10 +63,9 @@ public final class PrefetchPolicy {
         rttSamples[rttNext] = nanos;
         rttNext = (rttNext + 1) % RTT_SAMPLES;
         rttCount = Math.min(rttCount + 1, RTT_SAMPLES);
-        int n = rttCount;
-        System.arraycopy(rttSamples, 0, rttSorted, 0, n);
-        Arrays.sort(rttSorted, 0, n);
-        rttNanos = rttSorted[n / 2];
+        System.arraycopy(rttSamples, 0, rttSorted, 0, rttCount);
+        Arrays.sort(rttSorted, 0, rttCount);
+        rttNanos = rttSorted[rttCount / 2];
     }
 
     /** The high watermark: tasks to keep cached beyond those running. */

@@ -48,6 +48,7 @@ final class Dispatcher {
     private int revokesOutstanding;
     /** Copies were prefetched since the last {@link #revokeOwedLess} sweep, which asked back those of this one. */
     private boolean prefetchedSinceSweep;
+    /** The computation that sweep favoured: a newly favoured one sweeps again. */
     private long lastFavoured;
     private long largeUsePerWorkerNanos = LARGE_USE_PER_WORKER_NANOS;
     /** Validated tasks with a result that waits for another owner's ({@link TaskEntry#opinions}), oldest first. */

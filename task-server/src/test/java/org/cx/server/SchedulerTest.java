@@ -830,7 +830,6 @@ class SchedulerTest {
         assertArrayEquals(new byte[] {5}, out.result);
     }
 
-
     /**
      * A large computation (its tasks take a second, so that it soon has used more than a second of each worker) has
      * a task running and one cached on each of two producers when a small one is submitted: the large one's cached
