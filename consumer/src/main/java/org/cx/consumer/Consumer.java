@@ -76,6 +76,12 @@ public final class Consumer implements TaskServer {
     /** This user's credential, or null for plain connections. */
     private final Tls tls;
     private final AtomicLong requestIds = new AtomicLong();
+    /**
+     * Shared data as it travels, by the {@link SharedData} it was made from (identity, weakly): packing and hashing a
+     * large one takes about a second per GiB, and a second computation with the same data need not pay it again.
+     */
+    private final Map<SharedData, CodeBundle> dataBundles = java.util.Collections.synchronizedMap(
+            new java.util.WeakHashMap<>());
     private final Map<Long, Pending<?>> submitting = new ConcurrentHashMap<>();
     private final Map<Long, Pending<?>> running = new ConcurrentHashMap<>();
     private final AtomicLong bundleUploads = new AtomicLong();
@@ -226,7 +232,8 @@ public final class Consumer implements TaskServer {
     @Override
     public <R> Pending<R> submit(Task root, SubmitOptions options, ResultListener<? super R> listener) {
         CodeBundle data = options.data() == null ? null
-                : CodeBundle.ofEntries(new java.util.TreeMap<>(options.data().entries()));
+                : dataBundles.computeIfAbsent(options.data(), d -> CodeBundle.ofEntries(new java.util.TreeMap<>(
+                        d.entries())));
         long requestId = requestIds.incrementAndGet();
         Pending<R> pending = new Pending<>(listener, callbacks, this);
         // Classes loaded from a code bundle travel as that bundle; anything else runs from the class path.

@@ -303,6 +303,11 @@ public final class Producer implements AutoCloseable {
         return total <= 0 ? 0 : Math.min(1, workers.idleNanos() / total);
     }
 
+    /** The large values this producer holds ({@link org.cx.wire.ValueRef}). */
+    public ValueStore values() {
+        return values;
+    }
+
     /** Code and shared data bundles this producer fetched from its server. */
     public long bundlesFetched() {
         return bundles.fetches() - code.fromDisk();

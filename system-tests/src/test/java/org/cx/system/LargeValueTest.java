@@ -1,5 +1,6 @@
 package org.cx.system;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
@@ -7,7 +8,11 @@ import java.util.concurrent.TimeUnit;
 import org.cx.api.Computation;
 import org.cx.cli.Cx;
 import org.cx.consumer.Consumer;
+import org.cx.examples.sort.MergeSort;
 import org.cx.harness.DataBench;
+import org.cx.harness.LocalCluster;
+import org.cx.server.ServerConfig;
+import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.cx.wire.WireClient;
 import org.junit.jupiter.api.Test;
@@ -15,6 +20,31 @@ import org.junit.jupiter.api.Test;
 /** Values larger than any message and than the heaps of the processes they pass through. */
 class LargeValueTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
+
+    /**
+     * A merge sort whose leaves and merges send values of 1 MiB and more, all by reference: each of the six that a
+     * merge reads is let go by the server once that merge is done, and by the producers that held it when the server
+     * tells them, while the computation still runs or just after; the answer is right.
+     */
+    @Test
+    void aLargeValueGoesEverywhereOnceTheTaskThatReadItIsDone() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        int n = 1 << 19;
+        int leaf = 1 << 17; // 1 MiB of longs and a header: over the inline limit
+        long[] values = new java.util.Random(seed).longs(n).toArray();
+        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("release"), 1, 2, 1, true);
+             Consumer consumer = cluster.consumer()) {
+            long[] sorted = consumer.<long[]>submit(new MergeSort(n, leaf), MergeSort.input(values), r -> { })
+                    .result().get(60, TimeUnit.SECONDS);
+            long[] expected = values.clone();
+            java.util.Arrays.sort(expected);
+            assertArrayEquals(expected, sorted);
+            assertEquals(6, cluster.server().values().released(), "the server let go of every value a merge read");
+            Await.until("the producers let go of the values they made or were sent", WAIT,
+                    () -> cluster.producers().stream().mapToLong(p -> p.values().released()).sum() >= 6);
+        }
+    }
 
     /**
      * A 1 GiB value from one task to the next, over the 512 MiB message limit, through a server and a producer

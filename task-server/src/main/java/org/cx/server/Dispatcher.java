@@ -96,7 +96,7 @@ final class Dispatcher {
      *       (revoke): a released task is fresh again and goes to an idle worker in step 1 when the answer arrives.
      *       A task handed to an idle worker starts at once and is never revoked;</li>
      *   <li>with {@code eager}: an idle worker gets a copy of a task another producer is running, but only once that
-     *       task is late (running longer than {@link LateTasks#latenessNanos()}), so that duplicates chase
+     *       task is late (running longer than {@link LateTasks#latenessNanos}), so that duplicates chase
      *       stragglers and lost producers instead of tying up workers that new tasks will soon need.</li>
      * </ol>
      * Tasks of validated computations awaiting an opinion go first: the computation waits for them.

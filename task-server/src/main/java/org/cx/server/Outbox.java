@@ -54,6 +54,13 @@ public interface Outbox {
     }
 
     /**
+     * The completion just applied was of a task whose inputs were these large values, so nothing reads them again:
+     * once the change commits, every process holding them may let them go.
+     */
+    default void valuesConsumed(java.util.List<org.cx.wire.ValueRef> values) {
+    }
+
+    /**
      * Computation {@code computation}, new here, runs from code bundle {@code bundle}: fetch it if this server lacks
      * it, so that producers can load it from here.
      */

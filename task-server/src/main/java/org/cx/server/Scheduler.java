@@ -362,8 +362,12 @@ public final class Scheduler {
             log.record(new MirrorOp.Remove(e.envelope.id()));
         }
         outbox.applied(completion.id()); // after the change is recorded: it commits with the batch that carries it
+        java.util.List<org.cx.wire.ValueRef> consumed = e.valueRefs();
+        if (!consumed.isEmpty()) {
+            outbox.valuesConsumed(consumed);
+        }
         dispatcher.withdraw(e, true);
-        late.completed(completion.execNanos());
+        late.completed(e, completion.execNanos(), now);
         for (int i = 0; i < e.holderCount(); i++) {
             ProducerState holder = e.holder(i);
             holder.held.remove(e);
@@ -711,9 +715,9 @@ public final class Scheduler {
         dispatch(true);
     }
 
-    /** When a running task counts as late ({@link LateTasks#latenessNanos}). */
+    /** When a running task of a kind none of which has completed yet counts as late ({@link LateTasks}). */
     long latenessNanos() {
-        return late.latenessNanos();
+        return late.latenessOfANewKind();
     }
 
     // ---------------------------------------------------------------- the production network

@@ -316,6 +316,11 @@ public final class ServerCore {
         return scheduler;
     }
 
+    /** Where this server keeps large values; null when all values travel inline. */
+    org.cx.wire.ValueStore values() {
+        return env.values();
+    }
+
     ServerNetwork networkInternals() {
         return network;
     }

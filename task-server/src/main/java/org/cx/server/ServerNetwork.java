@@ -876,6 +876,13 @@ final class ServerNetwork {
 
     // ---------------------------------------------------------------- links
 
+    /** Sends {@code m} on every link this server has open (they go at the next flush). */
+    void tellLinks(Message m) {
+        for (PeerLink link : links.values()) {
+            link.send(m);
+        }
+    }
+
     void send(int id, Message m) {
         if (id == self || evicted) {
             return;

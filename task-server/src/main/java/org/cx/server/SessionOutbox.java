@@ -12,6 +12,8 @@ import org.cx.wire.ReadyTask;
 import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.ValueEnvelope;
+import org.cx.wire.ValueRef;
+import org.cx.wire.ValueStore;
 
 /** Gathers the scheduler's output per connection; {@link #flush()} sends one message per kind per connection. */
 final class SessionOutbox implements Outbox {
@@ -100,6 +102,25 @@ final class SessionOutbox implements Outbox {
             }
         }
         node.code().ended(computation);
+    }
+
+    @Override
+    public void valuesConsumed(List<ValueRef> values) {
+        ValueStore store = node.values();
+        if (store == null) {
+            return;
+        }
+        Message.ValuesReleased released = new Message.ValuesReleased(values.stream().map(ValueRef::bytes)
+                .toArray(byte[][]::new));
+        node.networkInternals().afterCommit(() -> {
+            values.forEach(store::release);
+            for (PeerSession session : node.sessions().values()) {
+                if (session instanceof PeerSession.ProducerSession p) {
+                    p.connection().send(released); // passed on only where the producer holds one of them
+                }
+            }
+            node.networkInternals().tellLinks(released);
+        });
     }
 
     @Override

@@ -102,6 +102,21 @@ final class TaskEntry {
         return inputs.clone();
     }
 
+    /** The inputs that are large values held by reference ({@link org.cx.wire.ValueRef}). */
+    java.util.List<org.cx.wire.ValueRef> valueRefs() {
+        java.util.List<org.cx.wire.ValueRef> refs = java.util.List.of();
+        for (byte[] input : inputs) {
+            org.cx.wire.ValueRef ref = org.cx.wire.ValueRef.of(input);
+            if (ref != null) {
+                if (refs.isEmpty()) {
+                    refs = new java.util.ArrayList<>(inputs.length);
+                }
+                refs.add(ref);
+            }
+        }
+        return refs;
+    }
+
     int arity() {
         return inputs.length;
     }

@@ -281,6 +281,15 @@ public sealed interface Message {
     record ComputationEnded(long computation) implements Message {
     }
 
+    /**
+     * The task these large values were inputs of has completed, and its completion is on every mirror: whoever holds
+     * them may let them go. A connection passes it on only to an end that holds one of them ({@link PeerValues}).
+     *
+     * @param refs the values' references ({@link ValueRef#bytes()})
+     */
+    record ValuesReleased(byte[][] refs) implements Message {
+    }
+
     // ------------------------------------------------------------ between task servers (production network)
 
     /** A new server asks to join the network. Sent to any member; members other than the root answer Redirect. */

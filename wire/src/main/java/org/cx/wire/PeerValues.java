@@ -48,8 +48,27 @@ public final class PeerValues {
     }
 
     /**
-     * Takes in a message from the other end. @return true if it was a value's chunk, consumed here; otherwise
-     * the values it refers to are counted as held by the other end
+     * The part of {@code released} this connection passes on: the values the other end holds, counted as held no
+     * longer; null if it holds none of them.
+     */
+    public Message.ValuesReleased passOn(Message.ValuesReleased released) {
+        List<byte[]> held = new ArrayList<>(released.refs().length);
+        for (byte[] bytes : released.refs()) {
+            if (peerHolds.remove(ValueRef.of(bytes))) {
+                held.add(bytes);
+            }
+        }
+        if (held.isEmpty()) {
+            return null;
+        }
+        return held.size() == released.refs().length ? released
+                : new Message.ValuesReleased(held.toArray(byte[][]::new));
+    }
+
+    /**
+     * Takes in a message from the other end. @return true if it was a value's chunk or a {@link
+     * Message.ValuesReleased} (whose values go from the store), consumed here; otherwise the values it refers to
+     * are counted as held by the other end
      *
      * @throws MalformedMessageException for a chunk out of order or damaged
      */
@@ -71,6 +90,14 @@ public final class PeerValues {
             if (whole) {
                 arriving.remove(ref);
                 peerHolds.add(ref);
+            }
+            return true;
+        }
+        if (message instanceof Message.ValuesReleased released) {
+            for (byte[] bytes : released.refs()) {
+                ValueRef ref = ValueRef.of(bytes);
+                peerHolds.remove(ref);
+                store.release(ref);
             }
             return true;
         }

@@ -285,6 +285,22 @@ public final class ProtocolCodec {
         kryo.register(MirrorOp.UsageBatch.class, id++);
         kryo.register(MirrorOp.UsageAcked.class, id++);
         kryo.register(MirrorOp.UsageDelta.class, id++);
+        register(kryo, Message.ValuesReleased.class, id++, (out, m) -> {
+            out.writeVarInt(m.refs().length, true);
+            for (byte[] ref : m.refs()) {
+                writeBytes(out, ref);
+            }
+        }, in -> {
+            byte[][] refs = new byte[readLength(in)][];
+            for (int i = 0; i < refs.length; i++) {
+                refs[i] = readBytes(in);
+                if (!ValueRef.is(refs[i])) {
+                    throw new MalformedMessageException("ValuesReleased holds " + refs[i].length
+                            + " bytes that are no value reference");
+                }
+            }
+            return new Message.ValuesReleased(refs);
+        });
     }
 
     /** An array of objects (each may be null or a registered subtype), its length checked before allocation. */

@@ -14,7 +14,8 @@ import java.util.List;
  * Large values on a connection ({@link PeerValues}): ahead of a message that refers to a value the other end may not
  * hold, its chunks are written, read from the store as the connection drains (a {@link ChunkedWriteHandler}, added
  * when the first value goes, keeps up to 16 chunks in flight and every message in order behind them); chunks that
- * arrive are kept by the store and not passed on. Sits just after the codecs.
+ * arrive are kept by the store and not passed on. A {@link Message.ValuesReleased} leaves only for an end that holds
+ * one of its values, and one that arrives lets them go from the store. Sits just after the codecs.
  */
 public final class ValueLink extends ChannelDuplexHandler {
     static final String NAME = "values";
@@ -35,6 +36,15 @@ public final class ValueLink extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (msg instanceof Message.ValuesReleased released) {
+            Message.ValuesReleased held = values.passOn(released);
+            if (held == null) {
+                promise.trySuccess(); // the other end holds none of them
+            } else {
+                ctx.write(held, promise);
+            }
+            return;
+        }
         if (msg instanceof Message m) {
             List<ValueRef> missing = values.toSendBefore(m);
             if (!missing.isEmpty()) {

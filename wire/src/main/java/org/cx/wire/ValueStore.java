@@ -28,7 +28,8 @@ import java.util.zip.CRC32C;
  * held fit {@linkplain #memoryBudget() a budget}, and otherwise in a file of the store's directory. A value over
  * {@linkplain #inlineLimit() the inline limit} is never copied whole into one buffer on its way: it is encoded a
  * chunk at a time, sent a chunk at a time (from a file as the connection drains), kept as it arrives, and decoded
- * from its chunks. A computation's values go when it ends; the directory goes when the process closes the store.
+ * from its chunks. A value goes when nothing will read it again ({@link #release}), or at the latest when its
+ * computation ends; the directory goes when the process closes the store.
  * Thread-safe.
  *
  * <p>Over 500 lines because its three ways a value passes ({@link Spill} as a task writes it, {@link Chunks} as it
@@ -56,6 +57,7 @@ public final class ValueStore implements AutoCloseable {
     private final AtomicLong budgeted;
     private final AtomicLong bytesReceived = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
+    private final AtomicLong released = new AtomicLong();
 
     /** A value held: in memory as its chunks, or in a file; and since when (for {@link #sweep}). */
     private record Held(List<byte[]> chunks, Path file, long sinceMillis) {
@@ -205,6 +207,20 @@ public final class ValueStore implements AutoCloseable {
             release(e.getKey(), e.getValue());
             return true;
         });
+    }
+
+    /** Lets go {@code ref}, if held here: nothing will read it again (the task it was an input of is done). */
+    public void release(ValueRef ref) {
+        Held h = held.remove(ref);
+        if (h != null) {
+            release(ref, h);
+            released.incrementAndGet();
+        }
+    }
+
+    /** Values let go by {@link #release} (before their computation ended) since the store opened. */
+    public long released() {
+        return released.get();
     }
 
     /**

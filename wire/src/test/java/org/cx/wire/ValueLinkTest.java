@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -123,6 +124,41 @@ class ValueLinkTest {
         out.writeOutbound(inputs);
         carry(out, in);
         assertEquals(2 * sent, sender.bytesSent(), "after its computation ended there, it goes again");
+        out.finishAndReleaseAll();
+        in.finishAndReleaseAll();
+    }
+
+    /**
+     * A release goes on only to an end that holds one of its values, and lets it go there; after it the end counts as
+     * holding it no longer.
+     */
+    @Test
+    void aReleaseReachesOnlyAnEndThatHoldsTheValueAndLetsItGoThere() {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        long[] large = randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed);
+        byte[] ref = codec(sender).encodeValue(large, COMPUTATION, "large");
+        byte[] other = codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed + 1), COMPUTATION,
+                "other");
+        Message.ValuesReleased released = new Message.ValuesReleased(new byte[][] {ref, other});
+        EmbeddedChannel out = end(sender);
+        EmbeddedChannel in = end(receiver);
+        out.writeOutbound(released);
+        assertEquals(List.of(), carry(out, in), "the other end holds neither: nothing goes");
+        TaskId task = TaskId.root(COMPUTATION).child(0);
+        out.writeOutbound(new Message.Inputs(new ValueEnvelope[] {new ValueEnvelope(Continuation.to(task, 0), ref)}));
+        carry(out, in);
+        assertEquals(1, receiver.count());
+        long sent = sender.bytesSent();
+        out.writeOutbound(released);
+        assertEquals(List.of(), carry(out, in), "taken in by the link, not passed on");
+        assertEquals(0, receiver.count(), "the receiver let the value go");
+        assertEquals(sent, sender.bytesSent(), "a release carries no value");
+        out.writeOutbound(released);
+        out.flushOutbound();
+        assertNull(out.readOutbound(), "the other end no longer holds it: a second release stays here");
+        sender.release(ValueRef.of(ref));
+        assertEquals(1, sender.count(), "the value not released stays");
         out.finishAndReleaseAll();
         in.finishAndReleaseAll();
     }
