@@ -248,7 +248,7 @@ final class Dispatcher {
 
     /**
      * Gives each producer with an idle worker a copy of the oldest late task it does not hold, one copy per task
-     * each time it is late. O(1) when no task is late; otherwise it walks the late tasks only.
+     * each time it is late. Walks only the tasks running longer than {@link LateTasks#MIN_LATENESS_NANOS}.
      */
     private void giveLateCopies() {
         if (!late.anyLate(now)) {
