@@ -28,8 +28,9 @@ final class LateTasks {
      */
     private final LinkedHashSet<TaskEntry> running = new LinkedHashSet<>();
     /**
-     * The longest time among recently completed tasks (a maximum that decays by 1/1024 per completion). A maximum, not an average: DAGs mix long and short tasks (F(n)'s 1 ms decompositions and
-     * 91 ms leaves), and an average would call every long task late.
+     * The longest time among recently completed tasks (a maximum that decays by 1/1024 per completion). A maximum,
+     * not an average: DAGs mix long and short tasks (F(n)'s 1 ms decompositions and 91 ms leaves), and an average
+     * would call every long task late.
      */
     private long recentMax;
     /** The kinds ({@link #kind}) of which a task has completed. */
@@ -76,9 +77,9 @@ final class LateTasks {
 
     /**
      * When running task {@code e} counts as late: after twice the longest recent time, or four times that if no task
-     * of its kind completed yet; at least {@link #MIN_LATENESS_NANOS}. Generous on
-     * purpose: a task handed to a worker may still wait behind one its producer claimed, and a duplicate of a task
-     * that was merely long ties up a worker that new tasks will need.
+     * of its kind completed yet; at least {@link #MIN_LATENESS_NANOS}. Generous on purpose: a task handed to a worker
+     * may still wait behind one its producer claimed, and a duplicate of a task that was merely long ties up a worker
+     * that new tasks will need.
      */
     long latenessNanos(TaskEntry e) {
         return kindsCompleted.get(kind(e)) ? Math.max(2 * recentMax, MIN_LATENESS_NANOS) : latenessOfANewKind();
