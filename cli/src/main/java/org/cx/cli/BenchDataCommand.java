@@ -63,6 +63,11 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
             description = "Longs per merge sort leaf. Default: ${DEFAULT-VALUE}.")
     int leaf;
 
+    @Option(names = "--timeline", paramLabel = "FILE", description = "Record what the server and producers did "
+            + "during the last run of the merge sort and write its timeline to FILE, for https://ui.perfetto.dev or "
+            + "scripts/timeline-idle.py.")
+    java.nio.file.Path timeline;
+
     @Option(names = "--runs", defaultValue = "3", description = "Runs of each part. Default: ${DEFAULT-VALUE}.")
     int runs;
 
@@ -106,7 +111,7 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
             List<Double> forkJoinRatios = new ArrayList<>();
             DataBench.SortSample last = null;
             for (int i = 0; i < runs; i++) {
-                last = DataBench.sort(sortN, leaf, 2, System.err);
+                last = DataBench.sort(sortN, leaf, 2, System.err, i == runs - 1 ? timeline : null);
                 ratios.add(last.ratio());
                 forkJoinRatios.add(last.forkJoinRatio());
             }

@@ -208,9 +208,11 @@ public final class DataBench {
     /**
      * Sorts {@code n} random longs with {@link MergeSort} ({@code leafSize} per leaf) on one server and
      * {@code producers} one-worker producers in this process, and with {@link Arrays#parallelSort} (the median of
-     * {@value #PARALLEL_SORT_RUNS} runs); checks that both agree.
+     * {@value #PARALLEL_SORT_RUNS} runs); checks that both agree. If {@code timeline} is not null, writes the merge
+     * sort's timeline there.
      */
-    public static SortSample sort(int n, int leafSize, int producers, PrintStream log) throws Exception {
+    public static SortSample sort(int n, int leafSize, int producers, PrintStream log, java.nio.file.Path timeline)
+            throws Exception {
         long[] values = new Random(42).longs(n).toArray();
         long[] expected = values.clone();
         Arrays.parallelSort(values.clone()); // warm up
@@ -237,7 +239,7 @@ public final class DataBench {
         }
         SharedData input = MergeSort.input(values);
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("sort"), 1, producers, 1,
-                true);
+                true, timeline != null);
              Consumer consumer = cluster.consumer()) {
             consumer.<long[]>submit(new MergeSort(Math.min(n, 4 * leafSize), leafSize), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS); // warm up, and the data reaches the producers
@@ -246,7 +248,12 @@ public final class DataBench {
             long t1 = System.nanoTime();
             long[] sorted = consumer.<long[]>submit(new MergeSort(n, leafSize), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS);
-            double cxMs = (System.nanoTime() - t1) / 1e6;
+            long t2 = System.nanoTime();
+            double cxMs = (t2 - t1) / 1e6;
+            if (timeline != null) {
+                Timeline.write(timeline, cluster, t1, t2);
+                log.printf("timeline of the merge sort: %s (open it in https://ui.perfetto.dev)%n", timeline);
+            }
             long cxPeak = peakResident();
             if (!Arrays.equals(expected, sorted)) {
                 throw new IllegalStateException("the merge sort's answer differs from Arrays.parallelSort's");
