@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -76,6 +77,17 @@ final class WorkerProcess implements TaskExecutor {
     private int processHeapMiB;
     /** Computations that ended since the process last heard: it may drop their code. */
     private final Queue<Long> endedSinceLastTask = new ConcurrentLinkedQueue<>();
+    /**
+     * Values the producer let go since the process last heard ({@link org.cx.wire.ValueStore#onRelease}), at most
+     * {@link #RELEASES_KEPT}: the process lets go those it was sent. One left out stays until its computation ends.
+     */
+    private final Queue<org.cx.wire.ValueRef> releasedSinceLastTask = new ConcurrentLinkedQueue<>();
+    private static final int RELEASES_KEPT = 4096;
+    private final java.util.function.Consumer<org.cx.wire.ValueRef> onRelease = ref -> {
+        if (releasedSinceLastTask.size() < RELEASES_KEPT) {
+            releasedSinceLastTask.add(ref);
+        }
+    };
 
     // The worker thread's state.
     private Process process;
@@ -121,6 +133,9 @@ final class WorkerProcess implements TaskExecutor {
         this.maxMessageBytes = maxMessageBytes;
         this.ownsValues = codecs.values() == null; // a process's large values come back whatever the codecs
         this.values = ownsValues ? org.cx.wire.ValueStore.temporary(name) : codecs.values();
+        if (!ownsValues) {
+            values.onRelease(onRelease);
+        }
         this.scratch = scratchRoot.resolve(name);
         this.heapMiB = command.heapMiB();
         this.relay = files == null ? null : startRelay(files);
@@ -272,14 +287,21 @@ final class WorkerProcess implements TaskExecutor {
     }
 
     /**
-     * Tells the process of computations that ended and of {@code computation}'s code, sending the bundle unless it
-     * has it; a task of another computation than the last one finds the scratch directory empty.
+     * Tells the process of computations that ended, of values let go, and of {@code computation}'s code, sending the
+     * bundle unless it has it; a task of another computation than the last one finds the scratch directory empty.
      */
     private void introduce(long computation) throws IOException {
         for (Long ended; (ended = endedSinceLastTask.poll()) != null; ) {
             if (bound.remove(ended) != null) {
                 streams.write(new Message.ComputationEnded(ended), processValues);
             }
+        }
+        List<byte[]> released = new ArrayList<>();
+        for (org.cx.wire.ValueRef ref; (ref = releasedSinceLastTask.poll()) != null; ) {
+            released.add(ref.bytes());
+        }
+        if (!released.isEmpty()) {
+            streams.write(new Message.ValuesReleased(released.toArray(byte[][]::new)), processValues);
         }
         if (bound.containsKey(computation)) {
             return;
@@ -460,6 +482,8 @@ final class WorkerProcess implements TaskExecutor {
         }
         if (ownsValues) {
             values.close();
+        } else {
+            values.removeReleaseListener(onRelease);
         }
     }
 

@@ -165,6 +165,27 @@ class WorkerProcessTest {
         assertEquals(1, result(p.run(ready(1, new Square(1)))), "the worker carries on");
     }
 
+    /** A value the worker process made, let go by the producer, goes from the process with its next task. */
+    @Test
+    void aValueTheProducerLetsGoGoesFromItsWorkerProcessWithTheNextTask() throws IOException {
+        WorkerProcess p = worker(TaskBox.Isolation.PROCESS, 64); // values over 8 MiB go to a file of its store
+        TaskRunner.Outcome big = p.run(ready(1, new Big(20 << 20)));
+        byte[] value = assertInstanceOf(TaskRunner.Outcome.Done.class, big).completion().values()[0].value();
+        Path store = dir.resolve("test-worker-0").resolve(WorkerMain.VALUES_DIRECTORY);
+        assertEquals(1, valueFiles(store), "the process keeps the value it made");
+        assertEquals(1, result(p.run(ready(1, new Square(1)))));
+        assertEquals(1, valueFiles(store), "until the producer lets it go");
+        values.release(org.cx.wire.ValueRef.of(value));
+        assertEquals(1, result(p.run(ready(1, new Square(1)))));
+        assertEquals(0, valueFiles(store), "then with the next task");
+    }
+
+    private static long valueFiles(Path store) throws IOException {
+        try (var files = Files.list(store)) {
+            return files.filter(f -> !f.getFileName().toString().startsWith(".")).count();
+        }
+    }
+
     @Test
     void aProcessRunsOneUsersCode() {
         WorkerProcess p = worker(TaskBox.Isolation.PROCESS, 64);

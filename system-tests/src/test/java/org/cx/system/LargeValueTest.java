@@ -12,13 +12,14 @@ import org.cx.consumer.Consumer;
 import org.cx.examples.sort.MergeSort;
 import org.cx.harness.DataBench;
 import org.cx.harness.LocalCluster;
+import org.cx.producer.TaskBox;
 import org.cx.server.ServerConfig;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.cx.wire.WireClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Values larger than any message and than the heaps of the processes they pass through. */
 class LargeValueTest {
@@ -27,18 +28,20 @@ class LargeValueTest {
     /**
      * A merge sort whose leaves and merges send values of 1 MiB and more, all by reference: each of the six that a
      * merge reads is let go by the server once that merge is done, and by the producers that held it when the server
-     * tells them, while the computation still runs or just after; the answer is right.
+     * tells them, while the computation still runs or just after (and the worker processes, with the next task they
+     * get); the answer is right.
      */
-    @ParameterizedTest(name = "{0} servers")
-    @ValueSource(ints = {1, 3})
-    void aLargeValueGoesEverywhereOnceTheTaskThatReadItIsDone(int servers) throws Exception {
+    @ParameterizedTest(name = "{0} servers, tasks {1}")
+    @CsvSource({"1, IN_PROCESS", "3, IN_PROCESS", "1, PROCESS"})
+    void aLargeValueGoesEverywhereOnceTheTaskThatReadItIsDone(int servers, TaskBox.Isolation isolation)
+            throws Exception {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
         int n = 1 << 19;
         int leaf = 1 << 17; // 1 MiB of longs and a header: over the inline limit
         long[] values = new java.util.Random(seed).longs(n).toArray();
         try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("release"), servers, 2 * servers,
-                1, true);
+                1, true, false, TaskBox.defaults().withIsolation(isolation));
              Consumer consumer = cluster.consumer()) {
             long[] sorted = consumer.<long[]>submit(new MergeSort(n, leaf), MergeSort.input(values), r -> { })
                     .result().get(60, TimeUnit.SECONDS);

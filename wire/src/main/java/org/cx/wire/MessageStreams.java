@@ -41,8 +41,18 @@ public final class MessageStreams {
         }
     }
 
-    /** Buffers {@code message} after the chunks of the large values it refers to that the other end lacks. */
+    /**
+     * Buffers {@code message} after the chunks of the large values it refers to that the other end lacks; a
+     * {@link Message.ValuesReleased} only as far as the other end holds its values ({@link PeerValues#passOn}).
+     */
     public void write(Message message, PeerValues values) throws IOException {
+        if (message instanceof Message.ValuesReleased released) {
+            Message.ValuesReleased held = values.passOn(released);
+            if (held != null) {
+                write(held);
+            }
+            return;
+        }
         for (ValueRef ref : values.toSendBefore(message)) {
             try (ValueStore.Chunks chunks = values.store().chunks(ref)) {
                 while (!chunks.done()) {

@@ -58,6 +58,8 @@ public final class ValueStore implements AutoCloseable {
     private final AtomicLong bytesReceived = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
     private final AtomicLong released = new AtomicLong();
+    private final List<java.util.function.Consumer<ValueRef>> releaseListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** A value held: in memory as its chunks, or in a file; and since when (for {@link #sweep}). */
     private record Held(List<byte[]> chunks, Path file, long sinceMillis) {
@@ -215,7 +217,21 @@ public final class ValueStore implements AutoCloseable {
         if (h != null) {
             release(ref, h);
             released.incrementAndGet();
+            releaseListeners.forEach(l -> l.accept(ref));
         }
+    }
+
+    /**
+     * Calls {@code listener} with every value {@link #release} lets go from now on, on the releasing thread: the
+     * processes this one passed values to (a producer's worker processes) may let them go too.
+     */
+    public void onRelease(java.util.function.Consumer<ValueRef> listener) {
+        releaseListeners.add(listener);
+    }
+
+    /** Stops calling {@code listener}. */
+    public void removeReleaseListener(java.util.function.Consumer<ValueRef> listener) {
+        releaseListeners.remove(listener);
     }
 
     /** Values let go by {@link #release} (before their computation ended) since the store opened. */

@@ -163,6 +163,46 @@ class ValueLinkTest {
         in.finishAndReleaseAll();
     }
 
+    /** The same over a worker process's pipes ({@link MessageStreams}): a release goes only where the value went. */
+    @Test
+    void overPipesAReleaseGoesOnlyWhereTheValueWent() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        byte[] ref = codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed), COMPUTATION, "v");
+        Message.ValuesReleased released = new Message.ValuesReleased(new byte[][] {ref});
+        PeerValues toProcess = new PeerValues(sender);
+        PeerValues inProcess = new PeerValues(receiver);
+        java.io.ByteArrayOutputStream pipe = new java.io.ByteArrayOutputStream();
+        MessageStreams out = new MessageStreams(java.io.InputStream.nullInputStream(), pipe, 16 << 20);
+        out.write(released, toProcess);
+        out.flush();
+        assertEquals(0, pipe.size(), "the process was never sent it: nothing goes");
+        TaskId task = TaskId.root(COMPUTATION).child(0);
+        out.write(new Message.Inputs(new ValueEnvelope[] {new ValueEnvelope(Continuation.to(task, 0), ref)}),
+                toProcess);
+        out.write(released, toProcess);
+        out.write(released, toProcess); // the process holds it no longer: this one stays here
+        out.flush();
+        MessageStreams in = new MessageStreams(new java.io.ByteArrayInputStream(pipe.toByteArray()),
+                java.io.OutputStream.nullOutputStream(), 16 << 20);
+        List<Message> passed = new ArrayList<>();
+        int releases = 0;
+        while (in.pending() > 0) {
+            Message m = in.read();
+            if (m instanceof Message.Inputs) {
+                assertEquals(1, receiver.count(), "the value arrived ahead of the inputs");
+            }
+            releases += m instanceof Message.ValuesReleased ? 1 : 0;
+            if (!inProcess.received(m)) {
+                passed.add(m);
+            }
+        }
+        assertEquals(1, releases, "one release went: the second found the process no longer holding the value");
+        assertEquals(1, passed.size(), "chunks and releases are taken in: " + passed);
+        assertInstanceOf(Message.Inputs.class, passed.get(0));
+        assertEquals(0, receiver.count(), "the process let the value go");
+    }
+
     @Test
     void aDamagedOrMisplacedChunkIsRefusedAndNothingPartialStays() throws Exception {
         byte[] value = new byte[(int) ValueStore.inlineLimit() + 10];
