@@ -74,14 +74,15 @@ final class ExactlyOnceChannels {
         return received.getOrDefault(channel(from, to), 0L);
     }
 
-    /** The receiver has applied every message up to {@code upTo}: forget them. Whether any was still kept. */
-    boolean acknowledge(int from, int to, long upTo) {
+    /** The receiver has applied every message up to {@code upTo}: forget them. The ones that were still kept. */
+    List<RoutedPayload> acknowledge(int from, int to, long upTo) {
         TreeMap<Long, RoutedPayload> unacked = outgoing.get(channel(from, to));
         if (unacked == null || unacked.headMap(upTo, true).isEmpty()) {
-            return false;
+            return List.of();
         }
+        List<RoutedPayload> acknowledged = new ArrayList<>(unacked.headMap(upTo, true).values());
         unacked.headMap(upTo, true).clear();
-        return true;
+        return acknowledged;
     }
 
     /** Every message sent and not acknowledged, channel by channel in number order. */

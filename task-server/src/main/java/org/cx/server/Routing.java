@@ -1,10 +1,12 @@
 package org.cx.server;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.cx.wire.Message;
 import org.cx.wire.MirrorOp;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.RoutedPayload;
+import org.cx.wire.ValueRef;
 
 /**
  * Exactly-once messages between servers, carried out: a payload (a diffused transfer, a value, a failure) is
@@ -140,8 +142,19 @@ final class Routing {
         if (network.resolve(ack.from()) != network.self()) {
             return;
         }
-        if (channels.acknowledge(ack.from(), ack.to(), ack.seq()) && mirroring.active()) {
+        List<RoutedPayload> acknowledged = channels.acknowledge(ack.from(), ack.to(), ack.seq());
+        if (acknowledged.isEmpty()) {
+            return;
+        }
+        if (mirroring.active()) {
             mirroring.record(new MirrorOp.Acked(ack.from(), ack.to(), ack.seq()));
+        }
+        List<ValueRef> handedOn = new ArrayList<>();
+        for (RoutedPayload payload : acknowledged) {
+            ValueRef.forEachIn(payload, handedOn::add);
+        }
+        if (!handedOn.isEmpty()) {
+            host.handedOn(handedOn);
         }
     }
 

@@ -443,6 +443,11 @@ public final class ServerCore {
     /** What the network asks of this server. */
     private final class NetworkHost implements ServerNetwork.Host {
         @Override
+        public void handedOn(java.util.List<org.cx.wire.ValueRef> values) {
+            outbox.valuesHandedOn(values);
+        }
+
+        @Override
         public boolean trails() {
             return trailLog != null;
         }

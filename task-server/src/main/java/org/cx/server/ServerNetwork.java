@@ -80,6 +80,13 @@ final class ServerNetwork {
         /** This server took over the tasks of failed server {@code failed}. */
         default void adopted(int failed) {
         }
+
+        /**
+         * Large values this server routed to another one, which has acknowledged them: this server's copies, and
+         * those of its producers, may go once that is recorded (not the other servers': the receiver reads them).
+         */
+        default void handedOn(List<org.cx.wire.ValueRef> values) {
+        }
     }
 
     private final NetworkConfig config;

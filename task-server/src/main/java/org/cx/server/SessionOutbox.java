@@ -106,6 +106,19 @@ final class SessionOutbox implements Outbox {
 
     @Override
     public void valuesConsumed(List<ValueRef> values) {
+        release(values, true);
+    }
+
+    /** As {@link Outbox#valuesConsumed}, for values routed to another server that acknowledged them. */
+    void valuesHandedOn(List<ValueRef> values) {
+        release(values, false);
+    }
+
+    /**
+     * Once what was recorded so far commits, lets {@code values} go here and tells the producers, and with
+     * {@code servers} the servers this one has links to, each only if it holds one of them.
+     */
+    private void release(List<ValueRef> values, boolean servers) {
         ValueStore store = node.values();
         if (store == null) {
             return;
@@ -119,7 +132,9 @@ final class SessionOutbox implements Outbox {
                     p.connection().send(released); // passed on only where the producer holds one of them
                 }
             }
-            node.networkInternals().tellLinks(released);
+            if (servers) {
+                node.networkInternals().tellLinks(released);
+            }
         });
     }
 

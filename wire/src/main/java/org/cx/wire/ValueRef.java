@@ -93,6 +93,11 @@ public record ValueRef(long computation, long idHigh, long idLow, long size, int
         }
     }
 
+    /** Calls {@code each} for every reference among the encoded values {@code payload} carries. */
+    public static void forEachIn(RoutedPayload payload, Consumer<ValueRef> each) {
+        visit(payload, each);
+    }
+
     private static void visit(RoutedPayload payload, Consumer<ValueRef> each) {
         switch (payload) {
             case RoutedPayload.Transfer t -> visit(t.tasks(), each);
