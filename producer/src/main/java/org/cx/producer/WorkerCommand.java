@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The command line of a worker process: this JDK's {@code java} with the worker's heap and memory limits and this
- * process's class path, running {@link WorkerMain}; inside bubblewrap for {@link TaskBox.Isolation#SANDBOX}.
+ * process's class path, running {@link WorkerMain}; inside bubblewrap for {@link TaskBox.Isolation#SANDBOX}, and
+ * killed with its producer either way.
  *
  * <h2>The sandbox</h2>
  * New user, PID, network, IPC, UTS and cgroup namespaces ({@code --unshare-all}), user 65534 ("nobody") inside,
@@ -79,6 +80,9 @@ final class WorkerCommand {
         java.addAll(List.of("-cp", String.join(File.pathSeparator, classPath()),
                 WorkerMain.class.getName(), Double.toString(speed), Integer.toString(maxMessageBytes)));
         if (isolation != TaskBox.Isolation.SANDBOX) {
+            if (diesWithItsProducer()) {
+                java.addAll(0, DIE_WITH_PARENT);
+            }
             return java;
         }
         List<String> wrapped = sandbox(scratch, relay == null ? null : relay.getParent());
@@ -138,6 +142,47 @@ final class WorkerCommand {
         return TaskBox.Isolation.PROCESS;
     }
 
+    /**
+     * Outside the sandbox, util-linux's {@code setpriv} has the worker killed when its producer dies, as bubblewrap's
+     * {@code --die-with-parent} does inside: a worker frozen by the owner's rules cannot notice its producer is gone
+     * (a {@code kill -9} of {@code cx producer}), and would stay stopped, holding its memory, for good.
+     */
+    private static final List<String> DIE_WITH_PARENT = List.of("setpriv", "--pdeathsig", "KILL", "--");
+    private static volatile Boolean diesWithItsProducer;
+
+    /** Whether {@link #DIE_WITH_PARENT} runs a program here (tried once per process). */
+    static boolean diesWithItsProducer() {
+        Boolean works = diesWithItsProducer;
+        if (works == null) {
+            works = runs(new ArrayList<>(DIE_WITH_PARENT), "true");
+            if (!works) {
+                LOG.warn("setpriv --pdeathsig does not work here (Debian: util-linux): a worker process frozen "
+                        + "when its producer is killed stays stopped until someone kills it");
+            }
+            diesWithItsProducer = works;
+        }
+        return works;
+    }
+
+    /** Whether {@code command} and then {@code more} start and exit 0 within 30 s. */
+    private static boolean runs(List<String> command, String... more) {
+        command.addAll(List.of(more));
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return false;
+            }
+            return p.exitValue() == 0;
+        } catch (IOException e) {
+            return false; // not on the path
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /** Whether bubblewrap starts {@code java -version} in the sandbox here (tried once per process). */
     static boolean sandboxWorks() {
         Boolean works = sandboxWorks;
@@ -152,20 +197,9 @@ final class WorkerCommand {
         Path scratch = null;
         try {
             scratch = Files.createTempDirectory("cx-sandbox-probe");
-            List<String> cmd = sandbox(scratch, null);
-            cmd.addAll(List.of(javaExecutable(), "-Xshare:auto", "-version"));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return false;
-            }
-            return p.exitValue() == 0;
+            return runs(sandbox(scratch, null), javaExecutable(), "-Xshare:auto", "-version");
         } catch (IOException e) {
-            return false; // no bwrap on the path
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+            return false; // no temporary directory for the probe
         } finally {
             if (scratch != null) {
                 Scratch.delete(scratch);

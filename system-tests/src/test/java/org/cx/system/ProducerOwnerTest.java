@@ -154,6 +154,11 @@ class ProducerOwnerTest {
             assertEquals(Fib.value(13), c.result().get(120, TimeUnit.SECONDS));
             assertTrue(allFrozen(owned) || workers(owned).isEmpty(), "it stayed paused");
             assertEquals(1, server.audit().maxApplied(), "no task's effects applied twice");
+
+            List<ProcessHandle> frozen = workers(owned);
+            owned.kill(); // kill -9 of the producer alone: its frozen workers cannot see it go
+            Await.until("its frozen worker processes to be gone with it", WAIT,
+                    () -> frozen.stream().noneMatch(ProcessHandle::isAlive));
         }
     }
 
