@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
             "          with the bytes it took on the wire;",
             "  sort:   the merge sort example on --sort-n random longs against Arrays.parallelSort in this JVM and",
             "          against the same tasks in a ForkJoinPool of as many threads as the producers' workers,",
-            "          with the peak resident memory of the process during each.",
+            "          with the peak resident memory of each process (of this one, or with --sort-processes of",
+            "          the server's and each producer's) during each.",
             "Runs each --runs times and prints the medians. Needs a large heap: CX_JAVA_OPTS=-Xmx8g."})
 final class BenchDataCommand extends Printing implements Callable<Integer> {
     @Option(names = "--only", paramLabel = "PART", split = ",",
@@ -63,9 +64,18 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
             description = "Longs per merge sort leaf. Default: ${DEFAULT-VALUE}.")
     int leaf;
 
+    @Option(names = "--sort-processes", description = "Run the merge sort's server and producers as processes of "
+            + "their own (cx server, cx producer running tasks in its JVM) instead of in this JVM, each with "
+            + "--process-heap, and report each one's peak resident memory.")
+    boolean sortProcesses;
+
+    @Option(names = "--process-heap", defaultValue = "3072", paramLabel = "MIB",
+            description = "Heap of each process with --sort-processes. Default: ${DEFAULT-VALUE}.")
+    int processHeapMiB;
+
     @Option(names = "--timeline", paramLabel = "FILE", description = "Record what the server and producers did "
             + "during the last run of the merge sort and write its timeline to FILE, for https://ui.perfetto.dev or "
-            + "scripts/timeline-idle.py.")
+            + "scripts/timeline-idle.py (not with --sort-processes).")
     java.nio.file.Path timeline;
 
     @Option(names = "--runs", defaultValue = "3", description = "Runs of each part. Default: ${DEFAULT-VALUE}.")
@@ -73,8 +83,13 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (valueMiB < 1 || sharedMiB < 1 || tasks < 1 || producers < 1 || sortN < 2 || leaf < 1 || runs < 1) {
-            throw new IllegalArgumentException("every size, count and --runs must be positive");
+        if (valueMiB < 1 || sharedMiB < 1 || tasks < 1 || producers < 1 || sortN < 2 || leaf < 1 || runs < 1
+                || processHeapMiB < 64) {
+            throw new IllegalArgumentException("every size, count and --runs must be positive, --process-heap at "
+                    + "least 64");
+        }
+        if (sortProcesses && timeline != null) {
+            throw new IllegalArgumentException("--timeline records a network in this JVM: not with --sort-processes");
         }
         TaskBox box = isolation == TaskBox.Isolation.IN_PROCESS ? TaskBox.inProcess()
                 : new TaskBox(isolation, taskHeapMiB, java.time.Duration.ofHours(1));
@@ -111,14 +126,15 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
             List<Double> forkJoinRatios = new ArrayList<>();
             DataBench.SortSample last = null;
             for (int i = 0; i < runs; i++) {
-                last = DataBench.sort(sortN, leaf, 2, System.err, i == runs - 1 ? timeline : null);
+                last = DataBench.sort(new DataBench.SortSettings(sortN, leaf, 2, i == runs - 1 ? timeline : null,
+                        sortProcesses ? Cx.class.getName() : null, processHeapMiB), System.err);
                 ratios.add(last.ratio());
                 forkJoinRatios.add(last.forkJoinRatio());
             }
             out().printf("sort: %,d longs, merge sort on 1 server and 2 producers at %.2f x the time of "
                     + "Arrays.parallelSort and %.2f x that of the same tasks in a ForkJoinPool of 2 (medians of %d "
-                    + "runs); peak resident memory of the process %d MiB against %d MiB%n", sortN,
-                    DataBench.median(ratios), DataBench.median(forkJoinRatios), runs, last.cxPeakBytes() >> 20,
+                    + "runs); peak resident memory %s, against %d MiB for Arrays.parallelSort%n", sortN,
+                    DataBench.median(ratios), DataBench.median(forkJoinRatios), runs, last.peaksInMiB(),
                     last.parallelSortPeakBytes() >> 20);
         }
         return 0;

@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -187,10 +188,11 @@ public final class DataBench {
     }
 
     /**
-     * The merge sort against {@link Arrays#parallelSort}, with the peak resident memory of this process (the whole
-     * network runs in it) during each; -1 where the system cannot say.
+     * The merge sort against {@link Arrays#parallelSort}, with the peak resident memory of each process of the
+     * network during the sort, by name, and of this process during {@code parallelSort}; -1 where the system cannot
+     * say.
      */
-    public record SortSample(int n, double cxMs, double parallelSortMs, double forkJoinMs, long cxPeakBytes,
+    public record SortSample(int n, double cxMs, double parallelSortMs, double forkJoinMs, Map<String, Long> cxPeaks,
                              long parallelSortPeakBytes) {
         public double ratio() {
             return cxMs / parallelSortMs;
@@ -200,6 +202,23 @@ public final class DataBench {
         public double forkJoinRatio() {
             return cxMs / forkJoinMs;
         }
+
+        /** The peaks in MiB, as "name N MiB, ...". */
+        public String peaksInMiB() {
+            StringBuilder sb = new StringBuilder();
+            cxPeaks.forEach((name, bytes) -> sb.append(sb.isEmpty() ? "" : ", ").append(name).append(' ')
+                    .append(bytes >> 20).append(" MiB"));
+            return sb.toString();
+        }
+    }
+
+    /**
+     * Where the merge sort runs: {@code processesMain} null, the whole network in this process; otherwise the main
+     * class of the {@code cx} command, whose {@code cx server} and {@code cx producer} run as processes of their own
+     * with {@code processHeapMiB} of heap each. {@code timeline}, in this process only: where to write the sort's.
+     */
+    public record SortSettings(int n, int leafSize, int producers, java.nio.file.Path timeline, String processesMain,
+                               int processHeapMiB) {
     }
 
     /** Timed runs of {@link Arrays#parallelSort} per sample; the sample is their median. */
@@ -207,17 +226,16 @@ public final class DataBench {
 
     /**
      * Sorts {@code n} random longs with {@link MergeSort} ({@code leafSize} per leaf) on one server and
-     * {@code producers} one-worker producers in this process, and with {@link Arrays#parallelSort} (the median of
-     * {@value #PARALLEL_SORT_RUNS} runs); checks that both agree. If {@code timeline} is not null, writes the merge
-     * sort's timeline there.
+     * {@code producers} one-worker producers, and with {@link Arrays#parallelSort} (the median of
+     * {@value #PARALLEL_SORT_RUNS} runs); checks that both agree.
      */
-    public static SortSample sort(int n, int leafSize, int producers, PrintStream log, java.nio.file.Path timeline)
-            throws Exception {
+    public static SortSample sort(SortSettings s, PrintStream log) throws Exception {
+        int n = s.n();
         long[] values = new Random(42).longs(n).toArray();
         long[] expected = values.clone();
         Arrays.parallelSort(values.clone()); // warm up
         System.gc();
-        resetPeakResident();
+        SortNetwork.resetPeak("self");
         List<Double> parallelRuns = new ArrayList<>();
         for (int i = 0; i < PARALLEL_SORT_RUNS; i++) { // its first runs may still be compiling the vectorized sort
             System.arraycopy(values, 0, expected, 0, n);
@@ -226,42 +244,45 @@ public final class DataBench {
             parallelRuns.add((System.nanoTime() - t0) / 1e6);
         }
         double parallelMs = median(parallelRuns);
-        long parallelPeak = peakResident();
+        long parallelPeak = SortNetwork.peak("self");
         double forkJoinMs;
-        try (java.util.concurrent.ForkJoinPool pool = new java.util.concurrent.ForkJoinPool(producers)) {
-            MergeSort.forkJoin(values, leafSize, pool); // warm up
+        try (java.util.concurrent.ForkJoinPool pool = new java.util.concurrent.ForkJoinPool(s.producers())) {
+            MergeSort.forkJoin(values, s.leafSize(), pool); // warm up
             long t = System.nanoTime();
-            long[] sortedHere = MergeSort.forkJoin(values, leafSize, pool);
+            long[] sortedHere = MergeSort.forkJoin(values, s.leafSize(), pool);
             forkJoinMs = (System.nanoTime() - t) / 1e6;
             if (!Arrays.equals(expected, sortedHere)) {
                 throw new IllegalStateException("the merge sort in a ForkJoinPool differs from Arrays.parallelSort");
             }
         }
         SharedData input = MergeSort.input(values);
-        try (LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("sort"), 1, producers, 1,
-                true, timeline != null);
-             Consumer consumer = cluster.consumer()) {
-            consumer.<long[]>submit(new MergeSort(Math.min(n, 4 * leafSize), leafSize), input, r -> { })
+        try (SortNetwork network = s.processesMain() == null
+                ? SortNetwork.inThisProcess(s.producers(), s.timeline() != null)
+                : SortNetwork.ofProcesses(s.processesMain(), s.producers(), s.processHeapMiB(),
+                        java.nio.file.Files.createTempDirectory("cx-sort"))) {
+            Consumer consumer = network.consumer();
+            consumer.<long[]>submit(new MergeSort(n, s.leafSize()), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS); // warm up, and the data reaches the producers
             System.gc();
-            resetPeakResident();
+            network.resetPeaks();
             long t1 = System.nanoTime();
-            long[] sorted = consumer.<long[]>submit(new MergeSort(n, leafSize), input, r -> { })
+            long[] sorted = consumer.<long[]>submit(new MergeSort(n, s.leafSize()), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS);
             long t2 = System.nanoTime();
             double cxMs = (t2 - t1) / 1e6;
-            if (timeline != null) {
-                Timeline.write(timeline, cluster, t1, t2);
-                log.printf("timeline of the merge sort: %s (open it in https://ui.perfetto.dev)%n", timeline);
+            Map<String, Long> peaks = network.peaks();
+            if (s.timeline() != null && network instanceof SortNetwork.InProcess in) {
+                Timeline.write(s.timeline(), in.cluster(), t1, t2);
+                log.printf("timeline of the merge sort: %s (open it in https://ui.perfetto.dev)%n", s.timeline());
             }
-            long cxPeak = peakResident();
             if (!Arrays.equals(expected, sorted)) {
                 throw new IllegalStateException("the merge sort's answer differs from Arrays.parallelSort's");
             }
-            log.printf("  %,d longs: merge sort %.0f ms (peak resident %d MiB), Arrays.parallelSort %.0f ms (peak "
-                    + "resident %d MiB), the same tasks in a ForkJoinPool of %d %.0f ms%n", n, cxMs, cxPeak >> 20,
-                    parallelMs, parallelPeak >> 20, producers, forkJoinMs);
-            return new SortSample(n, cxMs, parallelMs, forkJoinMs, cxPeak, parallelPeak);
+            SortSample sample = new SortSample(n, cxMs, parallelMs, forkJoinMs, peaks, parallelPeak);
+            log.printf("  %,d longs: merge sort %.0f ms (peak resident: %s), Arrays.parallelSort %.0f ms (peak "
+                    + "resident %d MiB), the same tasks in a ForkJoinPool of %d %.0f ms%n", n, cxMs,
+                    sample.peaksInMiB(), parallelMs, parallelPeak >> 20, s.producers(), forkJoinMs);
+            return sample;
         }
     }
 
@@ -314,29 +335,6 @@ public final class DataBench {
                 return (end - start) / 1e6;
             }
         }
-    }
-
-    /** Starts a new peak of resident memory for this process (Linux: {@code /proc/self/clear_refs}). */
-    private static void resetPeakResident() {
-        try {
-            java.nio.file.Files.writeString(java.nio.file.Path.of("/proc/self/clear_refs"), "5");
-        } catch (IOException | UnsupportedOperationException e) {
-            // not Linux: the peak is since the process started
-        }
-    }
-
-    /** The peak resident memory of this process since the last reset (Linux: VmHWM), or -1. */
-    private static long peakResident() {
-        try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmHWM:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) << 10;
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return -1;
-        }
-        return -1;
     }
 
     /** The median of {@code values}. */

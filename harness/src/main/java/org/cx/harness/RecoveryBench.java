@@ -140,13 +140,8 @@ public final class RecoveryBench {
     }
 
     private static Process launch(String serverMain, int i, String address, String join, Path logs) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
-        if (Runtime.version().feature() >= 24) {
-            command.add("--sun-misc-unsafe-memory-access=allow"); // Kryo
-            command.add("--enable-native-access=ALL-UNNAMED"); // Netty's epoll transport
-        }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), serverMain, "server",
+        List<String> command = javaCommand(256, serverMain);
+        command.addAll(List.of("server",
                 "--port", address.substring(address.indexOf(':') + 1), "--name", "s" + i, "--no-jmx"));
         if (join != null) {
             command.addAll(List.of("--join", join));
@@ -155,7 +150,19 @@ public final class RecoveryBench {
                 .redirectOutput(logs.resolve("s" + i + ".log").toFile()).start();
     }
 
-    private static void awaitServers(String any, int count, boolean mirrored) throws InterruptedException {
+    /** This JDK's {@code java} with a heap of {@code heapMiB} running {@code main} on this process's class path. */
+    static List<String> javaCommand(int heapMiB, String main) {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heapMiB + "m"));
+        if (Runtime.version().feature() >= 24) {
+            command.add("--sun-misc-unsafe-memory-access=allow"); // Kryo
+            command.add("--enable-native-access=ALL-UNNAMED"); // Netty's epoll transport
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main));
+        return command;
+    }
+
+    static void awaitServers(String any, int count, boolean mirrored) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             try {
@@ -189,7 +196,7 @@ public final class RecoveryBench {
         return -1;
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
