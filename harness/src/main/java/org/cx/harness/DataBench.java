@@ -256,10 +256,13 @@ public final class DataBench {
             }
         }
         SharedData input = MergeSort.input(values);
-        try (SortNetwork network = s.processesMain() == null
-                ? SortNetwork.inThisProcess(s.producers(), s.timeline() != null)
-                : SortNetwork.ofProcesses(s.processesMain(), s.producers(), s.processHeapMiB(),
-                        java.nio.file.Files.createTempDirectory("cx-sort"))) {
+        java.nio.file.Path logs = null;
+        if (s.processesMain() != null) {
+            logs = java.nio.file.Files.createTempDirectory("cx-sort");
+            log.printf("  the sort's server and producers log to %s%n", logs);
+        }
+        try (SortNetwork network = logs == null ? SortNetwork.inThisProcess(s.producers(), s.timeline() != null)
+                : SortNetwork.ofProcesses(s.processesMain(), s.producers(), s.processHeapMiB(), logs)) {
             Consumer consumer = network.consumer();
             consumer.<long[]>submit(new MergeSort(n, s.leafSize()), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS); // warm up, and the data reaches the producers
