@@ -60,7 +60,7 @@ public final class WorkerMain {
     private final ValueStore values = new ValueStore(Path.of(System.getProperty("java.io.tmpdir"), VALUES_DIRECTORY));
     private final BodyCodecs codecs = new BodyCodecs(WorkerMain.class.getClassLoader(), 64L << 20, values);
     /** The producer's side of large values: those it holds, and those arriving from it. */
-    private final PeerValues producerValues = new PeerValues(values);
+    private final PeerValues producerValues = new PeerValues(values, true);
     /** What waits for each bundle whose chunks are arriving: computations to bind to it, as code or as data. */
     private final Map<String, List<java.util.function.Consumer<CodeBundle>>> awaiting = new HashMap<>();
     private final Map<String, BundleAssembly> assemblies = new HashMap<>();

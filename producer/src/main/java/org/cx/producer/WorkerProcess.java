@@ -282,7 +282,7 @@ final class WorkerProcess implements TaskExecutor {
         if (processValues != null) {
             processValues.closed();
         }
-        processValues = new org.cx.wire.PeerValues(values);
+        processValues = new org.cx.wire.PeerValues(values, false); // task code may not make the producer drop values
         bound.clear();
     }
 

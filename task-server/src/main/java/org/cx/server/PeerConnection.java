@@ -24,6 +24,13 @@ public interface PeerConnection {
         flush();
     }
 
+    /**
+     * The peer is a server: it may say which large values go ({@link Message.ValuesReleased}), which nobody else
+     * may on a connection this server accepted.
+     */
+    default void takeValueReleases() {
+    }
+
     /** Sends {@code message} and runs {@code written} once it has left (to pace a large transfer); never if it fails. */
     void send(Message message, Runnable written);
 
@@ -80,6 +87,14 @@ public interface PeerConnection {
         @Override
         public void write(Message message) {
             channel.write(message);
+        }
+
+        @Override
+        public void takeValueReleases() {
+            org.cx.wire.ValueLink values = channel.pipeline().get(org.cx.wire.ValueLink.class);
+            if (values != null) {
+                values.takeReleases();
+            }
         }
 
         @Override

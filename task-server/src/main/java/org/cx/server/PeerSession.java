@@ -291,6 +291,7 @@ abstract class PeerSession {
         ServerSession(ServerCore node, Message.Hello hello, PeerConnection connection) {
             super(node, hello, connection);
             connection.serverId(hello.workers()); // a server sends its id there
+            connection.takeValueReleases();
         }
 
         @Override

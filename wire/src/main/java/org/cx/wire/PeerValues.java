@@ -17,9 +17,21 @@ public final class PeerValues {
     private final ValueStore store;
     private final Set<ValueRef> peerHolds = new HashSet<>();
     private final Map<ValueRef, ValueStore.Arrival> arriving = new HashMap<>();
+    private boolean takesReleases;
 
-    public PeerValues(ValueStore store) {
+    /**
+     * @param takesReleases whether the other end may say which values go ({@link Message.ValuesReleased}): a server
+     *                      may, to its producers and to other servers, and a producer to its worker processes; a
+     *                      producer, a consumer or task code may not make a server or a producer drop values
+     */
+    public PeerValues(ValueStore store, boolean takesReleases) {
         this.store = store;
+        this.takesReleases = takesReleases;
+    }
+
+    /** The other end turned out to be one that may say which values go (a server, once its hello is read). */
+    public void takeReleases() {
+        takesReleases = true;
     }
 
     public ValueStore store() {
@@ -94,6 +106,10 @@ public final class PeerValues {
             return true;
         }
         if (message instanceof Message.ValuesReleased released) {
+            if (!takesReleases) {
+                throw new MalformedMessageException("ValuesReleased from a peer that may not say which values go "
+                        + "(only a server may): refused");
+            }
             for (byte[] bytes : released.refs()) {
                 ValueRef ref = ValueRef.of(bytes);
                 peerHolds.remove(ref);

@@ -22,8 +22,14 @@ public final class ValueLink extends ChannelDuplexHandler {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ValueLink.class);
     private final PeerValues values;
 
-    public ValueLink(ValueStore store) {
-        this.values = new PeerValues(store);
+    /** @param takesReleases see {@link PeerValues#PeerValues(ValueStore, boolean)} */
+    public ValueLink(ValueStore store, boolean takesReleases) {
+        this.values = new PeerValues(store, takesReleases);
+    }
+
+    /** See {@link PeerValues#takeReleases}. On the channel's event loop. */
+    public void takeReleases() {
+        values.takeReleases();
     }
 
     @Override

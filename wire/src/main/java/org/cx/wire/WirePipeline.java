@@ -45,7 +45,8 @@ public final class WirePipeline {
         pipeline.addLast("encoder", new MessageEncoder(maxFrameBytes, Math.max(maxFrameBytes,
                 WireConfig.maxMessageBytes())));
         if (values != null) {
-            pipeline.addLast(ValueLink.NAME, new ValueLink(values));
+            // What this end opened leads to a server; an accepted peer may say which values go once it proves one.
+            pipeline.addLast(ValueLink.NAME, new ValueLink(values, !accepted));
         }
     }
 }

@@ -1,6 +1,7 @@
 package org.cx.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -143,6 +144,7 @@ class ValueLinkTest {
         Message.ValuesReleased released = new Message.ValuesReleased(new byte[][] {ref, other});
         EmbeddedChannel out = end(sender);
         EmbeddedChannel in = end(receiver);
+        in.pipeline().get(ValueLink.class).takeReleases(); // the sender is a server
         out.writeOutbound(released);
         assertEquals(List.of(), carry(out, in), "the other end holds neither: nothing goes");
         TaskId task = TaskId.root(COMPUTATION).child(0);
@@ -163,6 +165,22 @@ class ValueLinkTest {
         in.finishAndReleaseAll();
     }
 
+    /** Only a server may say which values go: from anyone else a release is refused, and the value stays. */
+    @Test
+    void aReleaseFromAPeerThatIsNoServerIsRefused() {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        byte[] ref = codec(receiver).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed), COMPUTATION, "v");
+        PeerValues fromProducer = new PeerValues(receiver, false);
+        Exception e = assertThrows(MalformedMessageException.class,
+                () -> fromProducer.received(new Message.ValuesReleased(new byte[][] {ref})));
+        assertTrue(e.getMessage().contains("only a server may"), e.getMessage());
+        assertEquals(1, receiver.count(), "the value stays");
+        fromProducer.takeReleases();
+        assertDoesNotThrow(() -> fromProducer.received(new Message.ValuesReleased(new byte[][] {ref})));
+        assertEquals(0, receiver.count());
+    }
+
     /** The same over a worker process's pipes ({@link MessageStreams}): a release goes only where the value went. */
     @Test
     void overPipesAReleaseGoesOnlyWhereTheValueWent() throws Exception {
@@ -170,8 +188,8 @@ class ValueLinkTest {
         System.out.println("seed " + seed);
         byte[] ref = codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed), COMPUTATION, "v");
         Message.ValuesReleased released = new Message.ValuesReleased(new byte[][] {ref});
-        PeerValues toProcess = new PeerValues(sender);
-        PeerValues inProcess = new PeerValues(receiver);
+        PeerValues toProcess = new PeerValues(sender, false);
+        PeerValues inProcess = new PeerValues(receiver, true);
         java.io.ByteArrayOutputStream pipe = new java.io.ByteArrayOutputStream();
         MessageStreams out = new MessageStreams(java.io.InputStream.nullInputStream(), pipe, 16 << 20);
         out.write(released, toProcess);
@@ -210,7 +228,7 @@ class ValueLinkTest {
         byte[] ref = sender.keep(COMPUTATION, value);
         ValueRef r = ValueRef.of(ref);
         assertNotNull(r);
-        PeerValues peer = new PeerValues(receiver);
+        PeerValues peer = new PeerValues(receiver, true);
         byte[] wrong = value.clone();
         wrong[5] ^= 1;
         Exception e = assertThrows(MalformedMessageException.class, () -> {
