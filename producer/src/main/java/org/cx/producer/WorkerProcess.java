@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -48,6 +47,9 @@ import org.slf4j.LoggerFactory;
  * {@link TaskBox#cpuPerTask()} ({@link #checkCpu}, called by the producer's watch), and when its computation ended
  * ({@link #ended}). Both record why before ending it, under this object's lock and only while that task runs, so the
  * worker's thread, which then reads the end of the stream, reports the right reason and never blames the next task.
+ *
+ * <p>Just over 500 lines, one job: one process's life (start, feed, watch, end). What the process hears besides tasks
+ * (computations ended, values let go) waits beside it, in a queue and in {@link PendingReleases}.
  */
 final class WorkerProcess implements TaskExecutor {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerProcess.class);
@@ -77,17 +79,8 @@ final class WorkerProcess implements TaskExecutor {
     private int processHeapMiB;
     /** Computations that ended since the process last heard: it may drop their code. */
     private final Queue<Long> endedSinceLastTask = new ConcurrentLinkedQueue<>();
-    /**
-     * Values the producer let go since the process last heard ({@link org.cx.wire.ValueStore#onRelease}), at most
-     * {@link #RELEASES_KEPT}: the process lets go those it was sent. One left out stays until its computation ends.
-     */
-    private final Queue<org.cx.wire.ValueRef> releasedSinceLastTask = new ConcurrentLinkedQueue<>();
-    private static final int RELEASES_KEPT = 4096;
-    private final java.util.function.Consumer<org.cx.wire.ValueRef> onRelease = ref -> {
-        if (releasedSinceLastTask.size() < RELEASES_KEPT) {
-            releasedSinceLastTask.add(ref);
-        }
-    };
+    /** Values the producer let go since the process last heard: it lets go those it was sent. */
+    private final PendingReleases released = new PendingReleases();
 
     // The worker thread's state.
     private Process process;
@@ -133,9 +126,7 @@ final class WorkerProcess implements TaskExecutor {
         this.maxMessageBytes = maxMessageBytes;
         this.ownsValues = codecs.values() == null; // a process's large values come back whatever the codecs
         this.values = ownsValues ? org.cx.wire.ValueStore.temporary(name) : codecs.values();
-        if (!ownsValues) {
-            values.onRelease(onRelease);
-        }
+        values.onRelease(released);
         this.scratch = scratchRoot.resolve(name);
         this.heapMiB = command.heapMiB();
         this.relay = files == null ? null : startRelay(files);
@@ -296,12 +287,9 @@ final class WorkerProcess implements TaskExecutor {
                 streams.write(new Message.ComputationEnded(ended), processValues);
             }
         }
-        List<byte[]> released = new ArrayList<>();
-        for (org.cx.wire.ValueRef ref; (ref = releasedSinceLastTask.poll()) != null; ) {
-            released.add(ref.bytes());
-        }
-        if (!released.isEmpty()) {
-            streams.write(new Message.ValuesReleased(released.toArray(byte[][]::new)), processValues);
+        Message.ValuesReleased letGo = released.drain();
+        if (letGo != null) {
+            streams.write(letGo, processValues);
         }
         if (bound.containsKey(computation)) {
             return;
@@ -480,10 +468,9 @@ final class WorkerProcess implements TaskExecutor {
         if (relay != null) {
             relay.close();
         }
+        values.removeReleaseListener(released);
         if (ownsValues) {
             values.close();
-        } else {
-            values.removeReleaseListener(onRelease);
         }
     }
 

@@ -16,6 +16,7 @@ import org.cx.wire.MirrorOp;
 import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.ValueEnvelope;
+import org.cx.wire.ValueRef;
 
 /**
  * The scheduling state of one task server (paper §4.1) as a single-threaded state machine: every method is a
@@ -362,7 +363,7 @@ public final class Scheduler {
             log.record(new MirrorOp.Remove(e.envelope.id()));
         }
         outbox.applied(completion.id()); // after the change is recorded: it commits with the batch that carries it
-        java.util.List<org.cx.wire.ValueRef> consumed = e.valueRefs();
+        List<ValueRef> consumed = e.valueRefs();
         if (!consumed.isEmpty()) {
             outbox.valuesConsumed(consumed);
         }

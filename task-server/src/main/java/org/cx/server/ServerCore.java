@@ -21,6 +21,9 @@ import org.cx.wire.TaskRunner;
  * in one thread on a virtual clock.
  *
  * <p>Single-threaded: every method runs on the thread that owns the server (its event loop).
+ *
+ * <p>Just over 500 lines, one job: joining one server's parts and the few steps that need several of them (accepting a
+ * peer, the duty cycle's work, what the network asks of the server); each part is a class of its own.
  */
 public final class ServerCore {
 

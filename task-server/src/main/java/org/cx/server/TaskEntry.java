@@ -1,8 +1,10 @@
 package org.cx.server;
 
 import java.util.Arrays;
+import java.util.List;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskEnvelope;
+import org.cx.wire.ValueRef;
 
 /** The server's record of one stored, not yet completed task. Owned by the scheduler thread. */
 final class TaskEntry {
@@ -102,19 +104,9 @@ final class TaskEntry {
         return inputs.clone();
     }
 
-    /** The inputs that are large values held by reference ({@link org.cx.wire.ValueRef}). */
-    java.util.List<org.cx.wire.ValueRef> valueRefs() {
-        java.util.List<org.cx.wire.ValueRef> refs = java.util.List.of();
-        for (byte[] input : inputs) {
-            org.cx.wire.ValueRef ref = org.cx.wire.ValueRef.of(input);
-            if (ref != null) {
-                if (refs.isEmpty()) {
-                    refs = new java.util.ArrayList<>(inputs.length);
-                }
-                refs.add(ref);
-            }
-        }
-        return refs;
+    /** The inputs that are large values held by reference. */
+    List<ValueRef> valueRefs() {
+        return ValueRef.in(inputs);
     }
 
     int arity() {

@@ -1,5 +1,6 @@
 package org.cx.wire;
 
+import static org.cx.wire.WireFields.readByteArrays;
 import static org.cx.wire.WireFields.readBytes;
 import static org.cx.wire.WireFields.readChunk;
 import static org.cx.wire.WireFields.readContinuation;
@@ -16,6 +17,7 @@ import static org.cx.wire.WireFields.readTaskIds;
 import static org.cx.wire.WireFields.readTimeout;
 import static org.cx.wire.WireFields.readValueChunk;
 import static org.cx.wire.WireFields.readValues;
+import static org.cx.wire.WireFields.writeByteArrays;
 import static org.cx.wire.WireFields.writeBytes;
 import static org.cx.wire.WireFields.writeContinuation;
 import static org.cx.wire.WireFields.writeEnvelope;
@@ -109,20 +111,12 @@ public final class ProtocolCodec {
             out.writeVarInt(m.tasks().length, true);
             for (ReadyTask t : m.tasks()) {
                 writeEnvelope(out, t.task());
-                out.writeVarInt(t.inputs().length, true);
-                for (byte[] input : t.inputs()) {
-                    writeBytes(out, input);
-                }
+                writeByteArrays(out, t.inputs());
             }
         }, in -> {
             ReadyTask[] tasks = new ReadyTask[readLength(in)];
             for (int i = 0; i < tasks.length; i++) {
-                TaskEnvelope envelope = readEnvelope(in);
-                byte[][] inputs = new byte[readLength(in)][];
-                for (int j = 0; j < inputs.length; j++) {
-                    inputs[j] = readBytes(in);
-                }
-                tasks[i] = new ReadyTask(envelope, inputs);
+                tasks[i] = new ReadyTask(readEnvelope(in), readByteArrays(in));
             }
             return new Message.Assign(tasks);
         });
@@ -285,17 +279,11 @@ public final class ProtocolCodec {
         kryo.register(MirrorOp.UsageBatch.class, id++);
         kryo.register(MirrorOp.UsageAcked.class, id++);
         kryo.register(MirrorOp.UsageDelta.class, id++);
-        register(kryo, Message.ValuesReleased.class, id++, (out, m) -> {
-            out.writeVarInt(m.refs().length, true);
-            for (byte[] ref : m.refs()) {
-                writeBytes(out, ref);
-            }
-        }, in -> {
-            byte[][] refs = new byte[readLength(in)][];
-            for (int i = 0; i < refs.length; i++) {
-                refs[i] = readBytes(in);
-                if (!ValueRef.is(refs[i])) {
-                    throw new MalformedMessageException("ValuesReleased holds " + refs[i].length
+        register(kryo, Message.ValuesReleased.class, id++, (out, m) -> writeByteArrays(out, m.refs()), in -> {
+            byte[][] refs = readByteArrays(in);
+            for (byte[] ref : refs) {
+                if (!ValueRef.is(ref)) {
+                    throw new MalformedMessageException("ValuesReleased holds " + ref.length
                             + " bytes that are no value reference");
                 }
             }

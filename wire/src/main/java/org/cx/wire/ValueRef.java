@@ -93,6 +93,21 @@ public record ValueRef(long computation, long idHigh, long idLow, long size, int
         }
     }
 
+    /** The references among {@code encoded} values (nulls skipped), in order; an empty list, not a new one, if none. */
+    public static java.util.List<ValueRef> in(byte[][] encoded) {
+        java.util.List<ValueRef> refs = java.util.List.of();
+        for (byte[] value : encoded) {
+            ValueRef ref = of(value);
+            if (ref != null) {
+                if (refs.isEmpty()) {
+                    refs = new java.util.ArrayList<>(encoded.length);
+                }
+                refs.add(ref);
+            }
+        }
+        return refs;
+    }
+
     /** Calls {@code each} for every reference among the encoded values {@code payload} carries. */
     public static void forEachIn(RoutedPayload payload, Consumer<ValueRef> each) {
         visit(payload, each);

@@ -140,6 +140,22 @@ final class WireFields {
         return in.readBytes(n);
     }
 
+    /** An array of byte arrays, none null. */
+    static void writeByteArrays(Output out, byte[][] arrays) {
+        out.writeVarInt(arrays.length, true);
+        for (byte[] bytes : arrays) {
+            writeBytes(out, bytes);
+        }
+    }
+
+    static byte[][] readByteArrays(Input in) {
+        byte[][] arrays = new byte[readLength(in)][];
+        for (int i = 0; i < arrays.length; i++) {
+            arrays[i] = readBytes(in);
+        }
+        return arrays;
+    }
+
     static void writeTaskId(Output out, TaskId id) {
         out.writeLong(id.computation());
         out.writeVarInt(id.pathLength(), true);
