@@ -263,8 +263,8 @@ public final class FsClient implements AutoCloseable {
             done[0] += n;
             progress.bytes(done[0], e.size());
         };
-        if (e.columns().size() == 1) {
-            readColumn(file.path(), e, 0, file.addresses(), sink);
+        if (e.columns().size() == 1 && e.layout().blocks() <= 1) {
+            readColumn(file.path(), e, 0, file.addresses(), () -> new byte[Blocks.SIZE], sink);
         } else {
             new StripedRead(this, file.path(), e, file.addresses()).run(sink);
         }
@@ -322,9 +322,9 @@ public final class FsClient implements AutoCloseable {
      * Reads column {@code c} of {@code e} into {@code sink}, block by block in order, from its first replica that
      * answers, going on from the next one where a replica fails.
      */
-    void readColumn(String path, Entry e, int c, Map<String, String> addresses, BlockSink sink) throws IOException {
-        byte[] shared = new byte[Blocks.SIZE];
-        readRun(path, e, c, e.layout().blocksOf(c), addresses, () -> shared, sink);
+    void readColumn(String path, Entry e, int c, Map<String, String> addresses,
+                    java.util.function.Supplier<byte[]> buffers, BlockSink sink) throws IOException {
+        readRun(path, e, c, e.layout().blocksOf(c), addresses, buffers, sink);
     }
 
     /**
@@ -375,6 +375,11 @@ public final class FsClient implements AutoCloseable {
                     conn.close();
                 }
                 failures.add(server + " (" + address + "): " + x.getMessage());
+            } catch (IOException | RuntimeException x) {
+                if (conn != null) {
+                    conn.close(); // the sink failed, or the read was abandoned: the rest of the reply is not read
+                }
+                throw x;
             }
         }
         if (next < blocks.size()) {

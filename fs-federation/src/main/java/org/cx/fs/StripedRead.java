@@ -10,8 +10,10 @@ import java.util.concurrent.TimeUnit;
 import org.cx.fs.FsException.Code;
 
 /**
- * A striped file read with one thread per column, each fetching its column's blocks in order into a small queue,
- * while the caller takes the blocks from the queues in file order. Memory: {@link #AHEAD} blocks per column.
+ * A file read with one thread per column, each fetching its column's blocks in order into a small queue, while the
+ * caller takes the blocks from the queues in file order and hands them to its sink. A file of one column is read this
+ * way too: then the network, the decryption and the checksums run on one thread while the caller writes, where one
+ * thread doing all of it was the limit. Memory: {@link #AHEAD} + 2 blocks per column, reused.
  */
 final class StripedRead {
     private static final int AHEAD = 4;
@@ -25,6 +27,10 @@ final class StripedRead {
     private record Fetched(byte[] data, int length, IOException failure) {
     }
 
+    /** A column's blocks on their way, and the buffers the caller has written and handed back. */
+    private record Column(BlockingQueue<Fetched> fetched, BlockingQueue<byte[]> free) {
+    }
+
     StripedRead(FsClient client, String path, Entry entry, Map<String, String> addresses) {
         this.client = client;
         this.path = path;
@@ -32,23 +38,28 @@ final class StripedRead {
         this.addresses = addresses;
     }
 
+    /** Hands every block of the file to {@code sink} in order; the sink may not keep a block's array. */
     void run(FsClient.BlockSink sink) throws IOException {
         Layout layout = entry.layout();
         int columns = entry.columns().size();
-        List<BlockingQueue<Fetched>> queues = new ArrayList<>();
+        List<Column> queues = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         for (int c = 0; c < columns; c++) {
-            BlockingQueue<Fetched> q = new ArrayBlockingQueue<>(AHEAD);
+            Column q = new Column(new ArrayBlockingQueue<>(AHEAD), new ArrayBlockingQueue<>(AHEAD + 2));
+            for (int b = 0; b < AHEAD + 2; b++) {
+                q.free().add(new byte[Blocks.SIZE]);
+            }
             queues.add(q);
             int column = c;
-            Thread t = new Thread(() -> fetch(column, q), "cx-fs-stripe-" + c);
+            Thread t = new Thread(() -> fetch(column, q), "cx-fs-read-" + c);
             t.setDaemon(true);
             t.start();
             threads.add(t);
         }
         try {
             for (int i = 0; i < layout.blocks(); i++) {
-                Fetched f = queues.get(layout.column(i)).poll(5, TimeUnit.MINUTES);
+                Column column = queues.get(layout.column(i));
+                Fetched f = column.fetched().poll(5, TimeUnit.MINUTES);
                 if (f == null) {
                     throw new FsException(Code.EIO, "reading " + path + ": no block " + i + " in 5 minutes");
                 }
@@ -56,6 +67,7 @@ final class StripedRead {
                     throw f.failure();
                 }
                 sink.block(i, f.data(), f.length());
+                column.free().add(f.data());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -65,22 +77,37 @@ final class StripedRead {
         }
     }
 
-    private void fetch(int column, BlockingQueue<Fetched> queue) {
+    private void fetch(int column, Column queue) {
         try {
-            client.readColumn(path, entry, column, addresses, (i, data, n) -> {
+            client.readColumn(path, entry, column, addresses, () -> {
                 try {
-                    queue.put(new Fetched(java.util.Arrays.copyOf(data, n), n, null));
+                    return queue.free().take();
                 } catch (InterruptedException e) {
-                    throw new java.io.InterruptedIOException("the read was abandoned");
+                    throw new AbandonedRead();
+                }
+            }, (i, data, n) -> {
+                try {
+                    queue.fetched().put(new Fetched(data, n, null));
+                } catch (InterruptedException e) {
+                    throw new AbandonedRead();
                 }
             });
-        } catch (java.io.InterruptedIOException e) {
-            // the reader stopped taking blocks
+        } catch (AbandonedRead e) {
+            // the caller stopped taking blocks
         } catch (IOException e) {
-            queue.offer(new Fetched(null, 0, e));
+            queue.fetched().offer(new Fetched(null, 0, e));
         } catch (RuntimeException | Error e) {
-            queue.offer(new Fetched(null, 0, new FsException(Code.EIO, "reading column " + column + " of " + path
-                    + " failed: " + e, e)));
+            queue.fetched().offer(new Fetched(null, 0, new FsException(Code.EIO, "reading column " + column + " of "
+                    + path + " failed: " + e, e)));
+        }
+    }
+
+    /** Thrown into a column's reader when the caller stopped taking its blocks. */
+    private static final class AbandonedRead extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        AbandonedRead() {
+            super("the read was abandoned", null, false, false);
         }
     }
 }

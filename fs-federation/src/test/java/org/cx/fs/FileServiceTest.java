@@ -59,6 +59,11 @@ class FileServiceTest {
                 assertEquals(big.length, written.size());
                 assertEquals("ann", written.owner());
                 assertArrayEquals(big, read(b, "/ann/results/big.bin"));
+                // A reader whose own writes fail stops the transfer; the client reads on over fresh connections.
+                java.io.IOException full = assertThrows(java.io.IOException.class, () -> b.read(
+                        "/ann/results/big.bin", new FailsAfter(Blocks.SIZE + 1), FsClient.Progress.NONE));
+                assertEquals("disk full", full.getMessage());
+                assertArrayEquals(big, read(b, "/ann/results/big.bin"));
 
                 a.write("/ann/empty", new ByteArrayInputStream(new byte[0]), 0, FsClient.Progress.NONE);
 
@@ -130,6 +135,28 @@ class FileServiceTest {
             assertEquals("new", new String(read(a, "/ann/new.txt"), java.nio.charset.StandardCharsets.UTF_8));
             a.remove("/ann", true);
             assertEquals(0, a.list("/").size());
+        }
+    }
+
+    /** An output that takes {@code limit} bytes and then fails, as a full disk does. */
+    private static final class FailsAfter extends java.io.OutputStream {
+        private long left;
+
+        FailsAfter(long limit) {
+            this.left = limit;
+        }
+
+        @Override
+        public void write(int b) throws java.io.IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws java.io.IOException {
+            if (len > left) {
+                throw new java.io.IOException("disk full");
+            }
+            left -= len;
         }
     }
 
