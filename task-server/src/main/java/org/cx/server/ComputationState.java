@@ -36,6 +36,7 @@ final class ComputationState {
     int origin;
     /** The hash of the code bundle its tasks run from; {@code CodeBundle.CLASS_PATH} for none. */
     String bundle = "";
+    /** Its tasks stored here and not completed; entries leave only through {@link #forget}. */
     final Map<TaskId, TaskEntry> tasks = new HashMap<>();
     /** The consumer its result goes to, and which says when it has it; null while none is attached. */
     ConsumerHandle consumer;
@@ -74,6 +75,39 @@ final class ComputationState {
         this.id = id;
         this.submittedNanos = submittedNanos;
         this.consumer = consumer;
+    }
+
+    /** Stores {@code e}, linking it to its successor if that is here; false if its task is here already. */
+    boolean add(TaskEntry e) {
+        if (tasks.putIfAbsent(e.envelope.id(), e) != null) {
+            return false;
+        }
+        org.cx.api.Continuation to = e.envelope.continuation();
+        if (!to.isConsumer() && to.target().computation() == id) {
+            e.successor = tasks.get(to.target());
+        }
+        return true;
+    }
+
+    /** Takes {@code e} out of this server's tasks. */
+    void forget(TaskEntry e) {
+        tasks.remove(e.envelope.id());
+        e.gone = true;
+    }
+
+    /** Takes every task out. */
+    void forgetAll() {
+        tasks.values().forEach(e -> e.gone = true);
+        tasks.clear();
+    }
+
+    /** The entry of the task {@code to} names, if it is here: through {@code from}'s link when that is it. */
+    TaskEntry target(TaskId to, TaskEntry from) {
+        TaskEntry linked = from == null ? null : from.successor;
+        if (linked != null && !linked.gone && linked.envelope.id().equals(to)) {
+            return linked;
+        }
+        return to.computation() == id ? tasks.get(to) : null;
     }
 
     /** The mean execution time of its tasks counted here, or {@code otherwise} before any. */

@@ -38,7 +38,7 @@ public final class DiffusionSource {
                 validatedHere.add(top); // validated where it was submitted: its opinions are kept there
                 continue;
             }
-            c.tasks.remove(top.envelope.id());
+            c.forget(top);
             c.storedBytes -= top.bytes();
             if (s.log.active()) {
                 s.log.record(new MirrorOp.Remove(top.envelope.id()));

@@ -316,7 +316,7 @@ final class Dispatcher {
             return;
         }
         ComputationState c = computations.apply(to.target().computation());
-        TaskEntry successor = c == null || c.quorum > 1 ? null : c.tasks.get(to.target());
+        TaskEntry successor = c == null || c.quorum > 1 ? null : c.target(to.target(), e);
         if (successor == null || successor.isReady() || !Completion.keepable(successor.envelope)
                 || successor.keepers().length >= MAX_KEEPERS || !successor.addKeeper(p)) {
             return;

@@ -82,7 +82,7 @@ final class ReadyHeap {
         if (c != 0) {
             return c;
         }
-        c = Long.compare(b.envelope.priority(), a.envelope.priority());
+        c = Long.compare(b.priority, a.priority);
         return c != 0 ? c : Long.compare(a.seq, b.seq);
     }
 

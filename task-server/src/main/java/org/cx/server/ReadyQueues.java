@@ -237,7 +237,7 @@ final class ReadyQueues {
     }
 
     private static long computationOf(TaskEntry e) {
-        return e.envelope.id().computation();
+        return e.computation;
     }
 
     private Queue open(long id) {

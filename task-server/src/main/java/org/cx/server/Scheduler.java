@@ -357,7 +357,7 @@ public final class Scheduler {
         if (audit != null) {
             audit.applied(completion.id());
         }
-        c.tasks.remove(e.envelope.id());
+        c.forget(e);
         c.storedBytes -= e.bytes();
         if (log.active()) {
             log.record(new MirrorOp.Remove(e.envelope.id()));
@@ -412,7 +412,7 @@ public final class Scheduler {
             if (audit != null && !v.to().isConsumer()) {
                 audit.edge(completion.id(), v.to().target());
             }
-            storeValue(c, v, homeOf(v.to(), e), p, i == completion.claimedValue());
+            storeValue(c, v, e, p, i == completion.claimedValue());
             if (c.phase != ComputationState.Phase.RUNNING) {
                 break;
             }
@@ -530,12 +530,13 @@ public final class Scheduler {
      * is for audit trails. Returns its new entry, or null if it was a duplicate.
      */
     TaskEntry store(ComputationState c, TaskEnvelope envelope, int home, byte[][] inputs, String how) {
-        if (c.tasks.containsKey(envelope.id())) {
+        TaskEntry e = new TaskEntry(envelope, seq, home);
+        if (!c.add(e)) {
             counters.duplicatesDiscarded++;
             return null;
         }
+        seq++;
         outbox.stored(envelope.id(), how);
-        TaskEntry e = new TaskEntry(envelope, seq++, home);
         if (inputs != null) {
             for (int i = 0; i < Math.min(inputs.length, e.arity()); i++) {
                 if (inputs[i] != null) {
@@ -543,7 +544,6 @@ public final class Scheduler {
                 }
             }
         }
-        c.tasks.put(envelope.id(), e);
         c.storedBytes += e.bytes();
         counters.tasksStored++;
         if (log.active()) {
@@ -567,10 +567,12 @@ public final class Scheduler {
     }
 
     /**
-     * Stores value {@code v}, sent by producer {@code from} (null: routed from another server). {@code claimed}:
-     * {@code from} says it is already running the target, because this value completes it and it kept a copy.
+     * Stores value {@code v}, an effect of {@code sender} sent by producer {@code from} (both null: routed from
+     * another server, to a task here). {@code claimed}: {@code from} says it is already running the target, because
+     * this value completes it and it kept a copy.
      */
-    private void storeValue(ComputationState c, ValueEnvelope v, int home, ProducerState from, boolean claimed) {
+    private void storeValue(ComputationState c, ValueEnvelope v, TaskEntry sender, ProducerState from,
+                            boolean claimed) {
         Continuation to = v.to();
         if (to.isConsumer() && c.origin != self) {
             outbox.route(c.origin, new RoutedPayload.Value(c.id, v, c.untold()));
@@ -584,12 +586,12 @@ public final class Scheduler {
             finish(c);
             return;
         }
-        int where = resolve.applyAsInt(home);
+        int where = sender == null ? self : resolve.applyAsInt(homeOf(to, sender));
         if (where != self) {
             outbox.route(where, new RoutedPayload.Value(c.id, v, c.untold()));
             return;
         }
-        TaskEntry target = to.target().computation() == c.id ? c.tasks.get(to.target()) : null;
+        TaskEntry target = c.target(to.target(), sender);
         if (target == null || to.argNo() >= target.arity()) {
             counters.duplicatesDiscarded++; // the target already completed, or never existed
             return;
@@ -666,7 +668,7 @@ public final class Scheduler {
                 e.holder(i).held.remove(e);
             }
         }
-        c.tasks.clear();
+        c.forgetAll();
         c.storedBytes = 0;
         outbox.computationEnded(c.id, c.origin == self);
     }
@@ -735,7 +737,7 @@ public final class Scheduler {
         }
         c.add(routed.tally());
         replication.tallied(c);
-        storeValue(c, routed.value(), self, null, false);
+        storeValue(c, routed.value(), null, null, false);
         dispatch();
     }
 

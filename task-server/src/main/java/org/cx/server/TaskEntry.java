@@ -11,9 +11,20 @@ final class TaskEntry {
     private static final ProducerState[] NO_HOLDERS = new ProducerState[0];
 
     final TaskEnvelope envelope;
+    /** Its computation's id: read on every change of the ready queues, as one field instead of a chain of three. */
+    final long computation;
+    /** Its task's priority: read by every comparison in the ready heap, which must not reach the envelope too. */
+    final long priority;
     final long seq;
     /** The server that holds this task's successor (its continuation target): values go there. */
     final int home;
+    /**
+     * Its successor's entry, when that was on this server as this task was stored (a child is stored after the
+     * composition it feeds): found without a lookup by id when the task is handed out and when its value comes.
+     */
+    TaskEntry successor;
+    /** It left this server's tasks (applied, moved on, or its computation ended): a successor link to it is void. */
+    boolean gone;
     /** Counted by the ready heap as fresh (in the heap, no holder). */
     boolean countedFresh;
     private final byte[][] inputs;
@@ -54,6 +65,8 @@ final class TaskEntry {
 
     TaskEntry(TaskEnvelope envelope, long seq, int home) {
         this.envelope = envelope;
+        this.computation = envelope.id().computation();
+        this.priority = envelope.priority();
         this.seq = seq;
         this.home = home;
         this.inputs = new byte[envelope.arity()][];
