@@ -471,6 +471,9 @@ public final class Producer implements AutoCloseable {
                         }
                         batch.add(completion);
                         batchBytes += bytes;
+                        if (completion.cachedHere() >= 0) {
+                            outstandingCredit = Math.max(0, outstandingCredit - 1); // the server counts it as given
+                        }
                         policy.recordTaskNanos(completion.execNanos());
                     }
                 }

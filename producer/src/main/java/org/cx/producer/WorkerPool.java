@@ -359,7 +359,12 @@ final class WorkerPool {
                     Claim claim = config.claim() && !validated.test(task.task().id().computation())
                             ? claim(d.completion()) : new Claim(d.completion(), null);
                     next = claim.next();
-                    toServer.add(new Message.Completed(new Completion[] {claim.completion()}));
+                    Completion done = claim.completion();
+                    toServer.add(new Message.Completed(new Completion[] {done}));
+                    if (done.cachedHere() >= 0) {
+                        // After its parent's completion: the server learns of it before any completion of it.
+                        cache.add(List.of(new ReadyTask(done.spawned()[done.cachedHere()], new byte[0][])));
+                    }
                 }
             }
             case TaskRunner.Outcome.Failed f -> {
@@ -401,7 +406,12 @@ final class WorkerPool {
         }
         int child = completion.bestReadyChild();
         if (child >= 0) {
-            return new Claim(completion.withClaim(child), new ReadyTask(completion.spawned()[child], new byte[0][]));
+            completion = completion.withClaim(child);
+            int other = completion.bestReadyChildBut(child);
+            if (other >= 0 && cache.size() == 0 && cache.starvingWorkers() == 0) {
+                completion = completion.withCachedHere(other); // the next task after this one, without a refill
+            }
+            return new Claim(completion, new ReadyTask(completion.spawned()[child], new byte[0][]));
         }
         if (joined != null) {
             return new Claim(completion.withClaimedValue(joinedBy), joined);

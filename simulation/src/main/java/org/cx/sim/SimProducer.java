@@ -19,9 +19,10 @@ import org.cx.wire.WireConfig;
  * A producer in the simulation. It speaks the producer's side of the protocol as {@code cx producer} does: asks
  * for credit to keep its workers and a small cache busy, runs what it is assigned (the task's real code, taking a
  * drawn virtual time), reports each completion, answers revokes and drops, and fails over to its server's mirror
- * group when the connection is lost. A task it ran for a connection that is gone is not reported. Unlike
- * {@code cx producer} it keeps no copies of unready tasks (no claims), and with no mirror left it tries every
- * server it knows, again and again, as a daemon would.
+ * group when the connection is lost. A task it ran for a connection that is gone is not reported. Like
+ * {@code cx producer}, one drawn from the seed puts a ready child of a task it ran in its own cache when that is
+ * empty (the server holds it there, or asks it back); unlike it, it keeps no copies of unready tasks (no claims), and
+ * with no mirror left it tries every server it knows, again and again, as a daemon would.
  */
 final class SimProducer extends Node implements Pipe.Receiver {
     private final int workers;
@@ -41,6 +42,8 @@ final class SimProducer extends Node implements Pipe.Receiver {
     private int idleSaid = -1;
     private boolean leaving;
     private long tasksRun;
+    /** Whether it caches a ready child of a task it ran itself. */
+    private final boolean cachesChildren;
 
     SimProducer(World world, String name, int workers, BodyCodec codec, List<String> servers, long minTaskNanos,
                 long maxTaskNanos) {
@@ -51,6 +54,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
         this.servers = servers;
         this.minTaskNanos = minTaskNanos;
         this.maxTaskNanos = maxTaskNanos;
+        this.cachesChildren = world.random.nextBoolean();
     }
 
     /** Attaches to the server at {@code address}. */
@@ -170,8 +174,15 @@ final class SimProducer extends Node implements Pipe.Receiver {
                 case TaskRunner.Outcome.Done d -> {
                     Completion c = d.completion();
                     // The measured time is the wall clock's: report the virtual one, or the run is not repeatable.
-                    done.add(new Completion(c.id(), c.spawned(), c.values(), took, took, c.claimed(), c.claimedValue(),
-                            c.keeps()));
+                    Completion report = new Completion(c.id(), c.spawned(), c.values(), took, took, c.claimed(),
+                            c.claimedValue(), c.keeps());
+                    int child = report.bestReadyChild();
+                    if (cachesChildren && child >= 0 && cache.isEmpty()) {
+                        report = report.withCachedHere(child);
+                        cache.add(new ReadyTask(report.spawned()[child], new byte[0][]));
+                        outstanding = Math.max(0, outstanding - 1); // the server counts it as given
+                    }
+                    done.add(report);
                 }
                 case TaskRunner.Outcome.Failed f -> end.write(new Message.TaskFailed(f.id(), f.reason()));
             }

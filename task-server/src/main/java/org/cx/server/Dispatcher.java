@@ -264,8 +264,38 @@ final class Dispatcher {
         }
     }
 
+    /**
+     * {@code p} put a ready child of the task it completed in its own cache ({@code e}: its entry, or null if it was
+     * not stored, and then {@code p} is told to drop it): it holds it as if given on prefetch credit, which it counts
+     * as used. If a worker here or next door waits for a task, or nothing may be prefetched now (a favoured
+     * computation waits), it is asked back at once; {@code p} may have started it already (its worker frees after the
+     * task it claimed), and then keeps it.
+     */
+    void cachedHere(ProducerState p, TaskEntry e, TaskId id) {
+        if (e == null || e.heapIndex < 0 || e.holderCount() > 0 || e.revoke != TaskEntry.Revoke.NONE) {
+            demand.set(p, Math.max(0, p.credit - 1), p.idleWorkers);
+            outbox.drop(p, id);
+            counters.cachedHereDropped++;
+            return;
+        }
+        give(p, e, true);
+        counters.tasksCachedHere++;
+        if (demand.idleWaiting() > revokesOutstanding || remoteIdle > 0
+                || (ready.computationCount() > 1 && favouredWaits())) {
+            revocable.remove(e);
+            revoke(p, new TaskId[] {requestRevoke(e)});
+        }
+    }
+
     /** @param prefetch given on prefetch credit (may wait behind a running task) rather than to an idle worker */
     private void assign(ProducerState p, TaskEntry e, boolean prefetch) {
+        give(p, e, prefetch);
+        outbox.assign(p, e.toReadyTask());
+        keepSuccessor(p, e);
+    }
+
+    /** Records {@code p} as a holder of {@code e}, given on prefetch credit or to an idle worker. */
+    private void give(ProducerState p, TaskEntry e, boolean prefetch) {
         if (e.holderCount() == 0) {
             e.prefetched = prefetch;
             if (prefetch && e.revoke == TaskEntry.Revoke.NONE) {
@@ -281,11 +311,9 @@ final class Dispatcher {
         ready.update(e);
         ready.used(e);
         p.held.add(e);
-        demand.set(p, p.credit - 1, Math.max(0, p.idleWorkers - 1));
+        demand.set(p, Math.max(0, p.credit - 1), Math.max(0, p.idleWorkers - 1));
         p.tasksAssigned++;
         counters.tasksAssigned++;
-        outbox.assign(p, e.toReadyTask());
-        keepSuccessor(p, e);
     }
 
     /**

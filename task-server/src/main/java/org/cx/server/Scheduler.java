@@ -344,6 +344,9 @@ public final class Scheduler {
         }
         if (e == null || !e.isReady()) {
             counters.duplicatesDiscarded++;
+            if (completion.cachedHere() >= 0 && p != null) {
+                dispatcher.cachedHere(p, null, completion.spawned()[completion.cachedHere()].id());
+            }
             if (completion.keeps() && p != null) {
                 for (TaskEnvelope child : completion.spawned()) {
                     if (Completion.keepable(child)) {
@@ -397,6 +400,9 @@ public final class Scheduler {
             }
             if (i == completion.claimed() && p != null && child != null && child.heapIndex >= 0) {
                 dispatcher.claim(p, child);
+            }
+            if (i == completion.cachedHere() && p != null) {
+                dispatcher.cachedHere(p, child, spawned[i].id());
             }
             if (completion.keeps() && p != null && Completion.keepable(spawned[i])) {
                 if (child != null && !child.isReady()) {

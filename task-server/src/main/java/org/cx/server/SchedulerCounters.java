@@ -20,6 +20,10 @@ public final class SchedulerCounters {
     long completionsRefused;
     long revokesSent;
     long tasksClaimed;
+    /** Ready children that the producer which stored them holds in its cache, as if given on prefetch credit. */
+    long tasksCachedHere;
+    /** Ready children a producer cached itself and was told to drop, as a worker elsewhere needed them. */
+    long cachedHereDropped;
     long inputsForwarded;
     long successorsKept;
     long tasksDiffusedIn;
@@ -49,6 +53,8 @@ public final class SchedulerCounters {
     public long completionsRefused() { return completionsRefused; }
     public long revokesSent() { return revokesSent; }
     public long tasksClaimed() { return tasksClaimed; }
+    public long tasksCachedHere() { return tasksCachedHere; }
+    public long cachedHereDropped() { return cachedHereDropped; }
 
     /** Values forwarded to producers that keep a copy of their unready target. */
     public long inputsForwarded() { return inputsForwarded; }

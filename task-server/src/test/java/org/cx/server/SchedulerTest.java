@@ -422,6 +422,51 @@ class SchedulerTest {
         assertEquals(root.child(1), out.lastAssigned().task().id());
     }
 
+    @Test
+    void aChildCachedByItsProducerIsHeldThereWithoutBeingSentWhileNoWorkerWaits() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        TaskId root = submitToIdle(p);
+        scheduler.request(p, 1, 0); // credit for one more, no idle worker
+        scheduler.completed(p, forkJoinRoot(root).withClaim(2).withCachedHere(1));
+        assertEquals(1, out.assigned.size(), "only the root was sent");
+        assertFalse(out.log.stream().anyMatch(l -> l.startsWith("revoke") || l.startsWith("drop")), out.log.toString());
+        int before = out.assigned.size();
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        scheduler.request(q, 1, 0);
+        assertEquals(before, out.assigned.size(), "held by p, the child is not fresh for q's prefetch");
+        scheduler.completed(p, leafDone(root.child(1), root.child(0), 0, (byte) 3));
+        assertEquals(0, scheduler.counters().completionsRefused(), "p holds it: its completion applies");
+    }
+
+    @Test
+    void aChildCachedWhileAWorkerWaitsElsewhereIsAskedBackAtOnce() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        TaskId root = submitToIdle(p);
+        scheduler.request(q, 1, 1); // q's worker waits, and there is nothing for it
+        scheduler.completed(p, forkJoinRoot(root).withClaim(2).withCachedHere(1));
+        assertTrue(out.log.contains("revoke [" + root.child(1) + "] @ p"), out.log.toString());
+        scheduler.released(p, new TaskId[] {root.child(1)});
+        assertTrue(out.log.contains("assign " + root.child(1) + " -> q"), "released, it goes to the waiting worker: "
+                + out.log);
+    }
+
+    @Test
+    void aChildCachedByAnExecutionThatCameSecondIsDropped() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        long c = submitForkJoin();
+        scheduler.request(p, 1, 1);
+        now += scheduler.latenessNanos() + 1;
+        scheduler.tick(now);
+        scheduler.request(q, 1, 1);
+        scheduler.dispatchWithEagerCopies(); // q gets a copy of the late root
+        TaskId root = TaskId.root(c);
+        scheduler.completed(p, forkJoinRoot(root).withClaim(2));
+        scheduler.completed(q, forkJoinRoot(root).withClaim(2).withCachedHere(1));
+        assertTrue(out.log.contains("drop " + root.child(1) + " @ q"), out.log.toString());
+    }
+
     /** The root's run: a sum (arity 2) and the left and right leaves whose values go to it. */
     private static Completion forkJoinRoot(TaskId root) {
         TaskId sum = root.child(0);

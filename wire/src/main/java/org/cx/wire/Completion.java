@@ -18,9 +18,11 @@ import org.cx.api.TaskId;
  * @param keeps        the producer keeps a copy of each unready task in {@code spawned}: the server forwards the
  *                     values other producers send those tasks, so that the producer whose own value completes one
  *                     can run it at once
+ * @param cachedHere   index into {@code spawned} of another ready child the producer put in its own cache, to be
+ *                     held there as if the server had given it on prefetch credit (the server may drop it), or -1
  */
 public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos, long cpuNanos,
-                         int claimed, int claimedValue, boolean keeps) {
+                         int claimed, int claimedValue, boolean keeps, int cachedHere) {
 
     public Completion {
         if (claimed < -1 || claimed >= spawned.length) {
@@ -32,6 +34,16 @@ public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] valu
         if (claimed >= 0 && claimedValue >= 0) {
             throw new IllegalArgumentException("a completion claims one task, not a child and a value's target");
         }
+        if (cachedHere < -1 || cachedHere >= spawned.length || (cachedHere >= 0 && cachedHere == claimed)) {
+            throw new IllegalArgumentException("no other spawned task " + cachedHere + " of " + spawned.length
+                    + " to cache");
+        }
+    }
+
+    /** A completion that caches no child itself. */
+    public Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos, long cpuNanos,
+                      int claimed, int claimedValue, boolean keeps) {
+        this(id, spawned, values, execNanos, cpuNanos, claimed, claimedValue, keeps, -1);
     }
 
     /**
@@ -126,17 +138,22 @@ public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] valu
 
     /** The same completion, claiming spawned task {@code index}. */
     public Completion withClaim(int index) {
-        return new Completion(id, spawned, values, execNanos, cpuNanos, index, -1, keeps);
+        return new Completion(id, spawned, values, execNanos, cpuNanos, index, -1, keeps, cachedHere);
+    }
+
+    /** The same completion, saying the producer cached spawned task {@code index} itself. */
+    public Completion withCachedHere(int index) {
+        return new Completion(id, spawned, values, execNanos, cpuNanos, claimed, claimedValue, keeps, index);
     }
 
     /** The same completion, claiming the target of value {@code index}. */
     public Completion withClaimedValue(int index) {
-        return new Completion(id, spawned, values, execNanos, cpuNanos, -1, index, keeps);
+        return new Completion(id, spawned, values, execNanos, cpuNanos, -1, index, keeps, cachedHere);
     }
 
     /** The same completion, saying whether the producer keeps copies of its unready spawned tasks. */
     public Completion keeping(boolean on) {
-        return new Completion(id, spawned, values, execNanos, cpuNanos, claimed, claimedValue, on);
+        return new Completion(id, spawned, values, execNanos, cpuNanos, claimed, claimedValue, on, cachedHere);
     }
 
     /** The most inputs a task may wait for and still be kept by producers: keeping costs a message per input. */
@@ -152,10 +169,15 @@ public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] valu
 
     /** The index of the spawned task a producer should run next itself: the best ready one, or -1. */
     public int bestReadyChild() {
+        return bestReadyChildBut(-1);
+    }
+
+    /** The best ready spawned task other than {@code but}, or -1. */
+    public int bestReadyChildBut(int but) {
         int best = -1;
         for (int i = 0; i < spawned.length; i++) {
             TaskEnvelope e = spawned[i];
-            if (e.arity() == 0 && !e.onServer() && (best < 0 || e.priority() > spawned[best].priority())) {
+            if (i != but && e.arity() == 0 && !e.onServer() && (best < 0 || e.priority() > spawned[best].priority())) {
                 best = i;
             }
         }

@@ -131,6 +131,7 @@ public final class ProtocolCodec {
                 out.writeVarInt(c.claimed() + 1, true);
                 out.writeVarInt(c.claimedValue() + 1, true);
                 out.writeBoolean(c.keeps());
+                out.writeVarInt(c.cachedHere() + 1, true);
             }
         }, in -> {
             Completion[] completions = new Completion[readLength(in)];
@@ -143,9 +144,10 @@ public final class ProtocolCodec {
                 int claimed = in.readVarInt(true) - 1;
                 int claimedValue = in.readVarInt(true) - 1;
                 boolean keeps = in.readBoolean();
+                int cachedHere = in.readVarInt(true) - 1;
                 try {
                     completions[i] = new Completion(taskId, spawned, values, execNanos, cpuNanos, claimed, claimedValue,
-                            keeps);
+                            keeps, cachedHere);
                 } catch (IllegalArgumentException e) {
                     throw new MalformedMessageException("completion of " + taskId + ": " + e.getMessage());
                 }

@@ -58,6 +58,8 @@ class CodecTest {
                 new Message.Completed(new Completion[] {new Completion(parent, new TaskEnvelope[] {env},
                         new ValueEnvelope[] {new ValueEnvelope(Continuation.CONSUMER, new byte[] {4})}, 1234, 987, 0, -1,
                         true)}),
+                new Message.Completed(new Completion[] {new Completion(parent, new TaskEnvelope[] {env, env},
+                        new ValueEnvelope[0], 12, 9, 0, -1, false, 1)}),
                 new Message.Completed(new Completion[] {new Completion(child, new TaskEnvelope[0],
                         new ValueEnvelope[] {new ValueEnvelope(Continuation.to(parent, 1), new byte[] {4})}, 5)
                         .withClaimedValue(0)}),
