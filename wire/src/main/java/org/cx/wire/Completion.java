@@ -19,7 +19,7 @@ import org.cx.api.TaskId;
  *                     values other producers send those tasks, so that the producer whose own value completes one
  *                     can run it at once
  * @param cachedHere   index into {@code spawned} of another ready child the producer put in its own cache, to be
- *                     held there as if the server had given it on prefetch credit (the server may drop it), or -1
+ *                     held there as if the server had given it on prefetch credit (the server may ask it back), or -1
  */
 public record Completion(TaskId id, TaskEnvelope[] spawned, ValueEnvelope[] values, long execNanos, long cpuNanos,
                          int claimed, int claimedValue, boolean keeps, int cachedHere) {
