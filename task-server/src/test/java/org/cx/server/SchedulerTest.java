@@ -455,13 +455,7 @@ class SchedulerTest {
     void aChildCachedByAnExecutionThatCameSecondIsDropped() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
         ProducerState q = scheduler.addProducer(2, "q", 1);
-        long c = submitForkJoin();
-        scheduler.request(p, 1, 1);
-        now += scheduler.latenessNanos() + 1;
-        scheduler.tick(now);
-        scheduler.request(q, 1, 1);
-        scheduler.dispatchWithEagerCopies(); // q gets a copy of the late root
-        TaskId root = TaskId.root(c);
+        TaskId root = lateRootCopiedTo(p, q);
         scheduler.completed(p, forkJoinRoot(root).withClaim(2));
         scheduler.completed(q, forkJoinRoot(root).withClaim(2).withCachedHere(1));
         assertTrue(out.log.contains("drop " + root.child(1) + " @ q"), out.log.toString());
@@ -551,17 +545,22 @@ class SchedulerTest {
         assertEquals(sum, out.lastAssigned().task().id(), "the claim is void: handed out");
     }
 
-    @Test
-    void aSecondCompletionThatKeptCopiesIsToldToDropThem() {
-        ProducerState p = scheduler.addProducer(1, "p", 1);
-        ProducerState q = scheduler.addProducer(2, "q", 1);
+    /** Submits the fork-join root to {@code p}; once it is late, {@code q} gets a copy of it. Returns its id. */
+    private TaskId lateRootCopiedTo(ProducerState p, ProducerState q) {
         long c = submitForkJoin();
         scheduler.request(p, 1, 1);
         now += scheduler.latenessNanos() + 1;
         scheduler.tick(now);
         scheduler.request(q, 1, 1);
-        scheduler.dispatchWithEagerCopies(); // q gets a copy of the late root
-        TaskId root = TaskId.root(c);
+        scheduler.dispatchWithEagerCopies();
+        return TaskId.root(c);
+    }
+
+    @Test
+    void aSecondCompletionThatKeptCopiesIsToldToDropThem() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        TaskId root = lateRootCopiedTo(p, q);
         scheduler.completed(p, forkJoinRootKeepingTheSum(root));
         scheduler.completed(q, forkJoinRootKeepingTheSum(root));
         assertTrue(out.log.contains("unkeep " + root.child(0) + " @ q"));
