@@ -651,8 +651,10 @@ public final class Producer implements AutoCloseable {
 
     /** The link to the server closed: fail over to its mirror group, or stop if there is none. */
     void lost(Object server) {
-        cache.clear(); // a task taken before this belongs to the server left: its completion is discarded
-        kept.clear(); // the next server knows nothing of them
+        synchronized (kept) { // not between a worker's check of the connection and its claim (WorkerPool)
+            cache.clear(); // a task taken before this belongs to the server left: its completion is discarded
+            kept.clear(); // the next server knows nothing of them
+        }
         bundles.clear(); // the next server says again which code its tasks need
         fromWorkers.clear();
         if (closing) {

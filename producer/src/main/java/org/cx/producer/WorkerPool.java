@@ -290,7 +290,11 @@ final class WorkerPool {
             int taken = 0;
             while (!stopping) {
                 if (task != null && !gate.mayRun(worker)) {
-                    cache.add(List.of(task)); // claimed, but this worker is to stop: another may run it
+                    synchronized (kept) { // claimed, but this worker is to stop: another may run it
+                        if (taken == cache.connection()) {
+                            cache.add(List.of(task));
+                        }
+                    }
                     task = null;
                 }
                 if (task == null) {
@@ -351,13 +355,16 @@ final class WorkerPool {
                 if (tasksRun.incrementAndGet() == 1) {
                     firstTask.complete(null);
                 }
-                if (taken != cache.connection()) {
-                    return null; // a task of a server this producer has left: the server that took over runs it
-                }
                 // Workers supply their own values to kept copies in the order their completions leave: otherwise
                 // a worker could claim a task on a value another worker supplied but had not yet queued, the
                 // server would see the claiming completion first, void the claim, and hand the task out again.
                 synchronized (kept) {
+                    if (taken != cache.connection()) {
+                        // A task of a server this producer has left (Producer.lost clears the cache under this lock,
+                        // so no claim or cached child of it outlives the connection): the server that took over
+                        // runs it.
+                        return null;
+                    }
                     Claim claim = config.claim() && !validated.test(task.task().id().computation())
                             ? claim(d.completion()) : new Claim(d.completion(), null);
                     next = claim.next();
