@@ -33,7 +33,7 @@ public final class DiffusionSource {
                 break;
             }
             s.ready.remove(top);
-            ComputationState c = s.computations.get(top.envelope.id().computation());
+            ComputationState c = s.computations.get(top.computation);
             if (c.quorum > 1) {
                 validatedHere.add(top); // validated where it was submitted: its opinions are kept there
                 continue;
@@ -75,7 +75,7 @@ public final class DiffusionSource {
         if (top == null || top.holderCount() > 0 || !top.spawnedHere) {
             return null;
         }
-        ComputationState c = s.computations.get(top.envelope.id().computation());
+        ComputationState c = s.computations.get(top.computation);
         if (c.completedHere >= Math.max(1, s.workers()) || !c.seeded.add(server)) {
             return null;
         }

@@ -18,7 +18,8 @@ import org.cx.wire.ValueEnvelope;
  * Who gets which ready task, and who gives one back: the {@link Scheduler}'s dispatch policy with the state only it
  * uses (prefetched copies it may revoke, revokes not answered yet, idle workers next door, tasks of validated
  * computations that wait for another owner's opinion). Single-threaded like the scheduler, and called only by it;
- * time is passed in.
+ * time is passed in. Just over 500 lines because every way a producer comes to hold a task (assigned, prefetched,
+ * claimed, cached by itself, copied when late) and every way it stops holding one is here, beside the state they share.
  */
 final class Dispatcher {
     /**
@@ -172,7 +173,7 @@ final class Dispatcher {
         if (top == null) {
             return false;
         }
-        long computation = top.envelope.id().computation();
+        long computation = top.computation;
         double margin = largeUse();
         if (ready.owedMoreThanAny(computation, margin)) {
             if (prefetchedSinceSweep || computation != lastFavoured) {
@@ -202,7 +203,7 @@ final class Dispatcher {
         Map<ProducerState, List<TaskId>> asks = new LinkedHashMap<>();
         for (Iterator<TaskEntry> it = revocable.iterator(); it.hasNext(); ) {
             TaskEntry e = it.next();
-            long other = e.envelope.id().computation();
+            long other = e.computation;
             if (other != favoured && ready.owedMoreThan(favoured, other, margin)) {
                 it.remove();
                 asks.computeIfAbsent(e.holder(0), h -> new ArrayList<>()).add(requestRevoke(e));
@@ -383,7 +384,7 @@ final class Dispatcher {
         for (ProducerState p : new ArrayList<>(demand.hungry)) {
             for (Iterator<TaskEntry> it = awaitingOpinion.iterator(); it.hasNext(); ) {
                 TaskEntry e = it.next();
-                ComputationState c = computations.apply(e.envelope.id().computation());
+                ComputationState c = computations.apply(e.computation);
                 if (c == null || c.tasks.get(e.envelope.id()) != e || e.opinions == null) {
                     it.remove(); // its computation ended, or it applied meanwhile
                     continue;

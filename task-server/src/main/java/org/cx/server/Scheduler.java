@@ -653,7 +653,7 @@ public final class Scheduler {
     /** Fails the computations of ready tasks that no message could carry, naming the task and its size. */
     private void failOversized() {
         for (TaskEntry e : oversized) {
-            ComputationState c = computations.get(e.envelope.id().computation());
+            ComputationState c = computations.get(e.computation);
             if (c != null && c.phase == ComputationState.Phase.RUNNING && c.tasks.get(e.envelope.id()) == e) {
                 fail(c, e.envelope.id().toString(), "task " + e.envelope.id() + " with its inputs takes " + e.bytes()
                         + " bytes, over the message limit of " + (maxReadyTaskBytes + 4096) + " bytes "

@@ -256,7 +256,7 @@ public final class Submissions {
             s.fail(c, "", why, nowNanos);
         });
         for (TaskEntry e : s.late.runningSince(nowNanos - quotas.taskTime().toNanos())) {
-            ComputationState c = s.computations.get(e.envelope.id().computation());
+            ComputationState c = s.computations.get(e.computation);
             if (c != null && c.phase == ComputationState.Phase.RUNNING && c.tasks.get(e.envelope.id()) == e) {
                 s.fail(c, e.envelope.id().toString(), "task " + e.envelope.id() + " has run for more than "
                         + quotas.taskTime().toSeconds() + " s without finishing (--task-time-limit): it may loop",
