@@ -26,6 +26,7 @@ import org.cx.wire.Completion;
 import org.cx.wire.MalformedMessageException;
 import org.cx.wire.Message;
 import org.cx.wire.MessageStreams;
+import org.cx.wire.PendingReleases;
 import org.cx.wire.Sources;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskRunner;

@@ -1,12 +1,15 @@
 package org.cx.server;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.cx.wire.Message;
 import org.cx.wire.MirrorOp;
+import org.cx.wire.ValueRef;
 
 /**
  * The copies one server holds of the servers it mirrors, and the acknowledgements it owes them. No I/O: the link to
@@ -109,6 +112,22 @@ final class MirrorCopies<L> {
     /** The servers this one holds a copy of, complete or not. */
     Set<Integer> held() {
         return copies.keySet();
+    }
+
+    /**
+     * Those of {@code refs} that a copy held here reads (a task's input, a message it has yet to see acknowledged):
+     * this server keeps them, as it would need them if it took that copy over.
+     */
+    Set<ValueRef> valuesAmong(Collection<ValueRef> refs) {
+        Set<ValueRef> wanted = new HashSet<>(refs);
+        Set<ValueRef> found = new HashSet<>();
+        copies.values().forEach(copy -> copy.valuesAmong(wanted, found));
+        parts.values().forEach(part -> part.ops().forEach(op -> ValueRef.forEachIn(op, r -> {
+            if (wanted.contains(r)) {
+                found.add(r);
+            }
+        })));
+        return found;
     }
 
     /** Whether one of the copies has computation {@code id}. */

@@ -6,10 +6,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.cx.api.TaskId;
 import org.cx.wire.MirrorOp;
 import org.cx.wire.RoutedPayload;
+import org.cx.wire.ValueRef;
 
 /**
  * This server's mirror copy of another server's replicated state, kept by applying that server's changes in order.
@@ -51,6 +53,17 @@ final class Replica {
     /** The copy started from a snapshot, so it is complete. */
     private boolean complete;
     private long lastSeq;
+
+    /** Adds to {@code found} those of {@code refs} that a task or an unacknowledged message of this copy reads. */
+    void valuesAmong(Set<ValueRef> refs, Set<ValueRef> found) {
+        java.util.function.Consumer<ValueRef> check = r -> {
+            if (refs.contains(r)) {
+                found.add(r);
+            }
+        };
+        tasks.values().forEach(put -> ValueRef.forEachIn(put, check));
+        outgoing.values().forEach(byseq -> byseq.values().forEach(p -> ValueRef.forEachIn(p, check)));
+    }
 
     boolean complete() {
         return complete;

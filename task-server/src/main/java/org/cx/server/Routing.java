@@ -154,6 +154,11 @@ final class Routing {
             ValueRef.forEachIn(payload, handedOn::add);
         }
         if (!handedOn.isEmpty()) {
+            // A copy this server holds may read one too (this server mirrors the receiver, whose change storing the
+            // value reaches the copy before it acknowledges): that one stays until it is read.
+            handedOn.removeAll(mirroring.copies().valuesAmong(handedOn));
+        }
+        if (!handedOn.isEmpty()) {
             host.handedOn(handedOn);
         }
     }

@@ -122,7 +122,7 @@ public final class ServerCore {
         this.config = config;
         this.env = env;
         this.codecs = new BodyCodecs(ServerCore.class.getClassLoader(), BodyCodecs.KEEP_UNUSED_BYTES, env.values());
-        this.outbox = new SessionOutbox(this, config.maxFrameBytes());
+        this.outbox = new SessionOutbox(this, config.maxFrameBytes(), env.values());
         this.cycle = new DutyCycle(env::nanoTime, this::wakeAt);
         this.audit = config.auditEffects() ? new EffectAudit() : null;
         this.commitLog = config.commitLog() == null ? null : new CommitLog(config.commitLog());
@@ -153,6 +153,7 @@ public final class ServerCore {
         cycle.endOfBurstDoes(() -> {
             network.afterBurst();
             network.flush();
+            outbox.tellReleases(); // those a server link's ValuesReleased made the store let go
             outbox.flush();
         });
         network.start();

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import org.cx.api.TaskId;
 import org.cx.wire.Message;
+import org.cx.wire.PendingReleases;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskEnvelope;
@@ -29,10 +30,15 @@ final class SessionOutbox implements Outbox {
     private final List<Map.Entry<ProducerState, TaskId[]>> revokes = new ArrayList<>();
     /** Connections written to since the last flush. */
     private final Set<PeerConnection> dirty = new LinkedHashSet<>();
+    /** Values the server's store let go that its producers have yet to hear of. */
+    private final PendingReleases letGo = new PendingReleases();
 
-    SessionOutbox(ServerCore node, int maxFrameBytes) {
+    SessionOutbox(ServerCore node, int maxFrameBytes, ValueStore values) {
         this.node = node;
         this.assignBytes = maxFrameBytes / 2;
+        if (values != null) {
+            values.onRelease(letGo);
+        }
     }
 
     @Override
@@ -85,7 +91,9 @@ final class SessionOutbox implements Outbox {
         if (atOrigin) {
             node.networkInternals().computationEnded(computation);
         }
-        tellProducers(computation);
+        // Once the change that ended it commits, like the release of the values its last task read: a producer hears
+        // of that release first, and lets those values go rather than dropping them with the computation.
+        node.networkInternals().afterCommit(() -> tellProducers(computation));
     }
 
     @Override
@@ -94,6 +102,7 @@ final class SessionOutbox implements Outbox {
     }
 
     void tellProducers(long computation) {
+        tellReleases(); // what the store let go meanwhile goes first
         for (PeerSession session : node.sessions().values()) {
             if (session instanceof PeerSession.ProducerSession p) {
                 p.connection().write(new Message.ComputationEnded(computation));
@@ -115,27 +124,40 @@ final class SessionOutbox implements Outbox {
     }
 
     /**
-     * Once what was recorded so far commits, lets {@code values} go here and tells the producers, and with
-     * {@code servers} the servers this one has links to, each only if it holds one of them.
+     * Once what was recorded so far commits, lets {@code values} go here and, with {@code servers}, tells the servers
+     * this one has links to, each only if it holds one of them. The producers hear of it from {@link #letGo}.
      */
     private void release(List<ValueRef> values, boolean servers) {
         ValueStore store = node.values();
         if (store == null) {
             return;
         }
-        Message.ValuesReleased released = new Message.ValuesReleased(values.stream().map(ValueRef::bytes)
-                .toArray(byte[][]::new));
         node.networkInternals().afterCommit(() -> {
             values.forEach(store::release);
-            for (PeerSession session : node.sessions().values()) {
-                if (session instanceof PeerSession.ProducerSession p) {
-                    p.connection().send(released); // passed on only where the producer holds one of them
-                }
-            }
+            tellReleases();
             if (servers) {
-                node.networkInternals().tellLinks(released);
+                node.networkInternals().tellLinks(new Message.ValuesReleased(values.stream().map(ValueRef::bytes)
+                        .toArray(byte[][]::new)));
             }
         });
+    }
+
+    /**
+     * Tells the producers of the values this server let go since the last call, however it came to (read here, handed
+     * on, or released by the server that read them), each producer only if it holds one of them. Sent with the next
+     * flush.
+     */
+    void tellReleases() {
+        Message.ValuesReleased released = letGo.drain();
+        if (released == null) {
+            return;
+        }
+        for (PeerSession session : node.sessions().values()) {
+            if (session instanceof PeerSession.ProducerSession p) {
+                p.connection().write(released);
+                dirty.add(p.connection());
+            }
+        }
     }
 
     @Override

@@ -7,8 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.cx.api.Continuation;
+import org.cx.api.TaskId;
 import org.cx.wire.Message;
 import org.cx.wire.MirrorOp;
+import org.cx.wire.RoutedPayload;
+import org.cx.wire.TaskEnvelope;
+import org.cx.wire.ValueEnvelope;
+import org.cx.wire.ValueRef;
 import org.junit.jupiter.api.Test;
 
 class MirrorCopiesTest {
@@ -79,5 +86,34 @@ class MirrorCopiesTest {
         assertNotNull(copies.remove(2));
         assertEquals(List.of(), copies.takeDeferred(), "released or taken over: no late acknowledgement");
         assertFalse(copies.held().contains(2));
+    }
+
+    /**
+     * The values a server must keep for the copies it holds: a task's input, a message not yet acknowledged, a part
+     * of a snapshot; not once the task is gone or the message acknowledged.
+     */
+    @Test
+    void theValuesACopyReadsAreTheInputsOfItsTasksAndOfItsUnacknowledgedMessages() {
+        MirrorCopies<String> copies = new MirrorCopies<>();
+        ValueRef input = new ValueRef(9, 1, 1, 2 << 20, 7);
+        ValueRef sent = new ValueRef(9, 2, 2, 2 << 20, 8);
+        ValueRef elsewhere = new ValueRef(9, 3, 3, 2 << 20, 9);
+        List<ValueRef> asked = List.of(input, sent, elsewhere);
+        TaskId task = TaskId.root(9).child(1);
+        copies.offer(new Message.Mirror(2, 1, true, true, new MirrorOp[] {new MirrorOp.Started(9, 0, "alice", 1, 0, 0),
+                new MirrorOp.Put(new TaskEnvelope(task, Continuation.CONSUMER, 1, 0, false, new byte[0]), 2, 2,
+                        new byte[1][])}), "l");
+        assertEquals(Set.of(), copies.valuesAmong(asked));
+        RoutedPayload toOther = new RoutedPayload.Value(9, new ValueEnvelope(Continuation.to(TaskId.root(9).child(5), 0),
+                sent.bytes()), null);
+        copies.offer(new Message.Mirror(2, 2, false, true, new MirrorOp[] {new MirrorOp.Input(task, 0, input.bytes()),
+                new MirrorOp.Send(2, 3, 1, toOther)}), "l");
+        assertEquals(Set.of(input, sent), copies.valuesAmong(asked));
+        copies.offer(new Message.Mirror(2, 3, false, true, new MirrorOp[] {new MirrorOp.Acked(2, 3, 1),
+                new MirrorOp.Remove(task)}), "l");
+        assertEquals(Set.of(), copies.valuesAmong(asked), "read, and acknowledged: they may go");
+        copies.offer(new Message.Mirror(4, 1, true, true, new MirrorOp[] {new MirrorOp.Send(4, 3, 1, toOther)}, true),
+                "l");
+        assertEquals(Set.of(sent), copies.valuesAmong(asked), "a part of a snapshot counts already");
     }
 }

@@ -80,7 +80,7 @@ public final class PeerValues {
     /**
      * Takes in a message from the other end. @return true if it was a value's chunk or a {@link
      * Message.ValuesReleased} (whose values go from the store), consumed here; otherwise the values it refers to
-     * are counted as held by the other end
+     * are counted as held by the other end, except those of a {@link Message.Routed}, which it hands on
      *
      * @throws MalformedMessageException for a chunk out of order or damaged
      */
@@ -119,6 +119,10 @@ public final class PeerValues {
         }
         if (message instanceof Message.ComputationEnded e) {
             peerHolds.removeIf(r -> r.computation() == e.computation());
+        } else if (message instanceof Message.Routed) {
+            // A server hands these values on: it lets go of its copies once this end acknowledges the message, so
+            // anything sent back that refers to them (a diffused task that reads one) must carry them again.
+            ValueRef.forEachIn(message, peerHolds::remove);
         } else {
             ValueRef.forEachIn(message, peerHolds::add);
         }

@@ -78,14 +78,7 @@ public record ValueRef(long computation, long idHigh, long idLow, long size, int
             case Message.Routed m -> visit(m.payload(), each);
             case Message.Mirror m -> {
                 for (MirrorOp op : m.ops()) {
-                    switch (op) {
-                        case MirrorOp.Put p -> visit(p.inputs(), each);
-                        case MirrorOp.Input i -> visit(i.value(), each);
-                        case MirrorOp.Finished f -> visit(f.result(), each);
-                        case MirrorOp.Send s -> visit(s.payload(), each);
-                        default -> {
-                        }
-                    }
+                    forEachIn(op, each);
                 }
             }
             default -> {
@@ -106,6 +99,18 @@ public record ValueRef(long computation, long idHigh, long idLow, long size, int
             }
         }
         return refs;
+    }
+
+    /** Calls {@code each} for every reference among the encoded values change {@code op} carries. */
+    public static void forEachIn(MirrorOp op, Consumer<ValueRef> each) {
+        switch (op) {
+            case MirrorOp.Put p -> visit(p.inputs(), each);
+            case MirrorOp.Input i -> visit(i.value(), each);
+            case MirrorOp.Finished f -> visit(f.result(), each);
+            case MirrorOp.Send s -> visit(s.payload(), each);
+            default -> {
+            }
+        }
     }
 
     /** Calls {@code each} for every reference among the encoded values {@code payload} carries. */

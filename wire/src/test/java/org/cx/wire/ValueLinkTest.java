@@ -165,6 +165,30 @@ class ValueLinkTest {
         in.finishAndReleaseAll();
     }
 
+    /**
+     * A server that routes a value on lets go of it once the receiver acknowledges: a task diffused back that reads
+     * it must carry it again, where a value the other end sent for any other reason is counted as held there.
+     */
+    @Test
+    void aValueRoutedOnIsNotCountedAsHeldByTheServerThatHandedItOn() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        byte[] ref = codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed), COMPUTATION, "v");
+        ValueEnvelope value = new ValueEnvelope(Continuation.to(TaskId.root(COMPUTATION).child(0), 0), ref);
+        Message.Inputs readsIt = new Message.Inputs(new ValueEnvelope[] {value});
+        PeerValues fromServer = new PeerValues(receiver, true);
+        try (ValueStore.Chunks chunks = sender.chunks(ValueRef.of(ref))) {
+            while (!chunks.done()) {
+                assertTrue(fromServer.received(chunks.next()));
+            }
+        }
+        assertEquals(List.of(), fromServer.toSendBefore(readsIt), "the sender of the chunks holds the value");
+        fromServer.received(new Message.Routed(1, 2, 1, new RoutedPayload.Value(COMPUTATION, value, null)));
+        assertEquals(List.of(ValueRef.of(ref)), fromServer.toSendBefore(readsIt),
+                "handed on: the value goes back with what reads it");
+        assertEquals(List.of(), fromServer.toSendBefore(readsIt), "and once is enough");
+    }
+
     /** Only a server may say which values go: from anyone else a release is refused, and the value stays. */
     @Test
     void aReleaseFromAPeerThatIsNoServerIsRefused() {

@@ -1,20 +1,18 @@
-package org.cx.producer;
+package org.cx.wire;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
-import org.cx.wire.Message;
-import org.cx.wire.ValueRef;
 
 /**
- * The large values a producer let go since its worker process last heard ({@link org.cx.wire.ValueStore#onRelease},
- * on the producer's event loop), to tell the process with its next task (on the worker's thread). At most
- * {@value #KEPT}: one left out stays in the process until its computation ends.
+ * The large values a store let go ({@link ValueStore#onRelease}, on whichever thread released them) that the
+ * processes it serves have yet to hear of: a producer's worker process, with its next task; a server's producers, at
+ * the end of its next burst. At most {@value #KEPT}: one left out stays there until its computation ends.
  */
-final class PendingReleases implements Consumer<ValueRef> {
-    static final int KEPT = 4096;
+public final class PendingReleases implements Consumer<ValueRef> {
+    public static final int KEPT = 4096;
     private final Queue<ValueRef> released = new ConcurrentLinkedQueue<>();
 
     @Override
@@ -25,7 +23,7 @@ final class PendingReleases implements Consumer<ValueRef> {
     }
 
     /** What was let go since the last call, as one message; null if nothing. */
-    Message.ValuesReleased drain() {
+    public Message.ValuesReleased drain() {
         List<byte[]> refs = new ArrayList<>();
         for (ValueRef ref; (ref = released.poll()) != null; ) {
             refs.add(ref.bytes());
