@@ -452,6 +452,25 @@ class SchedulerTest {
     }
 
     @Test
+    void aChildCachedWhileAnotherComputationsTaskWaitsIsAskedBackAtOnceAndThatTaskGoesFirst() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        TaskId root = submitToIdle(p);
+        TaskId other = TaskId.root(submitForkJoin()); // nobody has credit for it: it waits
+        scheduler.request(p, 1, 0);
+        assertTrue(out.log.contains("assign " + other + " -> p"), out.log.toString());
+        scheduler.completed(p, forkJoinRoot(root).withClaim(2).withCachedHere(1));
+        assertFalse(out.log.contains("revoke [" + root.child(1) + "] @ p"), "nothing else waits: it stays cached");
+
+        TaskId third = TaskId.root(submitForkJoin());
+        scheduler.completed(p, forkJoinRoot(other).withClaim(2).withCachedHere(1));
+        assertTrue(out.log.contains("revoke [" + other.child(1) + "] @ p"), "the third computation's root goes "
+                + "first: " + out.log);
+        scheduler.released(p, new TaskId[] {other.child(1)});
+        scheduler.request(p, 1, 0); // the producer asks again for the credit the released copy had used
+        assertTrue(out.log.contains("assign " + third + " -> p"), "p gets the root that waited: " + out.log);
+    }
+
+    @Test
     void aChildCachedByAnExecutionThatCameSecondIsDropped() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
         ProducerState q = scheduler.addProducer(2, "q", 1);
