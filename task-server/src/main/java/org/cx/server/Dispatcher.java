@@ -282,7 +282,7 @@ final class Dispatcher {
         give(p, e, true);
         counters.tasksCachedHere++;
         if (demand.idleWaiting() > revokesOutstanding || remoteIdle > 0
-                || (ready.computationCount() > 1 && (favouredWaits() || anotherGoesFirst(e)))) {
+                || (ready.computationCount() > 1 && (favouredWaits() || anotherGoesFirst(e) || cachesAhead(p)))) {
             revocable.remove(e);
             revoke(p, new TaskId[] {requestRevoke(e)});
         }
@@ -296,6 +296,15 @@ final class Dispatcher {
     private boolean anotherGoesFirst(TaskEntry cached) {
         TaskEntry next = ready.peek();
         return next != null && next.computation != cached.computation;
+    }
+
+    /**
+     * Whether {@code p} holds more than one task beyond those its workers run. Beside other computations a producer
+     * caches one of its own children at a time: deeper, each producer ran one computation depth-first while the
+     * others' tasks, spawned into other producers' caches, waited there.
+     */
+    private static boolean cachesAhead(ProducerState p) {
+        return p.held.size() > p.workers + 1;
     }
 
     /** @param prefetch given on prefetch credit (may wait behind a running task) rather than to an idle worker */
