@@ -269,7 +269,8 @@ final class Dispatcher {
      * {@code p} put a ready child of the task it completed in its own cache ({@code e}: its entry, or null if it was
      * not stored, and then {@code p} is told to drop it): it holds it as if given on prefetch credit, which it counts
      * as used. If a worker here or next door waits for a task, nothing may be prefetched now (a favoured
-     * computation waits), or another computation's fresh task goes next here, it is asked back at once; {@code p} may have started it already (its worker frees after the
+     * computation waits), or other computations have ready tasks here and {@code p} holds a task beyond its workers'
+     * already, it is asked back at once; {@code p} may have started it already (its worker frees after the
      * task it claimed), and then keeps it.
      */
     void cachedHere(ProducerState p, TaskEntry e, TaskId id) {
@@ -282,20 +283,10 @@ final class Dispatcher {
         give(p, e, true);
         counters.tasksCachedHere++;
         if (demand.idleWaiting() > revokesOutstanding || remoteIdle > 0
-                || (ready.computationCount() > 1 && (favouredWaits() || anotherGoesFirst(e) || cachesAhead(p)))) {
+                || (ready.computationCount() > 1 && (favouredWaits() || cachesAhead(p)))) {
             revocable.remove(e);
             revoke(p, new TaskId[] {requestRevoke(e)});
         }
-    }
-
-    /**
-     * Whether the fresh task that goes next here is of another computation than {@code cached}'s: then a producer
-     * that cached its own child keeps the credit from that computation's tasks, and one computation would run
-     * depth-first on it while the others wait.
-     */
-    private boolean anotherGoesFirst(TaskEntry cached) {
-        TaskEntry next = ready.peek();
-        return next != null && next.computation != cached.computation;
     }
 
     /**

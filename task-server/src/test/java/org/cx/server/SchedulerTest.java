@@ -452,23 +452,6 @@ class SchedulerTest {
     }
 
     @Test
-    void aChildCachedWhileAnotherComputationsTaskWaitsIsAskedBackAtOnceAndThatTaskGoesFirst() {
-        ProducerState p = scheduler.addProducer(1, "p", 2);
-        TaskId root = submitToIdle(p);
-        scheduler.completed(p, forkJoinRoot(root).withClaim(2).withCachedHere(1));
-        TaskId other = TaskId.root(submitForkJoin()); // nobody has credit for it: it waits
-        assertFalse(out.log.contains("assign " + other + " -> p"), out.log.toString());
-        TaskId claimed = root.child(2);
-        scheduler.completed(p, forkJoinRoot(claimed).withClaim(2).withCachedHere(1));
-        assertTrue(out.log.contains("revoke [" + claimed.child(1) + "] @ p"), "the other computation's root goes "
-                + "first: " + out.log);
-        assertFalse(out.log.contains("revoke [" + root.child(1) + "] @ p"), "asked back when cached, or never");
-        scheduler.released(p, new TaskId[] {claimed.child(1)});
-        scheduler.request(p, 1, 0); // the producer asks again for the credit the released copy had used
-        assertTrue(out.log.contains("assign " + other + " -> p"), "p gets the root that waited: " + out.log);
-    }
-
-    @Test
     void aProducerCachesItsOwnChildrenDeeperOnlyWhileNoOtherComputationHasReadyTasksHere() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
         TaskId root = submitToIdle(p);
