@@ -125,7 +125,7 @@ final class SessionOutbox implements Outbox {
 
     /**
      * Once what was recorded so far commits, lets {@code values} go here and, with {@code servers}, tells the servers
-     * this one has links to, each only if it holds one of them. The producers hear of it from {@link #letGo}.
+     * this one has links to, each only if it holds one of them; the producers hear of it from {@link #tellReleases}.
      */
     private void release(List<ValueRef> values, boolean servers) {
         ValueStore store = node.values();
