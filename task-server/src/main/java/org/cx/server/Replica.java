@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.cx.api.TaskId;
 import org.cx.wire.MirrorOp;
 import org.cx.wire.RoutedPayload;
@@ -56,7 +57,7 @@ final class Replica {
 
     /** Adds to {@code found} those of {@code refs} that a task or an unacknowledged message of this copy reads. */
     void valuesAmong(Set<ValueRef> refs, Set<ValueRef> found) {
-        java.util.function.Consumer<ValueRef> check = r -> {
+        Consumer<ValueRef> check = r -> {
             if (refs.contains(r)) {
                 found.add(r);
             }

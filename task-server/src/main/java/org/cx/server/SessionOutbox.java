@@ -133,8 +133,7 @@ final class SessionOutbox implements Outbox {
             return;
         }
         node.networkInternals().afterCommit(() -> {
-            values.forEach(store::release);
-            tellReleases();
+            values.forEach(store::release); // the producers hear at the end of the burst (tellReleases)
             if (servers) {
                 node.networkInternals().tellLinks(new Message.ValuesReleased(values.stream().map(ValueRef::bytes)
                         .toArray(byte[][]::new)));
