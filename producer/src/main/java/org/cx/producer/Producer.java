@@ -500,7 +500,6 @@ public final class Producer implements AutoCloseable {
         int open = workers.gate().openWorkers();
         policy.openWorkers(open);
         int starving = cache.starvingWorkers();
-        workers.cacheDepth(policy.depth());
         int credit = policy.creditToRequest(starving, cache.size(), outstandingCredit);
         if (credit != 0 || starving != serverIdleEstimate || open != serverOpenEstimate) {
             outstandingCredit += credit;

@@ -42,7 +42,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
     private int idleSaid = -1;
     private boolean leaving;
     private long tasksRun;
-    /** Whether it caches a ready child of a task it ran itself, while its cache holds fewer tasks than it has workers. */
+    /** Whether it caches a ready child of a task it ran itself. */
     private final boolean cachesChildren;
 
     SimProducer(World world, String name, int workers, BodyCodec codec, List<String> servers, long minTaskNanos,
@@ -177,7 +177,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
                     Completion report = new Completion(c.id(), c.spawned(), c.values(), took, took, c.claimed(),
                             c.claimedValue(), c.keeps());
                     int child = report.bestReadyChild();
-                    if (cachesChildren && child >= 0 && cache.size() < workers) {
+                    if (cachesChildren && child >= 0 && cache.isEmpty()) {
                         report = report.withCachedHere(child);
                         cache.add(new ReadyTask(report.spawned()[child], new byte[0][]));
                         outstanding = Math.max(0, outstanding - 1); // the server counts it as given

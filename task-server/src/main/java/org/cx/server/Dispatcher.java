@@ -268,9 +268,8 @@ final class Dispatcher {
     /**
      * {@code p} put a ready child of the task it completed in its own cache ({@code e}: its entry, or null if it was
      * not stored, and then {@code p} is told to drop it): it holds it as if given on prefetch credit, which it counts
-     * as used. If a worker here or next door waits for a task, nothing may be prefetched now (a favoured
-     * computation waits), or other computations have ready tasks here and {@code p} holds a task beyond its workers'
-     * already, it is asked back at once; {@code p} may have started it already (its worker frees after the
+     * as used. If a worker here or next door waits for a task, or nothing may be prefetched now (a favoured
+     * computation waits), it is asked back at once; {@code p} may have started it already (its worker frees after the
      * task it claimed), and then keeps it.
      */
     void cachedHere(ProducerState p, TaskEntry e, TaskId id) {
@@ -283,19 +282,10 @@ final class Dispatcher {
         give(p, e, true);
         counters.tasksCachedHere++;
         if (demand.idleWaiting() > revokesOutstanding || remoteIdle > 0
-                || (ready.computationCount() > 1 && (favouredWaits() || cachesAhead(p)))) {
+                || (ready.computationCount() > 1 && favouredWaits())) {
             revocable.remove(e);
             revoke(p, new TaskId[] {requestRevoke(e)});
         }
-    }
-
-    /**
-     * Whether {@code p} holds more than one task beyond those its workers run. Beside other computations a producer
-     * caches one of its own children at a time: deeper, each producer ran one computation depth-first while the
-     * others' tasks, spawned into other producers' caches, waited there.
-     */
-    private static boolean cachesAhead(ProducerState p) {
-        return p.held.size() > p.workers + 1;
     }
 
     /** @param prefetch given on prefetch credit (may wait behind a running task) rather than to an idle worker */

@@ -452,26 +452,6 @@ class SchedulerTest {
     }
 
     @Test
-    void aProducerCachesItsOwnChildrenDeeperOnlyWhileNoOtherComputationHasReadyTasksHere() {
-        ProducerState p = scheduler.addProducer(1, "p", 1);
-        TaskId root = submitToIdle(p);
-        scheduler.completed(p, forkJoinRoot(root).withClaim(2).withCachedHere(1));
-        TaskId claimed = root.child(2);
-        scheduler.completed(p, forkJoinRoot(claimed).withClaim(2).withCachedHere(1));
-        assertFalse(out.log.stream().anyMatch(l -> l.startsWith("revoke")), "one computation: two cached children "
-                + "stay: " + out.log);
-
-        ProducerState q = scheduler.addProducer(2, "q", 1);
-        TaskId other = TaskId.root(submitForkJoin());
-        scheduler.request(q, 1, 0);
-        assertTrue(out.log.contains("assign " + other + " -> q"), out.log.toString());
-        TaskId deeper = claimed.child(2);
-        scheduler.completed(p, forkJoinRoot(deeper).withClaim(2).withCachedHere(1));
-        assertTrue(out.log.contains("revoke [" + deeper.child(1) + "] @ p"), "beside another computation, one "
-                + "cached child at a time: " + out.log);
-    }
-
-    @Test
     void aChildCachedByAnExecutionThatCameSecondIsDropped() {
         ProducerState p = scheduler.addProducer(1, "p", 1);
         ProducerState q = scheduler.addProducer(2, "q", 1);
