@@ -319,8 +319,10 @@ public final class Scheduler {
         TaskEntry e = c == null ? null : c.tasks.get(completion.id());
         if (e != null && e.isReady() && p != null && !e.heldBy(p)) {
             // Only a holder may complete a task: a completion for a task this producer was never given is refused,
-            // and not counted as an execution.
+            // and not counted as an execution. It may be of a task claimed on a completion that came second: what
+            // the producer holds of its effects goes too, or the chain of its claims would run on.
             counters.completionsRefused++;
+            discardHeldEffects(p, completion);
             return;
         }
         if (audit != null) {
@@ -344,15 +346,8 @@ public final class Scheduler {
         }
         if (e == null || !e.isReady()) {
             counters.duplicatesDiscarded++;
-            if (completion.cachedHere() >= 0 && p != null) {
-                dispatcher.cachedHere(p, null, completion.spawned()[completion.cachedHere()].id());
-            }
-            if (completion.keeps() && p != null) {
-                for (TaskEnvelope child : completion.spawned()) {
-                    if (Completion.keepable(child)) {
-                        outbox.unkeep(p, child.id()); // it kept copies of tasks that are not stored by this run
-                    }
-                }
+            if (p != null) {
+                discardHeldEffects(p, completion);
             }
             return;
         }
@@ -427,6 +422,23 @@ public final class Scheduler {
             charge(c);
         }
         dispatch();
+    }
+
+    /**
+     * {@code p}'s completion is not applied: it drops the child it cached of it and the copies it kept of the tasks
+     * it stored, none of which this run stores.
+     */
+    private void discardHeldEffects(ProducerState p, Completion completion) {
+        if (completion.cachedHere() >= 0) {
+            dispatcher.cachedHere(p, null, completion.spawned()[completion.cachedHere()].id());
+        }
+        if (completion.keeps()) {
+            for (TaskEnvelope child : completion.spawned()) {
+                if (Completion.keepable(child)) {
+                    outbox.unkeep(p, child.id());
+                }
+            }
+        }
     }
 
     /**

@@ -461,6 +461,21 @@ class SchedulerTest {
         assertTrue(out.log.contains("drop " + root.child(1) + " @ q"), out.log.toString());
     }
 
+    @Test
+    void aRefusedCompletionOfAVoidClaimDropsWhatItsProducerCachedAndKept() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        ProducerState q = scheduler.addProducer(2, "q", 1);
+        TaskId root = lateRootCopiedTo(p, q);
+        scheduler.completed(p, forkJoinRoot(root).withClaim(2));
+        scheduler.completed(q, forkJoinRoot(root).withClaim(2)); // came second: q's claim of root/2 is void
+        TaskId claimed = root.child(2); // p's, and q ran it all the same
+        scheduler.completed(q, forkJoinRoot(claimed).withClaim(2).withCachedHere(1).keeping(true));
+        assertTrue(out.log.contains("drop " + claimed.child(1) + " @ q"), "q's cached child of it: " + out.log);
+        assertTrue(out.log.contains("unkeep " + claimed.child(0) + " @ q"), "q's kept sum of it: " + out.log);
+        assertFalse(out.log.stream().anyMatch(l -> l.startsWith("drop " + claimed.child(1) + " @ p")),
+                out.log.toString());
+    }
+
     /** The root's run: a sum (arity 2) and the left and right leaves whose values go to it. */
     private static Completion forkJoinRoot(TaskId root) {
         TaskId sum = root.child(0);
