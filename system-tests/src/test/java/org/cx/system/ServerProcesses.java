@@ -268,7 +268,7 @@ final class ServerProcesses implements AutoCloseable {
         try {
             Map<String, List<Long>> commits = commits();
             List<String> found = new ArrayList<>();
-            for (String id : TestTasks.EXECUTIONS.stream().map(Map.Entry::getKey).distinct().toList()) {
+            for (String id : TestTasks.EXECUTIONS.stream().map(TestTasks.Execution::task).distinct().toList()) {
                 if (found.size() == limit) {
                     break;
                 }
@@ -314,15 +314,24 @@ final class ServerProcesses implements AutoCloseable {
         }
         assertEquals(List.of(), twice, "tasks whose effects were applied twice (server: commit time after start)");
         List<String> rerun = new ArrayList<>();
-        for (Map.Entry<String, Long> run : TestTasks.EXECUTIONS) {
-            List<Long> committed = commits.get(run.getKey());
-            if (committed != null && run.getValue() > committed.get(0) + margin.toNanos()) {
-                rerun.add(run.getKey() + " ran " + (run.getValue() - committed.get(0)) / 1_000_000
-                        + " ms after its completion was committed");
+        for (TestTasks.Execution run : TestTasks.EXECUTIONS) {
+            List<Long> committed = commits.get(run.task());
+            if (committed != null && run.nanos() > committed.get(0) + margin.toNanos()) {
+                String parent = run.task().substring(0, run.task().lastIndexOf('/'));
+                rerun.add(run.task() + " ran " + (run.nanos() - committed.get(0)) / 1_000_000
+                        + " ms after its completion was committed; " + runsAndTrail(run.task()) + "; its parent "
+                        + runsAndTrail(parent));
             }
         }
         assertEquals(List.of(), rerun, "completed tasks that ran again");
         assertTrue(!commits.isEmpty(), "the commit logs are empty: was anything audited?");
+    }
+
+    /** Where and when {@code taskId} ran in this JVM and what the servers' logs say of it, in ms since the start. */
+    private String runsAndTrail(String taskId) throws IOException {
+        List<String> runs = TestTasks.EXECUTIONS.stream().filter(r -> r.task().equals(taskId))
+                .map(r -> r.worker() + " at " + (r.nanos() - startedNanos) / 1_000_000 + " ms").toList();
+        return taskId + " ran on " + runs + ", servers " + whereCommitted(taskId);
     }
 
     /**

@@ -1,6 +1,5 @@
 package org.cx.system;
 
-import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -378,8 +377,15 @@ final class TestTasks {
         }
     }
 
-    /** Every execution start of a {@link RecordedFib} task in this JVM: task id and {@code System.nanoTime()}. */
-    static final Queue<Map.Entry<String, Long>> EXECUTIONS = new ConcurrentLinkedQueue<>();
+    /** One execution start of a recorded task: its id, {@code System.nanoTime()}, and the worker thread that ran it. */
+    record Execution(String task, long nanos, String worker) {
+        static void record(TaskContext context) {
+            EXECUTIONS.add(new Execution(context.id().toString(), System.nanoTime(), Thread.currentThread().getName()));
+        }
+    }
+
+    /** Every execution start of a {@link RecordedFib} task in this JVM. */
+    static final Queue<Execution> EXECUTIONS = new ConcurrentLinkedQueue<>();
 
     /**
      * F(n) like the example, with the example's sleep load on its leaves (emulated work of a remote producer),
@@ -398,7 +404,7 @@ final class TestTasks {
 
         @Override
         public void execute(TaskContext context) {
-            EXECUTIONS.add(Map.entry(context.id().toString(), System.nanoTime()));
+            Execution.record(context);
             if (n < 2) {
                 load.leaf(context.hostSpeed());
                 context.sendResult((long) n);
@@ -422,7 +428,7 @@ final class TestTasks {
 
         @Override
         public void execute(TaskContext context) {
-            EXECUTIONS.add(Map.entry(context.id().toString(), System.nanoTime()));
+            Execution.record(context);
             long a = input(0);
             long b = input(1);
             context.sendResult(a + b);
