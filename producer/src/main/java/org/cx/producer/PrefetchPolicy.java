@@ -82,6 +82,15 @@ public final class PrefetchPolicy {
     }
 
     /**
+     * How many tasks the cache may hold before a worker stops caching ready children of its own there: the depth
+     * while the producer runs one computation, one beside others, or it would run its own depth-first while theirs
+     * wait (decision 0027).
+     */
+    public int ownChildrenAhead(int liveComputations) {
+        return liveComputations > 1 ? Math.min(1, depth()) : depth();
+    }
+
+    /**
      * Credit to ask for now; negative to withdraw credit asked for earlier and not yet filled.
      *
      * @param idleWorkers  workers waiting for a task

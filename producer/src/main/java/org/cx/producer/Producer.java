@@ -84,6 +84,11 @@ public final class Producer implements AutoCloseable {
     private static final ActingFor NOBODY = ActingFor.plainly("");
     /** Whose each computation is, with the server's grant to act for them in the file service. */
     private final java.util.Map<Long, ActingFor> owners = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Computations of its server that it said started or gave this producer tasks of, and that have not ended: how
+     * deep its workers cache their own children depends on how many ({@link PrefetchPolicy#ownChildrenAhead}).
+     */
+    private final java.util.Set<Long> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Computations whose results other producers check: this one claims and keeps none of their tasks. */
     private final java.util.Set<Long> validated = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final long startedNanos = System.nanoTime();
@@ -500,6 +505,7 @@ public final class Producer implements AutoCloseable {
         int open = workers.gate().openWorkers();
         policy.openWorkers(open);
         int starving = cache.starvingWorkers();
+        workers.cacheDepth(policy.ownChildrenAhead(live.size()));
         int credit = policy.creditToRequest(starving, cache.size(), outstandingCredit);
         if (credit != 0 || starving != serverIdleEstimate || open != serverOpenEstimate) {
             outstandingCredit += credit;
@@ -576,6 +582,7 @@ public final class Producer implements AutoCloseable {
                 List<TaskId> released = cache.drop(r.ids());
                 channel.write(new Message.Released(released.toArray(TaskId[]::new)));
             }
+            case Message.ComputationStarted s -> live.add(s.computation());
             case Message.ComputationEnded e -> {
                 cache.dropComputation(e.computation());
                 kept.dropComputation(e.computation());
@@ -583,6 +590,7 @@ public final class Producer implements AutoCloseable {
                 codecs.remove(e.computation());
                 bundles.ended(e.computation());
                 owners.remove(e.computation());
+                live.remove(e.computation());
                 validated.remove(e.computation());
                 values.drop(e.computation());
             }
@@ -606,6 +614,7 @@ public final class Producer implements AutoCloseable {
         if (c.validated()) {
             validated.add(c.computation());
         }
+        live.add(c.computation());
         code.code(c);
     }
 
@@ -654,6 +663,7 @@ public final class Producer implements AutoCloseable {
             cache.clear(); // a task taken before this belongs to the server left: its completion is discarded
             kept.clear(); // the next server knows nothing of them
         }
+        live.clear(); // the next server says again which computations it gives this producer tasks of
         bundles.clear(); // the next server says again which code its tasks need
         fromWorkers.clear();
         if (closing) {

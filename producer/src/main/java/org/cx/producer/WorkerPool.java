@@ -82,6 +82,8 @@ final class WorkerPool {
     private final java.util.concurrent.atomic.AtomicIntegerArray givingBack;
     /** The frame limit, read once. */
     private final int maxMessageBytes = WireConfig.maxMessageBytes();
+    /** How many tasks the cache should hold beyond those running ({@link PrefetchPolicy#depth}), as last asked for. */
+    private volatile int cacheDepth = 1;
 
     WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs,
                LongFunction<ActingFor> actingFor,
@@ -390,6 +392,11 @@ final class WorkerPool {
         return next;
     }
 
+    /** The cache should hold {@code depth} tasks beyond those running: below that, a worker caches its own children. */
+    void cacheDepth(int depth) {
+        cacheDepth = depth;
+    }
+
     /** What a worker reports, and the task it runs next without asking the server (null: none). */
     private record Claim(Completion completion, ReadyTask next) {
     }
@@ -415,7 +422,7 @@ final class WorkerPool {
         if (child >= 0) {
             completion = completion.withClaim(child);
             int other = completion.bestReadyChildBut(child);
-            if (other >= 0 && cache.size() == 0 && cache.starvingWorkers() == 0) {
+            if (other >= 0 && cache.size() < cacheDepth && cache.starvingWorkers() == 0) {
                 completion = completion.withCachedHere(other); // the next task after this one, without a refill
             }
             return new Claim(completion, new ReadyTask(completion.spawned()[child], new byte[0][]));

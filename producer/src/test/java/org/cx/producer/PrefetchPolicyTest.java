@@ -24,6 +24,17 @@ class PrefetchPolicyTest {
     }
 
     @Test
+    void ownChildrenAreCachedToTheDepthOnlyWhileOneComputationRuns() {
+        PrefetchPolicy fast = new PrefetchPolicy(2, true, 256);
+        fast.recordTaskNanos(2_000);
+        fast.recordRoundTripNanos(100_000);
+        assertEquals(200, fast.ownChildrenAhead(0));
+        assertEquals(200, fast.ownChildrenAhead(1));
+        assertEquals(1, fast.ownChildrenAhead(2), "beside another computation: one");
+        assertEquals(0, new PrefetchPolicy(2, false, 256).ownChildrenAhead(1), "no prefetch: none");
+    }
+
+    @Test
     void roundTripEstimateIsTheMedianOfRecentSamples() {
         PrefetchPolicy p = new PrefetchPolicy(1, true, 100_000);
         p.recordTaskNanos(1_000);

@@ -42,7 +42,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
     private int idleSaid = -1;
     private boolean leaving;
     private long tasksRun;
-    /** Whether it caches a ready child of a task it ran itself. */
+    /** Whether it caches a ready child of a task it ran itself, while its cache holds fewer tasks than it has workers. */
     private final boolean cachesChildren;
 
     SimProducer(World world, String name, int workers, BodyCodec codec, List<String> servers, long minTaskNanos,
@@ -122,6 +122,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
             }
             case Message.Drop d -> drop(d.ids());
             case Message.Revoke r -> end.write(new Message.Released(drop(r.ids()).toArray(TaskId[]::new)));
+            case Message.ComputationStarted s -> { } // it caches its own children as deep alone as beside others
             case Message.ComputationEnded e -> cache.removeIf(t -> t.task().id().computation() == e.computation());
             case Message.Mirrors m -> mirrors = List.of(m.addresses());
             case Message.Code c -> { } // the simulation runs every computation from the class path
@@ -177,7 +178,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
                     Completion report = new Completion(c.id(), c.spawned(), c.values(), took, took, c.claimed(),
                             c.claimedValue(), c.keeps());
                     int child = report.bestReadyChild();
-                    if (cachesChildren && child >= 0 && cache.isEmpty()) {
+                    if (cachesChildren && child >= 0 && cache.size() < workers) {
                         report = report.withCachedHere(child);
                         cache.add(new ReadyTask(report.spawned()[child], new byte[0][]));
                         outstanding = Math.max(0, outstanding - 1); // the server counts it as given

@@ -25,6 +25,10 @@ public interface Outbox {
     /** Asks a holder to drop the copies it has not started and answer which (one Released per Revoke). */
     void revoke(ProducerState producer, TaskId[] tasks);
 
+    /** Tells every producer that computation {@code computation} runs here now. */
+    default void computationStarted(long computation) {
+    }
+
     /**
      * Tells every producer that the computation is over; {@code atOrigin}: it ended here, where it was submitted,
      * so every other server of the network must hear of it too.

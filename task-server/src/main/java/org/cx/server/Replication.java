@@ -93,6 +93,7 @@ public final class Replication {
             if (c == null) {
                 c = new ComputationState(rc.id(), rc.submittedNanos(), null);
                 s.computations.put(rc.id(), c);
+                s.outbox.computationStarted(rc.id());
                 s.setBundle(c, copy.bundleOf(rc.id()));
             }
             c.origin = s.self();

@@ -789,6 +789,7 @@ public final class Scheduler {
             c = new ComputationState(id, now, null);
             c.origin = resolve.applyAsInt(origin);
             computations.put(id, c);
+            outbox.computationStarted(id);
             setBundle(c, bundle);
         }
         return c.phase == ComputationState.Phase.RUNNING ? c : null;

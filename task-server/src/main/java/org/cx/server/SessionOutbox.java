@@ -101,6 +101,16 @@ final class SessionOutbox implements Outbox {
         node.networkInternals().tellServers(new Message.Prioritize(computation, priority));
     }
 
+    @Override
+    public void computationStarted(long computation) {
+        for (PeerSession session : node.sessions().values()) {
+            if (session instanceof PeerSession.ProducerSession p) {
+                p.connection().write(new Message.ComputationStarted(computation));
+                dirty.add(p.connection());
+            }
+        }
+    }
+
     void tellProducers(long computation) {
         tellReleases(); // what the store let go meanwhile goes first
         for (PeerSession session : node.sessions().values()) {

@@ -62,6 +62,7 @@ public final class Submissions {
         c.priority = priority;
         c.timeoutNanos = timeoutNanos;
         s.computations.put(id, c);
+        s.outbox.computationStarted(id);
         if (s.log.active()) {
             s.log.record(new MirrorOp.Started(id, nowNanos, c.owner, c.quorum, c.priority, c.timeoutNanos));
         }

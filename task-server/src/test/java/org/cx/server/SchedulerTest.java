@@ -62,6 +62,11 @@ class SchedulerTest {
         }
 
         @Override
+        public void computationStarted(long computation) {
+            log.add("started " + computation);
+        }
+
+        @Override
         public void computationEnded(long computation, boolean atOrigin) {
             log.add("ended");
         }
@@ -449,6 +454,16 @@ class SchedulerTest {
         scheduler.released(p, new TaskId[] {root.child(1)});
         assertTrue(out.log.contains("assign " + root.child(1) + " -> q"), "released, it goes to the waiting worker: "
                 + out.log);
+    }
+
+    @Test
+    void producersHearOfEveryComputationThatStartsHereSubmittedOrNot() {
+        long submitted = submitForkJoin();
+        long fromElsewhere = submitted + 1;
+        scheduler.branch(fromElsewhere, 2, "");
+        scheduler.branch(fromElsewhere, 2, "");
+        assertEquals(List.of("started " + submitted, "started " + fromElsewhere),
+                out.log.stream().filter(l -> l.startsWith("started")).toList(), "once each");
     }
 
     @Test

@@ -277,6 +277,13 @@ public sealed interface Message {
     record Unkeep(TaskId[] ids) implements Message {
     }
 
+    /**
+     * Server: {@code computation} now runs here beside any others (a producer caches its own children deeper only
+     * while one runs, decision 0027).
+     */
+    record ComputationStarted(long computation) implements Message {
+    }
+
     /** Server: {@code computation} is over; drop its tasks and classes. */
     record ComputationEnded(long computation) implements Message {
     }

@@ -291,6 +291,8 @@ public final class ProtocolCodec {
             }
             return new Message.ValuesReleased(refs);
         });
+        register(kryo, Message.ComputationStarted.class, id++, (out, m) -> out.writeLong(m.computation()),
+                in -> new Message.ComputationStarted(in.readLong()));
     }
 
     /** An array of objects (each may be null or a registered subtype), its length checked before allocation. */

@@ -71,6 +71,7 @@ class CodecTest {
                 new Message.Revoke(new TaskId[] {child}),
                 new Message.Released(new TaskId[] {}),
                 new Message.ComputationEnded(42),
+                new Message.ComputationStarted(43),
                 new Message.ValueChunk(new ValueRef(42, 1, 2, 10, 7).bytes(), 3, new byte[] {1, 2, 3}),
                 new Message.StateLost(3, "server 3 and its mirror group failed"),
                 new Message.Mirrors(new String[] {"a:1", "b:2"}),
