@@ -82,7 +82,7 @@ final class WorkerPool {
     private final java.util.concurrent.atomic.AtomicIntegerArray givingBack;
     /** The frame limit, read once. */
     private final int maxMessageBytes = WireConfig.maxMessageBytes();
-    /** How many tasks the cache should hold beyond those running ({@link PrefetchPolicy#depth}), as last asked for. */
+    /** Below how many cached tasks a worker caches a child of its own ({@link PrefetchPolicy#ownChildrenAhead}). */
     private volatile int cacheDepth = 1;
 
     WorkerPool(ProducerConfig config, TaskCache cache, KeptTasks kept, BodyCodecs codecs,
@@ -392,7 +392,7 @@ final class WorkerPool {
         return next;
     }
 
-    /** The cache should hold {@code depth} tasks beyond those running: below that, a worker caches its own children. */
+    /** While the cache holds fewer than {@code depth} tasks, a worker caches a ready child of its own there. */
     void cacheDepth(int depth) {
         cacheDepth = depth;
     }

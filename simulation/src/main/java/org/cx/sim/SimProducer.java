@@ -42,7 +42,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
     private int idleSaid = -1;
     private boolean leaving;
     private long tasksRun;
-    /** Whether it caches a ready child of a task it ran itself, while its cache holds fewer tasks than it has workers. */
+    /** Whether it caches a ready child of a task it ran itself while its cache holds fewer tasks than its workers. */
     private final boolean cachesChildren;
 
     SimProducer(World world, String name, int workers, BodyCodec codec, List<String> servers, long minTaskNanos,
