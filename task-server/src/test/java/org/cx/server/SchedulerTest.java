@@ -468,27 +468,32 @@ class SchedulerTest {
 
     @Test
     void aChildCachedByAnExecutionThatCameSecondIsDropped() {
-        ProducerState p = scheduler.addProducer(1, "p", 1);
-        ProducerState q = scheduler.addProducer(2, "q", 1);
-        TaskId root = lateRootCopiedTo(p, q);
-        scheduler.completed(p, forkJoinRoot(root).withClaim(2));
-        scheduler.completed(q, forkJoinRoot(root).withClaim(2).withCachedHere(1));
+        TaskId root = rootRunByPThenQ(run -> run.withClaim(2).withCachedHere(1));
         assertTrue(out.log.contains("drop " + root.child(1) + " @ q"), out.log.toString());
     }
 
     @Test
     void aRefusedCompletionOfAVoidClaimDropsWhatItsProducerCachedAndKept() {
-        ProducerState p = scheduler.addProducer(1, "p", 1);
-        ProducerState q = scheduler.addProducer(2, "q", 1);
-        TaskId root = lateRootCopiedTo(p, q);
-        scheduler.completed(p, forkJoinRoot(root).withClaim(2));
-        scheduler.completed(q, forkJoinRoot(root).withClaim(2)); // came second: q's claim of root/2 is void
+        TaskId root = rootRunByPThenQ(run -> run.withClaim(2)); // q's claim of root/2 is void
         TaskId claimed = root.child(2); // p's, and q ran it all the same
         scheduler.completed(q, forkJoinRoot(claimed).withClaim(2).withCachedHere(1).keeping(true));
         assertTrue(out.log.contains("drop " + claimed.child(1) + " @ q"), "q's cached child of it: " + out.log);
         assertTrue(out.log.contains("unkeep " + claimed.child(0) + " @ q"), "q's kept sum of it: " + out.log);
         assertFalse(out.log.stream().anyMatch(l -> l.startsWith("drop " + claimed.child(1) + " @ p")),
                 out.log.toString());
+    }
+
+    /**
+     * The root, late on producer p, is copied to producer q; p completes it first, claiming its right leaf, and then q
+     * completes it with {@code qsRun} (which came second). Sets {@link #q}.
+     */
+    private TaskId rootRunByPThenQ(java.util.function.UnaryOperator<Completion> qsRun) {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        q = scheduler.addProducer(2, "q", 1);
+        TaskId root = lateRootCopiedTo(p, q);
+        scheduler.completed(p, forkJoinRoot(root).withClaim(2));
+        scheduler.completed(q, qsRun.apply(forkJoinRoot(root)));
+        return root;
     }
 
     /** The root's run: a sum (arity 2) and the left and right leaves whose values go to it. */
@@ -504,7 +509,10 @@ class SchedulerTest {
         return forkJoinRoot(root).withClaim(1).keeping(true);
     }
 
-    /** Set by {@link #keptForkJoin}: producers p and q, and the root and sum of the fork-join computation p started. */
+    /**
+     * Set by {@link #keptForkJoin}: producers p and q, and the root and sum of the fork-join computation p started
+     * (q also by {@link #rootRunByPThenQ}).
+     */
     private ProducerState p;
     private ProducerState q;
     private TaskId root;
