@@ -75,6 +75,14 @@ final class SimCommand extends Printing implements Callable<Integer> {
             + "mirrors a batch that applies a completion, before they acknowledge it.")
     boolean freezeMidCommit;
 
+    @Option(names = "--no-claims", description = "No producer claims: each runs only what its server assigns it "
+            + "(otherwise two in three claim as cx producer does, drawn from the seed).")
+    boolean noClaims;
+
+    @Option(names = "--no-stragglers", description = "Every task run takes its producer's usual time (otherwise one in "
+            + "50 takes 30 times as long, so that servers hand out eager copies of it).")
+    boolean noStragglers;
+
     @Override
     public Integer call() throws Exception {
         if (servers < 1 || producers < 1 || workers < 1 || fib < 0 || spreadDepth < 0 || faults < 0 || seeds < 1) {
@@ -83,7 +91,7 @@ final class SimCommand extends Printing implements Callable<Integer> {
         }
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("org.cx")).setLevel(serverLogs ? null : Level.OFF);
         Scenario.Shape shape = new Scenario.Shape(servers, producers, workers, fib, spreadDepth, faults,
-                wideCuts, freezeMidCommit);
+                wideCuts, freezeMidCommit, !noClaims, !noStragglers);
         if (seed == null && (trace || trails != null)) {
             throw new IllegalArgumentException("--trace and --audit-trail replay one seed: give it with --seed");
         }

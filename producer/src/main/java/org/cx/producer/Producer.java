@@ -16,6 +16,7 @@ import org.cx.wire.BodyCodecs;
 import org.cx.wire.Completion;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Jmx;
+import org.cx.wire.KeptTasks;
 import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;

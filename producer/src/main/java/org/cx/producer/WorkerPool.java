@@ -12,11 +12,12 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongFunction;
 import org.cx.fs.ActingFor;
 import org.cx.wire.BodyCodecs;
+import org.cx.wire.ClaimRule;
 import org.cx.wire.Completion;
+import org.cx.wire.KeptTasks;
 import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.TaskRunner;
-import org.cx.wire.ValueEnvelope;
 import org.cx.wire.TaskHost;
 import org.cx.wire.WireConfig;
 import org.slf4j.Logger;
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * A producer's workers: W threads that take the best task from the {@link TaskCache}, have it run where the
  * producer's {@link TaskBox} says (each thread has its own worker process, or runs it itself), and hand its
  * completion to the producer's event loop through a queue. A worker then runs, without asking the server, the task
- * its completion makes ready here (the claim rule, {@link #claim}).
+ * its completion makes ready here (the claim rule, {@link ClaimRule}).
  *
  * <h2>Steps of one worker</h2>
  * <ol>
@@ -325,7 +326,7 @@ final class WorkerPool {
 
     /**
      * Worker {@code worker} runs {@code task}, hands its completion to the event loop, and returns the task it claims
-     * to run next (see {@link #claim}), or null.
+     * to run next (see {@link ClaimRule}), or null.
      */
     private ReadyTask runAndClaim(int worker, ReadyTask task, int taken) {
         long start = timeline.enabled() ? System.nanoTime() : 0;
@@ -365,8 +366,10 @@ final class WorkerPool {
                         // runs it.
                         return null;
                     }
-                    Claim claim = config.claim() && !validated.test(task.task().id().computation())
-                            ? claim(d.completion()) : new Claim(d.completion(), null);
+                    ClaimRule.Claim claim = config.claim() && !validated.test(task.task().id().computation())
+                            ? ClaimRule.claim(d.completion(), kept,
+                                    cache.size() < cacheDepth && cache.starvingWorkers() == 0)
+                            : new ClaimRule.Claim(d.completion(), null);
                     next = claim.next();
                     Completion done = claim.completion();
                     toServer.add(new Message.Completed(new Completion[] {done}));
@@ -395,42 +398,6 @@ final class WorkerPool {
     /** While the cache holds fewer than {@code depth} tasks, a worker caches a ready child of its own there. */
     void cacheDepth(int depth) {
         cacheDepth = depth;
-    }
-
-    /** What a worker reports, and the task it runs next without asking the server (null: none). */
-    private record Claim(Completion completion, ReadyTask next) {
-    }
-
-    /**
-     * The claim rule: the task this worker runs next itself is the best ready child of the task it just ran
-     * (work-first, as in Cilk: no round trip on the spawn path), or else a kept task its values just completed (no
-     * round trip on the join path). It keeps copies of the unready tasks it stored, for the same reason.
-     */
-    private Claim claim(Completion completion) {
-        completion = completion.keeping(kept.keepAll(completion.spawned()));
-        ReadyTask joined = null;
-        int joinedBy = -1;
-        ValueEnvelope[] values = completion.values();
-        for (int i = 0; i < values.length; i++) {
-            ReadyTask t = kept.supply(values[i]);
-            if (t != null && joined == null) {
-                joined = t;
-                joinedBy = i; // any other task completed here is unclaimed: the server hands it out
-            }
-        }
-        int child = completion.bestReadyChild();
-        if (child >= 0) {
-            completion = completion.withClaim(child);
-            int other = completion.bestReadyChildBut(child);
-            if (other >= 0 && cache.size() < cacheDepth && cache.starvingWorkers() == 0) {
-                completion = completion.withCachedHere(other); // the next task after this one, without a refill
-            }
-            return new Claim(completion, new ReadyTask(completion.spawned()[child], new byte[0][]));
-        }
-        if (joined != null) {
-            return new Claim(completion.withClaimedValue(joinedBy), joined);
-        }
-        return new Claim(completion, null);
     }
 
     static String firstLine(String s) {

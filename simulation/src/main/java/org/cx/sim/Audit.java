@@ -7,11 +7,26 @@ import java.util.Map;
 import org.cx.api.TaskId;
 
 /**
- * What the run's checks need from the servers as they go: which server committed which task's completion, and
- * when each failed server's tasks were taken over. Violations found on the way are kept in order.
+ * What the run's checks need from the servers and producers as they go: which server committed which task's
+ * completion, when each failed server's tasks were taken over, and which producer started which task when.
+ * Violations found on the way are kept in order.
  */
 final class Audit {
+    /**
+     * How long after a task's commit a producer may still start a copy of it: the server's drop of that copy is on
+     * its way (message delays are at most 50 ms).
+     */
+    private static final long RUN_AFTER_COMMIT_NANOS = 500_000_000L;
+    /**
+     * After a server is frozen this long, its producers may still run what they cached of its tasks, while the
+     * server that took its place has committed them: that is the frozen server's cost, not a bug.
+     */
+    private static final long AFTER_FREEZE_NANOS = 1_000_000_000L;
+
     private record Commit(String server, long nanos) {
+    }
+
+    private record Run(TaskId task, String producer, long nanos) {
     }
 
     private final Map<TaskId, Commit> committed = new HashMap<>();
@@ -19,6 +34,8 @@ final class Audit {
     private final java.util.Set<TaskId> applied = new java.util.HashSet<>();
     private final Map<Integer, Long> adoptedAt = new HashMap<>();
     final List<String> violations = new ArrayList<>();
+    private final List<Run> lateRuns = new ArrayList<>();
+    private final List<long[]> freezes = new ArrayList<>();
 
     /** {@code server} applied {@code task}'s completion at {@code appliedNanos}; its mirrors had it at {@code nanos}. */
     void committed(SimServer server, int serverId, TaskId task, long appliedNanos, long nanos) {
@@ -32,6 +49,33 @@ final class Audit {
             violations.add(server.name + " (server " + serverId + ") applied " + task + " at " + ms(appliedNanos)
                     + ", after its tasks were taken over at " + ms(replaced) + ", and its mirrors took it at "
                     + ms(nanos));
+        }
+    }
+
+    /** {@code producer} starts running {@code task} at {@code nanos}. */
+    void ran(TaskId task, String producer, long nanos) {
+        Commit c = committed.get(task);
+        if (c != null && nanos > c.nanos() + RUN_AFTER_COMMIT_NANOS) {
+            lateRuns.add(new Run(task, producer, nanos));
+        }
+    }
+
+    /** A server is frozen from {@code nanos} until {@code until}. */
+    void frozen(long nanos, long until) {
+        freezes.add(new long[] {nanos, until});
+    }
+
+    /** A task must not run again well after its completion was committed, but while a server was frozen. */
+    void checkRuns() {
+        for (Run r : lateRuns) {
+            long commit = committed.get(r.task()).nanos();
+            boolean excused = freezes.stream()
+                    .anyMatch(f -> f[0] <= r.nanos() && commit <= f[1] + AFTER_FREEZE_NANOS);
+            if (!excused) {
+                violations.add(r.producer() + " ran " + r.task() + " at " + ms(r.nanos()) + ", "
+                        + ms(r.nanos() - commit) + " after its completion was committed on "
+                        + committed.get(r.task()).server());
+            }
         }
     }
 

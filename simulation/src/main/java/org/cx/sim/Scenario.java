@@ -27,13 +27,25 @@ public final class Scenario {
      * many failures from where it stands, beyond what the network survives (the checks then report lost state).
      * {@code freezeMidCommit}: every server fault is a freeze, which strikes not at a random moment but as the server
      * sends its mirrors a batch that applies a completion, before their acknowledgements come back (the moment its
-     * outputs are held).
+     * outputs are held). {@code claims}: two in three producers, drawn, claim and keep tasks as {@code cx producer}
+     * does; otherwise none does. {@code stragglers}: one task run in 50 takes 30 times as long (a slowed or
+     * descheduled machine), long enough for servers to hand out eager copies of it.
      */
     public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults,
-                        boolean wideCuts, boolean freezeMidCommit) {
-        /** The default: 7 servers, 6 producers of 2 workers, F(12), a spread of depth 4, up to 3 faults. */
+                        boolean wideCuts, boolean freezeMidCommit, boolean claims,
+                        boolean stragglers) {
+        /**
+         * The default: 7 servers, 6 producers of 2 workers (two in three of them claiming), F(12), a spread of depth
+         * 4, up to 3 faults, stragglers.
+         */
         public static Shape defaults() {
-            return new Shape(7, 6, 2, 12, 4, 3, false, false);
+            return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true);
+        }
+
+        /** The same with the producers the first seeds ran: none claims, none straggles. */
+        public Shape withPlainProducers() {
+            return new Shape(servers, producers, workers, fib, spreadDepth, maxFaults, wideCuts, freezeMidCommit,
+                    false, false);
         }
     }
 
@@ -172,6 +184,7 @@ public final class Scenario {
                     + describeUnfinished());
         }
         checkResults();
+        audit.checkRuns();
         long settleFrom = Math.max(world.now(), quietAt);
         boolean tolerant = world.runUntil(() -> world.now() >= quietAt && rootTolerant(),
                 settleFrom + SETTLE_LIMIT_NANOS);
@@ -189,7 +202,8 @@ public final class Scenario {
 
     private SimProducer newProducer(String name, List<String> addresses) {
         long min = plan.nextLong(1, 5) * MS;
-        SimProducer p = new SimProducer(world, name, shape.workers(), codec, addresses, min, min * 3);
+        SimProducer p = new SimProducer(world, name, shape.workers(), codec, addresses, min, min * 3,
+                shape.claims(), shape.stragglers(), audit);
         producers.add(p);
         return p;
     }
@@ -237,6 +251,7 @@ public final class Scenario {
                             world.onSent((n, b) -> { });
                             note("freeze " + s.name + " for " + pause / MS + " ms as it mirrors a completion");
                             s.freeze();
+                            audit.frozen(world.now(), world.now() + pause);
                             world.after(pause, null, s::resume);
                             serverFaultFreeAt = world.now() + pause;
                             quietAt = Math.max(quietAt, serverFaultFreeAt);
@@ -246,6 +261,7 @@ public final class Scenario {
                 }
                 note("freeze " + s.name + " for " + pause / MS + " ms");
                 s.freeze();
+                audit.frozen(world.now(), world.now() + pause);
                 world.after(pause, null, s::resume);
                 serverFaultFreeAt = world.now() + pause;
             }

@@ -8,10 +8,13 @@ import java.util.List;
 import java.util.Set;
 import org.cx.api.TaskId;
 import org.cx.wire.BodyCodec;
+import org.cx.wire.ClaimRule;
 import org.cx.wire.Completion;
+import org.cx.wire.KeptTasks;
 import org.cx.wire.Message;
 import org.cx.wire.ReadyTask;
 import org.cx.wire.Role;
+import org.cx.wire.TaskEnvelope;
 import org.cx.wire.TaskRunner;
 import org.cx.wire.WireConfig;
 
@@ -19,13 +22,20 @@ import org.cx.wire.WireConfig;
  * A producer in the simulation. It speaks the producer's side of the protocol as {@code cx producer} does: asks
  * for credit to keep its workers and a small cache busy, runs what it is assigned (the task's real code, taking a
  * drawn virtual time), reports each completion, answers revokes and drops, and fails over to its server's mirror
- * group when the connection is lost. A task it ran for a connection that is gone is not reported. Like
- * {@code cx producer}, one drawn from the seed puts a ready child of a task it ran in its own cache when that is
- * empty (the server holds it there, or asks it back); unlike it, it keeps no copies of unready tasks (no claims), and
- * with no mirror left it tries every server it knows, again and again, as a daemon would.
+ * group when the connection is lost. A task it ran for a connection that is gone is not reported. Drawn from the
+ * seed, one of three kinds: it claims as {@code cx producer} does ({@link ClaimRule}: a worker runs the best ready
+ * child of its task, or a kept task its value completed, and caches another child while it runs alone), or it puts
+ * a ready child of a task it ran in its own cache without claiming it, or it does neither. Unlike
+ * {@code cx producer}, with no mirror left it tries every server it knows, again and again, as a daemon would.
  */
 final class SimProducer extends Node implements Pipe.Receiver {
+    /** With stragglers, one task run in this many takes {@link #STRAGGLER_FACTOR} times as long. */
+    private static final int STRAGGLER_ODDS = 50;
+    private static final int STRAGGLER_FACTOR = 30;
+
     private final int workers;
+    private final boolean straggles;
+    private final Audit audit;
     private final BodyCodec codec;
     private final List<String> servers;
     private final long minTaskNanos;
@@ -44,10 +54,18 @@ final class SimProducer extends Node implements Pipe.Receiver {
     private long tasksRun;
     /** Whether it caches a ready child of a task it ran itself while its cache holds fewer tasks than its workers. */
     private final boolean cachesChildren;
+    /** Whether it claims and keeps as {@code cx producer} does (then {@link #cachesChildren} does not apply). */
+    private final boolean claims;
+    private final KeptTasks kept = new KeptTasks(4096);
+    /** How many of its own children it caches ahead while one computation runs on its server; one beside others. */
+    private final int depthAlone;
+    private final Set<Long> live = new HashSet<>();
 
     SimProducer(World world, String name, int workers, BodyCodec codec, List<String> servers, long minTaskNanos,
-                long maxTaskNanos) {
+                long maxTaskNanos, boolean mayClaim, boolean straggles, Audit audit) {
         super(world, name);
+        this.straggles = straggles;
+        this.audit = audit;
         this.workers = workers;
         this.idle = workers;
         this.codec = codec;
@@ -55,6 +73,8 @@ final class SimProducer extends Node implements Pipe.Receiver {
         this.minTaskNanos = minTaskNanos;
         this.maxTaskNanos = maxTaskNanos;
         this.cachesChildren = world.random.nextBoolean();
+        this.claims = mayClaim && world.random.nextInt(3) > 0;
+        this.depthAlone = mayClaim ? world.random.nextInt(1, workers + 2) : 0;
     }
 
     /** Attaches to the server at {@code address}. */
@@ -118,19 +138,39 @@ final class SimProducer extends Node implements Pipe.Receiver {
             case Message.Assign a -> {
                 outstanding = Math.max(0, outstanding - a.tasks().length);
                 idleSaid = Math.max(0, idleSaid - a.tasks().length);
-                cache.addAll(Arrays.asList(a.tasks()));
+                for (ReadyTask t : a.tasks()) {
+                    cacheAdd(t);
+                }
             }
-            case Message.Drop d -> drop(d.ids());
+            case Message.Drop d -> {
+                drop(d.ids());
+                kept.drop(d.ids());
+            }
             case Message.Revoke r -> end.write(new Message.Released(drop(r.ids()).toArray(TaskId[]::new)));
-            case Message.ComputationStarted s -> { } // it caches its own children as deep alone as beside others
-            case Message.ComputationEnded e -> cache.removeIf(t -> t.task().id().computation() == e.computation());
+            case Message.ComputationStarted s -> live.add(s.computation());
+            case Message.ComputationEnded e -> {
+                cache.removeIf(t -> t.task().id().computation() == e.computation());
+                kept.dropComputation(e.computation());
+                live.remove(e.computation());
+            }
             case Message.Mirrors m -> mirrors = List.of(m.addresses());
             case Message.Code c -> { } // the simulation runs every computation from the class path
-            case Message.Keep k -> { } // no claims: the server assigns these once they are ready
-            case Message.Inputs in -> { }
-            case Message.Unkeep u -> { }
+            case Message.Keep k -> {
+                for (TaskEnvelope e : claims ? k.tasks() : new TaskEnvelope[0]) {
+                    kept.keep(e);
+                }
+            }
+            case Message.Inputs in -> kept.forwarded(in.values());
+            case Message.Unkeep u -> kept.drop(u.ids());
             case Message.Refused r -> world.trace(name + " refused: " + r.reason());
             default -> throw new IllegalStateException(name + " got an unexpected " + msg.getClass().getSimpleName());
+        }
+    }
+
+    /** Caches {@code t} unless it holds it already: as {@code cx producer}'s cache, one copy of a task. */
+    private void cacheAdd(ReadyTask t) {
+        if (cache.stream().noneMatch(c -> c.task().id().equals(t.task().id()))) {
+            cache.add(t);
         }
     }
 
@@ -159,17 +199,23 @@ final class SimProducer extends Node implements Pipe.Receiver {
     /** Idle workers take cached tasks; each runs for a drawn time. */
     private void startWork() {
         while (idle > 0 && !cache.isEmpty()) {
-            ReadyTask task = cache.poll();
             idle--;
-            long took = world.random.nextLong(minTaskNanos, maxTaskNanos + 1);
-            int startedOn = generation;
-            world.after(took, this, () -> finished(task, took, startedOn));
+            runTask(cache.poll());
         }
     }
 
+    private void runTask(ReadyTask task) {
+        audit.ran(task.task().id(), name, world.now());
+        long took = straggles && world.random.nextInt(STRAGGLER_ODDS) == 0
+                ? world.random.nextLong(STRAGGLER_FACTOR * minTaskNanos, STRAGGLER_FACTOR * maxTaskNanos + 1)
+                : world.random.nextLong(minTaskNanos, maxTaskNanos + 1);
+        int startedOn = generation;
+        world.after(took, this, () -> finished(task, took, startedOn));
+    }
+
     private void finished(ReadyTask task, long took, int startedOn) {
-        idle++;
         tasksRun++;
+        ReadyTask next = null;
         if (startedOn == generation && welcomed) {
             switch (TaskRunner.decodeAndRun(codec, task)) {
                 case TaskRunner.Outcome.Done d -> {
@@ -177,16 +223,28 @@ final class SimProducer extends Node implements Pipe.Receiver {
                     // The measured time is the wall clock's: report the virtual one, or the run is not repeatable.
                     Completion report = new Completion(c.id(), c.spawned(), c.values(), took, took, c.claimed(),
                             c.claimedValue(), c.keeps());
-                    int child = report.bestReadyChild();
-                    if (cachesChildren && child >= 0 && cache.size() < workers) {
-                        report = report.withCachedHere(child);
-                        cache.add(new ReadyTask(report.spawned()[child], new byte[0][]));
+                    if (claims) {
+                        int depth = live.size() <= 1 ? depthAlone : Math.min(1, depthAlone);
+                        boolean starving = idle > cache.size();
+                        ClaimRule.Claim claim = ClaimRule.claim(report, kept, cache.size() < depth && !starving);
+                        report = claim.completion();
+                        next = claim.next();
+                    } else if (cachesChildren && report.bestReadyChild() >= 0 && cache.size() < workers) {
+                        report = report.withCachedHere(report.bestReadyChild());
+                    }
+                    if (report.cachedHere() >= 0) {
+                        cacheAdd(new ReadyTask(report.spawned()[report.cachedHere()], new byte[0][]));
                         outstanding = Math.max(0, outstanding - 1); // the server counts it as given
                     }
                     done.add(report);
                 }
                 case TaskRunner.Outcome.Failed f -> end.write(new Message.TaskFailed(f.id(), f.reason()));
             }
+        }
+        if (next != null) {
+            runTask(next); // the claimed task, on the same worker
+        } else {
+            idle++;
         }
         if (welcomed) {
             startWork();
@@ -216,6 +274,8 @@ final class SimProducer extends Node implements Pipe.Receiver {
         generation++;
         welcomed = false;
         cache.clear();
+        kept.clear();
+        live.clear();
         done.clear();
         outstanding = 0;
         idleSaid = -1;

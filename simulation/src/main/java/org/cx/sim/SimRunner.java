@@ -46,6 +46,12 @@ public final class SimRunner {
             if (shape.freezeMidCommit()) {
                 b.append(" --freeze-mid-commit");
             }
+            if (!shape.claims()) {
+                b.append(" --no-claims");
+            }
+            if (!shape.stragglers()) {
+                b.append(" --no-stragglers");
+            }
         }
         return b.toString();
     }

@@ -1,6 +1,8 @@
 package org.cx.server;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -274,9 +276,7 @@ final class Dispatcher {
      */
     void cachedHere(ProducerState p, TaskEntry e, TaskId id) {
         if (e == null || e.heapIndex < 0 || e.holderCount() > 0 || e.revoke != TaskEntry.Revoke.NONE) {
-            demand.set(p, Math.max(0, p.credit - 1), p.idleWorkers);
-            outbox.drop(p, id);
-            counters.cachedHereDropped++;
+            cachedChildNotStored(p, id, false);
             return;
         }
         give(p, e, true);
@@ -286,6 +286,18 @@ final class Dispatcher {
             revocable.remove(e);
             revoke(p, new TaskId[] {requestRevoke(e)});
         }
+    }
+
+    /**
+     * {@code p} cached child {@code id} of a completion that stored nothing: its credit counts it as used, and it is
+     * told to drop it unless {@code givenSince} (it holds that task as given by this server, in one copy).
+     */
+    void cachedChildNotStored(ProducerState p, TaskId id, boolean givenSince) {
+        demand.set(p, Math.max(0, p.credit - 1), p.idleWorkers);
+        if (!givenSince) {
+            outbox.drop(p, id);
+        }
+        counters.cachedHereDropped++;
     }
 
     /** @param prefetch given on prefetch credit (may wait behind a running task) rather than to an idle worker */
@@ -468,7 +480,7 @@ final class Dispatcher {
         if (asked == null) {
             return;
         }
-        Set<TaskId> dropped = Set.of(ids);
+        Set<TaskId> dropped = new HashSet<>(Arrays.asList(ids)); // a producer may name one twice
         for (TaskId id : asked) {
             ComputationState c = computations.apply(id.computation());
             TaskEntry e = c == null ? null : c.tasks.get(id);

@@ -426,16 +426,22 @@ public final class Scheduler {
 
     /**
      * {@code p}'s completion is not applied: it drops the child it cached of it and the copies it kept of the tasks
-     * it stored, none of which this run stores.
+     * it stored, none of which this run stores. But a task that another copy's completion stored may since have been
+     * given to {@code p}, or its copy kept there: a producer holds one copy of a task, which it cannot tell apart, so
+     * then that one stays.
      */
     private void discardHeldEffects(ProducerState p, Completion completion) {
+        ComputationState c = computations.get(completion.id().computation());
         if (completion.cachedHere() >= 0) {
-            dispatcher.cachedHere(p, null, completion.spawned()[completion.cachedHere()].id());
+            TaskEntry child = c == null ? null : c.tasks.get(completion.spawned()[completion.cachedHere()].id());
+            dispatcher.cachedChildNotStored(p, completion.spawned()[completion.cachedHere()].id(),
+                    child != null && child.heldBy(p));
         }
         if (completion.keeps()) {
-            for (TaskEnvelope child : completion.spawned()) {
-                if (Completion.keepable(child)) {
-                    outbox.unkeep(p, child.id());
+            for (TaskEnvelope spawned : completion.spawned()) {
+                TaskEntry child = c == null ? null : c.tasks.get(spawned.id());
+                if (Completion.keepable(spawned) && (child == null || !child.keptBy(p))) {
+                    outbox.unkeep(p, spawned.id());
                 }
             }
         }

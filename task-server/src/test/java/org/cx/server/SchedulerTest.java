@@ -445,15 +445,27 @@ class SchedulerTest {
 
     @Test
     void aChildCachedWhileAWorkerWaitsElsewhereIsAskedBackAtOnce() {
+        childCachedByPIsReleasedAsAskedWith(1);
+    }
+
+    @Test
+    void aReleaseThatNamesATaskTwiceCountsItOnce() {
+        childCachedByPIsReleasedAsAskedWith(2);
+    }
+
+    /** p caches a child while q's worker waits; asked back, p names it {@code times} times in its answer. */
+    private void childCachedByPIsReleasedAsAskedWith(int times) {
         ProducerState p = scheduler.addProducer(1, "p", 1);
         ProducerState q = scheduler.addProducer(2, "q", 1);
         TaskId root = submitToIdle(p);
         scheduler.request(q, 1, 1); // q's worker waits, and there is nothing for it
         scheduler.completed(p, forkJoinRoot(root).withClaim(2).withCachedHere(1));
         assertTrue(out.log.contains("revoke [" + root.child(1) + "] @ p"), out.log.toString());
-        scheduler.released(p, new TaskId[] {root.child(1)});
+        scheduler.released(p, java.util.Collections.nCopies(times, root.child(1)).toArray(TaskId[]::new));
         assertTrue(out.log.contains("assign " + root.child(1) + " -> q"), "released, it goes to the waiting worker: "
                 + out.log);
+        assertEquals(1, out.log.stream().filter(l -> l.startsWith("assign " + root.child(1))).count(),
+                out.log.toString());
     }
 
     @Test
@@ -470,6 +482,21 @@ class SchedulerTest {
     void aChildCachedByAnExecutionThatCameSecondIsDropped() {
         TaskId root = rootRunByPThenQ(run -> run.withClaim(2).withCachedHere(1));
         assertTrue(out.log.contains("drop " + root.child(1) + " @ q"), out.log.toString());
+    }
+
+    @Test
+    void aChildCachedByAnExecutionThatCameSecondStaysWhereItWasGivenSince() {
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        q = scheduler.addProducer(2, "q", 1);
+        TaskId root = lateRootCopiedTo(p, q);
+        scheduler.completed(p, forkJoinRoot(root).withClaim(2));
+        scheduler.request(q, 1, 0); // q's worker still runs its copy of the root
+        assertTrue(out.log.contains("assign " + root.child(1) + " -> q"), out.log.toString());
+        scheduler.completed(q, forkJoinRoot(root).withClaim(2).withCachedHere(1));
+        assertFalse(out.log.contains("drop " + root.child(1) + " @ q"),
+                "q holds one copy of it, the one it was given, and would never run it: " + out.log);
+        scheduler.completed(q, leafDone(root.child(1), root.child(0), 0, (byte) 3));
+        assertEquals(0, scheduler.counters().completionsRefused(), "q's run of it applies");
     }
 
     @Test

@@ -1,14 +1,10 @@
-package org.cx.producer;
+package org.cx.wire;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.cx.api.TaskId;
-import org.cx.wire.Completion;
-import org.cx.wire.ReadyTask;
-import org.cx.wire.TaskEnvelope;
-import org.cx.wire.ValueEnvelope;
 
 /**
  * Copies of the unready tasks this producer stored, with the inputs it knows of: its own values, and the ones the
@@ -17,7 +13,7 @@ import org.cx.wire.ValueEnvelope;
  * forwarded by the server never starts a task here: if it completes one, the server has made it ready and hands
  * it out itself. Shared by the event loop (forwarded values, drops) and the workers, under the object's lock.
  */
-final class KeptTasks {
+public final class KeptTasks {
     private final int capacity;
     private final Map<TaskId, Kept> byId = new HashMap<>();
 
@@ -43,7 +39,7 @@ final class KeptTasks {
     }
 
     /** @param capacity the most tasks kept at once; beyond it, unready tasks are left to the server alone */
-    KeptTasks(int capacity) {
+    public KeptTasks(int capacity) {
         this.capacity = capacity;
     }
 
@@ -51,7 +47,7 @@ final class KeptTasks {
      * Keeps a copy of every keepable task in {@code spawned}, or of none if they do not all fit; returns whether
      * it kept them (the completion says so, and the server forwards their values only then).
      */
-    synchronized boolean keepAll(TaskEnvelope[] spawned) {
+    public synchronized boolean keepAll(TaskEnvelope[] spawned) {
         int count = 0;
         for (TaskEnvelope e : spawned) {
             count += Completion.keepable(e) ? 1 : 0;
@@ -68,7 +64,7 @@ final class KeptTasks {
     }
 
     /** The server asks this producer to keep a copy of {@code e} (it holds a task whose successor it is). */
-    synchronized void keep(TaskEnvelope e) {
+    public synchronized void keep(TaskEnvelope e) {
         if (Completion.keepable(e) && byId.size() < capacity) {
             byId.putIfAbsent(e.id(), new Kept(e));
         }
@@ -78,7 +74,7 @@ final class KeptTasks {
      * This producer's own value {@code v}: if it completes a kept task, that task leaves and is returned, ready to
      * run; otherwise null.
      */
-    synchronized ReadyTask supply(ValueEnvelope v) {
+    public synchronized ReadyTask supply(ValueEnvelope v) {
         if (v.to().isConsumer()) {
             return null;
         }
@@ -91,7 +87,7 @@ final class KeptTasks {
     }
 
     /** Values the server forwarded. One that completes a kept task drops it: the server hands that task out. */
-    synchronized void forwarded(ValueEnvelope[] values) {
+    public synchronized void forwarded(ValueEnvelope[] values) {
         for (ValueEnvelope v : values) {
             Kept k = v.to().isConsumer() ? null : byId.get(v.to().target());
             if (k != null && k.set(v.to().argNo(), v.value())) {
@@ -100,26 +96,26 @@ final class KeptTasks {
         }
     }
 
-    synchronized void drop(TaskId[] ids) {
+    public synchronized void drop(TaskId[] ids) {
         for (TaskId id : ids) {
             byId.remove(id);
         }
     }
 
-    synchronized void dropComputation(long computation) {
+    public synchronized void dropComputation(long computation) {
         byId.keySet().removeIf(id -> id.computation() == computation);
     }
 
-    synchronized void clear() {
+    public synchronized void clear() {
         byId.clear();
     }
 
-    synchronized int size() {
+    public synchronized int size() {
         return byId.size();
     }
 
     /** The ids kept now (tests). */
-    synchronized List<TaskId> ids() {
+    public synchronized List<TaskId> ids() {
         return new ArrayList<>(byId.keySet());
     }
 }

@@ -1,4 +1,4 @@
-package org.cx.producer;
+package org.cx.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,9 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.cx.api.Continuation;
 import org.cx.api.TaskId;
-import org.cx.wire.ReadyTask;
-import org.cx.wire.TaskEnvelope;
-import org.cx.wire.ValueEnvelope;
 import org.junit.jupiter.api.Test;
 
 class KeptTasksTest {
