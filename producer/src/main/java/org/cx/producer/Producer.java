@@ -568,6 +568,7 @@ public final class Producer implements AutoCloseable {
             case Message.Drop d -> {
                 cache.drop(d.ids());
                 kept.drop(d.ids());
+                workers.dropped(d.ids());
             }
             case Message.Keep k -> {
                 for (TaskEnvelope e : config.claim() ? k.tasks() : new TaskEnvelope[0]) {

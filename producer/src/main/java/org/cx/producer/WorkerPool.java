@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongFunction;
+import org.cx.api.TaskId;
 import org.cx.fs.ActingFor;
 import org.cx.wire.BodyCodecs;
 import org.cx.wire.ClaimRule;
@@ -81,6 +82,10 @@ final class WorkerPool {
     private final WorkerGate gate;
     /** Per worker, 1 while its running task is being stopped to be given back to the server rather than reported. */
     private final java.util.concurrent.atomic.AtomicIntegerArray givingBack;
+    /** Per worker, the task it runs now (null: none). */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<TaskId> running;
+    /** Per worker, a task the server dropped while that worker ran it: that run is void ({@link #dropped}). */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<TaskId> voided;
     /** The frame limit, read once. */
     private final int maxMessageBytes = WireConfig.maxMessageBytes();
     /** Below how many cached tasks a worker caches a child of its own ({@link PrefetchPolicy#ownChildrenAhead}). */
@@ -104,6 +109,24 @@ final class WorkerPool {
         this.tasksFailed = tasksFailed;
         this.gate = new WorkerGate(config.workers(), cache::wakeAll, drain);
         this.givingBack = new java.util.concurrent.atomic.AtomicIntegerArray(config.workers());
+        this.running = new java.util.concurrent.atomic.AtomicReferenceArray<>(config.workers());
+        this.voided = new java.util.concurrent.atomic.AtomicReferenceArray<>(config.workers());
+    }
+
+    /**
+     * The server dropped {@code ids}: a worker that runs one of them now runs a copy whose effects another copy
+     * already gave, or that the server never gave this producer (a claim that came second). It claims nothing after
+     * it, or the chain of its claims would run on beside the real one; its completion is still sent, so that the
+     * server credits the run it asked for.
+     */
+    void dropped(TaskId[] ids) {
+        for (TaskId id : ids) {
+            for (int w = 0; w < running.length(); w++) {
+                if (id.equals(running.get(w))) {
+                    voided.set(w, id); // by id: a mark that comes late cannot void the worker's next task
+                }
+            }
+        }
     }
 
     /** The worker processes and their descendants (empty for in-process workers). */
@@ -330,10 +353,13 @@ final class WorkerPool {
      */
     private ReadyTask runAndClaim(int worker, ReadyTask task, int taken) {
         long start = timeline.enabled() ? System.nanoTime() : 0;
+        running.set(worker, task.task().id());
         TaskRunner.Outcome outcome = executors.get(worker).run(task);
+        running.set(worker, null);
+        boolean isVoid = task.task().id().equals(voided.getAndSet(worker, null));
         boolean givenBack = givingBack.getAndSet(worker, 0) == 1;
         if (outcome == null && givenBack && !stopping) {
-            toServer.add(new Message.GiveBack(new org.cx.api.TaskId[] {task.task().id()}));
+            toServer.add(new Message.GiveBack(new TaskId[] {task.task().id()}));
             drain.run();
             return null;
         }
@@ -366,7 +392,8 @@ final class WorkerPool {
                         // runs it.
                         return null;
                     }
-                    ClaimRule.Claim claim = config.claim() && !validated.test(task.task().id().computation())
+                    ClaimRule.Claim claim = config.claim() && !isVoid
+                            && !validated.test(task.task().id().computation())
                             ? ClaimRule.claim(d.completion(), kept,
                                     cache.size() < cacheDepth && cache.starvingWorkers() == 0)
                             : new ClaimRule.Claim(d.completion(), null);

@@ -16,7 +16,7 @@ final class Audit {
      * How long after a task's commit a producer may still start a copy of it: the server's drop of that copy is on
      * its way (message delays are at most 50 ms).
      */
-    private static final long RUN_AFTER_COMMIT_NANOS = 500_000_000L;
+    private static final long RUN_AFTER_COMMIT_NANOS = 100_000_000L;
     /**
      * After a server is frozen this long, its producers may still run what they cached of its tasks, while the
      * server that took its place has committed them: that is the frozen server's cost, not a bug.

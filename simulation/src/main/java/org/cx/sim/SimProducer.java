@@ -25,8 +25,9 @@ import org.cx.wire.WireConfig;
  * group when the connection is lost. A task it ran for a connection that is gone is not reported. Drawn from the
  * seed, one of three kinds: it claims as {@code cx producer} does ({@link ClaimRule}: a worker runs the best ready
  * child of its task, or a kept task its value completed, and caches another child while it runs alone), or it puts
- * a ready child of a task it ran in its own cache without claiming it, or it does neither. Unlike
- * {@code cx producer}, with no mirror left it tries every server it knows, again and again, as a daemon would.
+ * a ready child of a task it ran in its own cache without claiming it, or it does neither. A task dropped while it
+ * runs claims nothing after it, as in {@code cx producer}. Drawn too, one task run in 50 may take 30 times as long.
+ * Unlike {@code cx producer}, with no mirror left it tries every server it knows, again and again, as a daemon would.
  */
 final class SimProducer extends Node implements Pipe.Receiver {
     /** With stragglers, one task run in this many takes {@link #STRAGGLER_FACTOR} times as long. */
@@ -60,6 +61,9 @@ final class SimProducer extends Node implements Pipe.Receiver {
     /** How many of its own children it caches ahead while one computation runs on its server; one beside others. */
     private final int depthAlone;
     private final Set<Long> live = new HashSet<>();
+    /** The tasks its workers run now, and those of them the server dropped meanwhile (void runs, as cx producer's). */
+    private final List<TaskId> running = new ArrayList<>();
+    private final Set<TaskId> voided = new HashSet<>();
 
     SimProducer(World world, String name, int workers, BodyCodec codec, List<String> servers, long minTaskNanos,
                 long maxTaskNanos, boolean mayClaim, boolean straggles, Audit audit) {
@@ -145,6 +149,11 @@ final class SimProducer extends Node implements Pipe.Receiver {
             case Message.Drop d -> {
                 drop(d.ids());
                 kept.drop(d.ids());
+                for (TaskId id : d.ids()) {
+                    if (running.contains(id)) {
+                        voided.add(id);
+                    }
+                }
             }
             case Message.Revoke r -> end.write(new Message.Released(drop(r.ids()).toArray(TaskId[]::new)));
             case Message.ComputationStarted s -> live.add(s.computation());
@@ -206,6 +215,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
 
     private void runTask(ReadyTask task) {
         audit.ran(task.task().id(), name, world.now());
+        running.add(task.task().id());
         long took = straggles && world.random.nextInt(STRAGGLER_ODDS) == 0
                 ? world.random.nextLong(STRAGGLER_FACTOR * minTaskNanos, STRAGGLER_FACTOR * maxTaskNanos + 1)
                 : world.random.nextLong(minTaskNanos, maxTaskNanos + 1);
@@ -216,6 +226,8 @@ final class SimProducer extends Node implements Pipe.Receiver {
     private void finished(ReadyTask task, long took, int startedOn) {
         tasksRun++;
         ReadyTask next = null;
+        running.remove(task.task().id());
+        boolean isVoid = voided.remove(task.task().id());
         if (startedOn == generation && welcomed) {
             switch (TaskRunner.decodeAndRun(codec, task)) {
                 case TaskRunner.Outcome.Done d -> {
@@ -223,13 +235,13 @@ final class SimProducer extends Node implements Pipe.Receiver {
                     // The measured time is the wall clock's: report the virtual one, or the run is not repeatable.
                     Completion report = new Completion(c.id(), c.spawned(), c.values(), took, took, c.claimed(),
                             c.claimedValue(), c.keeps());
-                    if (claims) {
+                    if (claims && !isVoid) {
                         int depth = live.size() <= 1 ? depthAlone : Math.min(1, depthAlone);
                         boolean starving = idle > cache.size();
                         ClaimRule.Claim claim = ClaimRule.claim(report, kept, cache.size() < depth && !starving);
                         report = claim.completion();
                         next = claim.next();
-                    } else if (cachesChildren && report.bestReadyChild() >= 0 && cache.size() < workers) {
+                    } else if (cachesChildren && !isVoid && report.bestReadyChild() >= 0 && cache.size() < workers) {
                         report = report.withCachedHere(report.bestReadyChild());
                     }
                     if (report.cachedHere() >= 0) {
@@ -274,6 +286,8 @@ final class SimProducer extends Node implements Pipe.Receiver {
         generation++;
         welcomed = false;
         cache.clear();
+        running.clear();
+        voided.clear();
         kept.clear();
         live.clear();
         done.clear();

@@ -425,17 +425,21 @@ public final class Scheduler {
     }
 
     /**
-     * {@code p}'s completion is not applied: it drops the child it cached of it and the copies it kept of the tasks
-     * it stored, none of which this run stores. But a task that another copy's completion stored may since have been
-     * given to {@code p}, or its copy kept there: a producer holds one copy of a task, which it cannot tell apart, so
-     * then that one stays.
+     * {@code p}'s completion is not applied: it drops the task it claimed (its worker runs it now, and would claim
+     * on), the child it cached and the copies it kept of the tasks it stored, none of which this run stores. But a
+     * task that another copy's completion stored may since have been given to {@code p}, or its copy kept there: a
+     * producer holds one copy of a task, which it cannot tell apart, so then that one stays.
      */
     private void discardHeldEffects(ProducerState p, Completion completion) {
         ComputationState c = computations.get(completion.id().computation());
+        TaskId claimed = completion.claimed() >= 0 ? completion.spawned()[completion.claimed()].id()
+                : completion.claimedValue() >= 0 ? completion.values()[completion.claimedValue()].to().target() : null;
+        if (claimed != null && !heldBy(c, claimed, p)) {
+            outbox.drop(p, claimed);
+        }
         if (completion.cachedHere() >= 0) {
-            TaskEntry child = c == null ? null : c.tasks.get(completion.spawned()[completion.cachedHere()].id());
-            dispatcher.cachedChildNotStored(p, completion.spawned()[completion.cachedHere()].id(),
-                    child != null && child.heldBy(p));
+            TaskId cached = completion.spawned()[completion.cachedHere()].id();
+            dispatcher.cachedChildNotStored(p, cached, heldBy(c, cached, p));
         }
         if (completion.keeps()) {
             for (TaskEnvelope spawned : completion.spawned()) {
@@ -445,6 +449,11 @@ public final class Scheduler {
                 }
             }
         }
+    }
+
+    private static boolean heldBy(ComputationState c, TaskId id, ProducerState p) {
+        TaskEntry e = c == null ? null : c.tasks.get(id);
+        return e != null && e.heldBy(p);
     }
 
     /**

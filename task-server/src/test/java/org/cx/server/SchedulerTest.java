@@ -479,9 +479,12 @@ class SchedulerTest {
     }
 
     @Test
-    void aChildCachedByAnExecutionThatCameSecondIsDropped() {
+    void theChildrenClaimedAndCachedByAnExecutionThatCameSecondAreDropped() {
         TaskId root = rootRunByPThenQ(run -> run.withClaim(2).withCachedHere(1));
         assertTrue(out.log.contains("drop " + root.child(1) + " @ q"), out.log.toString());
+        assertTrue(out.log.contains("drop " + root.child(2) + " @ q"), "q's worker runs it now, and would claim on: "
+                + out.log);
+        assertFalse(out.log.stream().anyMatch(l -> l.startsWith("drop " + root.child(2) + " @ p")), out.log.toString());
     }
 
     @Test
