@@ -79,8 +79,9 @@ final class SimCommand extends Printing implements Callable<Integer> {
             + "(otherwise two in three claim as cx producer does, drawn from the seed).")
     boolean noClaims;
 
-    @Option(names = "--no-stragglers", description = "Every task run takes its producer's usual time (otherwise one in "
-            + "50 takes 30 times as long, so that servers hand out eager copies of it).")
+    @Option(names = "--no-stragglers", description = "Every task run takes its producer's usual time and no producer "
+            + "freezes (otherwise one run in 50 takes 30 times as long, so that servers hand out eager copies of it, "
+            + "and a producer fault may be a freeze of 0.1 to 3 s).")
     boolean noStragglers;
 
     @Override

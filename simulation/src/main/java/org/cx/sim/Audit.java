@@ -18,8 +18,9 @@ final class Audit {
      */
     private static final long RUN_AFTER_COMMIT_NANOS = 100_000_000L;
     /**
-     * After a server is frozen this long, its producers may still run what they cached of its tasks, while the
-     * server that took its place has committed them: that is the frozen server's cost, not a bug.
+     * Until this long after a server is frozen, its producers may still run what they cached of its tasks, while the
+     * server that took its place has committed them; a frozen producer, woken, runs what it held, committed by others
+     * meanwhile: that is the freeze's cost, not a bug.
      */
     private static final long AFTER_FREEZE_NANOS = 1_000_000_000L;
 
@@ -29,13 +30,17 @@ final class Audit {
     private record Run(TaskId task, String producer, long nanos) {
     }
 
+    /** A freeze of a server ({@code producer} null: it excuses every producer's runs) or of a producer. */
+    private record Freeze(String producer, long from, long until) {
+    }
+
     private final Map<TaskId, Commit> committed = new HashMap<>();
     private final Map<Long, Integer> appliedPerComputation = new HashMap<>();
     private final java.util.Set<TaskId> applied = new java.util.HashSet<>();
     private final Map<Integer, Long> adoptedAt = new HashMap<>();
     final List<String> violations = new ArrayList<>();
     private final List<Run> lateRuns = new ArrayList<>();
-    private final List<long[]> freezes = new ArrayList<>();
+    private final List<Freeze> freezes = new ArrayList<>();
 
     /** {@code server} applied {@code task}'s completion at {@code appliedNanos}; its mirrors had it at {@code nanos}. */
     void committed(SimServer server, int serverId, TaskId task, long appliedNanos, long nanos) {
@@ -60,17 +65,17 @@ final class Audit {
         }
     }
 
-    /** A server is frozen from {@code nanos} until {@code until}. */
-    void frozen(long nanos, long until) {
-        freezes.add(new long[] {nanos, until});
+    /** A server ({@code producer} null) or a producer is frozen from {@code nanos} until {@code until}. */
+    void frozen(String producer, long nanos, long until) {
+        freezes.add(new Freeze(producer, nanos, until));
     }
 
-    /** A task must not run again well after its completion was committed, but while a server was frozen. */
+    /** A task must not run again well after its completion was committed, unless a freeze explains it. */
     void checkRuns() {
         for (Run r : lateRuns) {
             long commit = committed.get(r.task()).nanos();
-            boolean excused = freezes.stream()
-                    .anyMatch(f -> f[0] <= r.nanos() && commit <= f[1] + AFTER_FREEZE_NANOS);
+            boolean excused = freezes.stream().anyMatch(f -> (f.producer() == null || f.producer().equals(r.producer()))
+                    && f.from() <= r.nanos() && commit <= f.until() + AFTER_FREEZE_NANOS);
             if (!excused) {
                 violations.add(r.producer() + " ran " + r.task() + " at " + ms(r.nanos()) + ", "
                         + ms(r.nanos() - commit) + " after its completion was committed on "

@@ -29,7 +29,8 @@ public final class Scenario {
      * sends its mirrors a batch that applies a completion, before their acknowledgements come back (the moment its
      * outputs are held). {@code claims}: two in three producers, drawn, claim and keep tasks as {@code cx producer}
      * does; otherwise none does. {@code stragglers}: one task run in 50 takes 30 times as long (a slowed or
-     * descheduled machine), long enough for servers to hand out eager copies of it.
+     * descheduled machine), long enough for servers to hand out eager copies of it, and a producer fault may be a
+     * freeze of 0.1–3 s.
      */
     public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults,
                         boolean wideCuts, boolean freezeMidCommit, boolean claims,
@@ -42,7 +43,7 @@ public final class Scenario {
             return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true);
         }
 
-        /** The same with the producers the first seeds ran: none claims, none straggles. */
+        /** The same with the producers the first seeds ran: none claims, straggles or freezes. */
         public Shape withPlainProducers() {
             return new Shape(servers, producers, workers, fib, spreadDepth, maxFaults, wideCuts, freezeMidCommit,
                     false, false);
@@ -215,7 +216,13 @@ public final class Scenario {
         switch (kind) {
             case 0, 1, 2, 3 -> serverFault(shape.freezeMidCommit() ? 1 : kind);
             case 4 -> resetClientConnection();
-            case 5, 6 -> producerGoes(kind == 5);
+            case 5, 6 -> {
+                if (shape.stragglers() && plan.nextInt(4) == 0) {
+                    producerFreezes();
+                } else {
+                    producerGoes(kind == 5);
+                }
+            }
             default -> {
                 SimProducer p = newProducer("p" + (producers.size() + 1), addressesOf(servers));
                 note(p.name + " joins");
@@ -251,7 +258,7 @@ public final class Scenario {
                             world.onSent((n, b) -> { });
                             note("freeze " + s.name + " for " + pause / MS + " ms as it mirrors a completion");
                             s.freeze();
-                            audit.frozen(world.now(), world.now() + pause);
+                            audit.frozen(null, world.now(), world.now() + pause);
                             world.after(pause, null, s::resume);
                             serverFaultFreeAt = world.now() + pause;
                             quietAt = Math.max(quietAt, serverFaultFreeAt);
@@ -261,7 +268,7 @@ public final class Scenario {
                 }
                 note("freeze " + s.name + " for " + pause / MS + " ms");
                 s.freeze();
-                audit.frozen(world.now(), world.now() + pause);
+                audit.frozen(null, world.now(), world.now() + pause);
                 world.after(pause, null, s::resume);
                 serverFaultFreeAt = world.now() + pause;
             }
@@ -321,6 +328,20 @@ public final class Scenario {
         Pipe.End end = ends.get(plan.nextInt(ends.size()));
         note("reset the connection " + end.owner.name + "-" + end);
         end.reset();
+    }
+
+    /** A producer's machine sleeps for a while (a laptop's lid, SIGSTOP), holding its connection and its tasks. */
+    private void producerFreezes() {
+        List<SimProducer> present = producers.stream().filter(p -> !p.crashed() && !p.left() && !p.frozen()).toList();
+        if (present.isEmpty()) {
+            return;
+        }
+        SimProducer p = present.get(plan.nextInt(present.size()));
+        long pause = plan.nextLong(100, 3_000) * MS;
+        note("freeze " + p.name + " for " + pause / MS + " ms");
+        p.freeze();
+        audit.frozen(p.name, world.now(), world.now() + pause);
+        world.after(pause, null, p::resume);
     }
 
     private void producerGoes(boolean crash) {

@@ -107,7 +107,7 @@ public final class SimRunner {
 
     /**
      * A fault's kind: "12.5 ms: freeze s4 for 300 ms as it mirrors a completion" → "freeze mid-commit",
-     * "… crash s2" → "crash server", "… crash p3" → "crash producer", "… p3 leaves" → "leaves",
+     * "… crash s2" → "crash server", "… freeze p3 for 200 ms" → "freeze producer", "… p3 leaves" → "leaves",
      * "… cut s1 from …" → "cut".
      */
     static String kindOf(String fault) {
@@ -116,8 +116,8 @@ public final class SimRunner {
             return "freeze mid-commit";
         }
         String[] words = what.split(" ");
-        if (words[0].equals("crash") && words.length > 1) {
-            return words[1].startsWith("s") ? "crash server" : "crash producer";
+        if ((words[0].equals("crash") || words[0].equals("freeze")) && words.length > 1) {
+            return words[0] + (words[1].startsWith("s") ? " server" : " producer");
         }
         return words.length > 1 && words[0].matches("[pc][0-9]+") ? words[1] : words[0];
     }
