@@ -57,10 +57,14 @@ final class Audit {
         }
     }
 
-    /** {@code producer} starts running {@code task} at {@code nanos}. */
-    void ran(TaskId task, String producer, long nanos) {
+    /**
+     * {@code producer} starts running {@code task} at {@code nanos}, in a chain of runs (claims, children it cached)
+     * that began with an assignment that reached it at {@code origin}. A chain the server began after the commit (its
+     * assignment was on its way) may run the task again; one begun before should have heard of the commit.
+     */
+    void ran(TaskId task, String producer, long nanos, long origin) {
         Commit c = committed.get(task);
-        if (c != null && nanos > c.nanos() + RUN_AFTER_COMMIT_NANOS) {
+        if (c != null && nanos > c.nanos() + RUN_AFTER_COMMIT_NANOS && origin <= c.nanos()) {
             lateRuns.add(new Run(task, producer, nanos));
         }
     }

@@ -64,6 +64,8 @@ final class SimProducer extends Node implements Pipe.Receiver {
     /** The tasks its workers run now, and those of them the server dropped meanwhile (void runs, as cx producer's). */
     private final List<TaskId> running = new ArrayList<>();
     private final Set<TaskId> voided = new HashSet<>();
+    /** For each cached task, when the assignment that began its chain of runs here arrived (for the audit). */
+    private final java.util.Map<TaskId, Long> origins = new java.util.HashMap<>();
 
     SimProducer(World world, String name, int workers, BodyCodec codec, List<String> servers, long minTaskNanos,
                 long maxTaskNanos, boolean mayClaim, boolean straggles, Audit audit) {
@@ -143,7 +145,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
                 outstanding = Math.max(0, outstanding - a.tasks().length);
                 idleSaid = Math.max(0, idleSaid - a.tasks().length);
                 for (ReadyTask t : a.tasks()) {
-                    cacheAdd(t);
+                    cacheAdd(t, world.now());
                 }
             }
             case Message.Drop d -> {
@@ -159,6 +161,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
             case Message.ComputationStarted s -> live.add(s.computation());
             case Message.ComputationEnded e -> {
                 cache.removeIf(t -> t.task().id().computation() == e.computation());
+                origins.keySet().removeIf(id -> id.computation() == e.computation());
                 kept.dropComputation(e.computation());
                 live.remove(e.computation());
             }
@@ -177,9 +180,10 @@ final class SimProducer extends Node implements Pipe.Receiver {
     }
 
     /** Caches {@code t} unless it holds it already: as {@code cx producer}'s cache, one copy of a task. */
-    private void cacheAdd(ReadyTask t) {
+    private void cacheAdd(ReadyTask t, long origin) {
         if (cache.stream().noneMatch(c -> c.task().id().equals(t.task().id()))) {
             cache.add(t);
+            origins.put(t.task().id(), origin);
         }
     }
 
@@ -191,6 +195,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
             boolean hit = gone.contains(t.task().id());
             if (hit) {
                 dropped.add(t.task().id());
+                origins.remove(t.task().id());
             }
             return hit;
         });
@@ -209,21 +214,23 @@ final class SimProducer extends Node implements Pipe.Receiver {
     private void startWork() {
         while (idle > 0 && !cache.isEmpty()) {
             idle--;
-            runTask(cache.poll());
+            ReadyTask t = cache.poll();
+            runTask(t, origins.remove(t.task().id()));
         }
     }
 
-    private void runTask(ReadyTask task) {
-        audit.ran(task.task().id(), name, world.now());
+    /** @param origin when the server's word that began this chain of runs (an assignment) arrived */
+    private void runTask(ReadyTask task, long origin) {
+        audit.ran(task.task().id(), name, world.now(), origin);
         running.add(task.task().id());
         long took = straggles && world.random.nextInt(STRAGGLER_ODDS) == 0
                 ? world.random.nextLong(STRAGGLER_FACTOR * minTaskNanos, STRAGGLER_FACTOR * maxTaskNanos + 1)
                 : world.random.nextLong(minTaskNanos, maxTaskNanos + 1);
         int startedOn = generation;
-        world.after(took, this, () -> finished(task, took, startedOn));
+        world.after(took, this, () -> finished(task, took, startedOn, origin));
     }
 
-    private void finished(ReadyTask task, long took, int startedOn) {
+    private void finished(ReadyTask task, long took, int startedOn, long origin) {
         tasksRun++;
         ReadyTask next = null;
         running.remove(task.task().id());
@@ -245,7 +252,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
                         report = report.withCachedHere(report.bestReadyChild());
                     }
                     if (report.cachedHere() >= 0) {
-                        cacheAdd(new ReadyTask(report.spawned()[report.cachedHere()], new byte[0][]));
+                        cacheAdd(new ReadyTask(report.spawned()[report.cachedHere()], new byte[0][]), origin);
                         outstanding = Math.max(0, outstanding - 1); // the server counts it as given
                     }
                     done.add(report);
@@ -254,7 +261,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
             }
         }
         if (next != null) {
-            runTask(next); // the claimed task, on the same worker
+            runTask(next, origin); // the claimed task, on the same worker
         } else {
             idle++;
         }
@@ -286,6 +293,7 @@ final class SimProducer extends Node implements Pipe.Receiver {
         generation++;
         welcomed = false;
         cache.clear();
+        origins.clear();
         running.clear();
         voided.clear();
         kept.clear();

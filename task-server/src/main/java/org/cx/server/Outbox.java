@@ -29,6 +29,10 @@ public interface Outbox {
     default void computationStarted(long computation) {
     }
 
+    /** Tells {@code producer}, new here, that computation {@code computation} runs here. */
+    default void computationRuns(ProducerState producer, long computation) {
+    }
+
     /**
      * Tells every producer that the computation is over; {@code atOrigin}: it ended here, where it was submitted,
      * so every other server of the network must hear of it too.

@@ -216,11 +216,16 @@ public final class Scheduler {
         return addProducer(peerId, name, name, workers);
     }
 
-    /** A producer joins; {@code owner} answers for its results (validated computations compare owners). */
+    /**
+     * A producer joins; {@code owner} answers for its results (validated computations compare owners). It hears of
+     * every computation that runs here, as producers here heard of each when it started.
+     */
     public ProducerState addProducer(long peerId, String name, String owner, int workers) {
         ProducerState p = new ProducerState(peerId, name, owner, workers);
         producers.put(peerId, p);
         demand.joined(p);
+        computations.values().stream().filter(c -> c.phase == ComputationState.Phase.RUNNING)
+                .forEach(c -> outbox.computationRuns(p, c.id));
         if (meter != null) {
             meter.joined(p, now);
         }

@@ -27,6 +27,8 @@ final class SessionOutbox implements Outbox {
     private final Map<ProducerState, List<TaskEnvelope>> keeps = new LinkedHashMap<>();
     private final Map<ProducerState, List<ValueEnvelope>> inputs = new LinkedHashMap<>();
     private final Map<ProducerState, List<TaskId>> unkeeps = new LinkedHashMap<>();
+    /** Computations that run here, for producers new here: sent before any task. */
+    private final Map<ProducerState, List<Long>> runs = new LinkedHashMap<>();
     private final List<Map.Entry<ProducerState, TaskId[]>> revokes = new ArrayList<>();
     /** Connections written to since the last flush. */
     private final Set<PeerConnection> dirty = new LinkedHashSet<>();
@@ -99,6 +101,11 @@ final class SessionOutbox implements Outbox {
     @Override
     public void reprioritized(long computation, int priority) {
         node.networkInternals().tellServers(new Message.Prioritize(computation, priority));
+    }
+
+    @Override
+    public void computationRuns(ProducerState producer, long computation) {
+        batch(runs, producer, computation); // sent at the end of the burst: after the producer's Welcome
     }
 
     @Override
@@ -221,6 +228,12 @@ final class SessionOutbox implements Outbox {
     }
 
     void flush() {
+        for (var e : runs.entrySet()) {
+            for (long computation : e.getValue()) {
+                send(e.getKey(), new Message.ComputationStarted(computation));
+            }
+        }
+        runs.clear();
         // Copies to keep before their inputs; neither touches the producer's cache of tasks to run.
         for (var e : keeps.entrySet()) {
             for (TaskEnvelope[] part : inFrames(e.getValue(), t -> 128L + t.body().length, assignBytes,

@@ -67,6 +67,11 @@ class SchedulerTest {
         }
 
         @Override
+        public void computationRuns(ProducerState producer, long computation) {
+            log.add("runs " + computation + " @ " + producer.name());
+        }
+
+        @Override
         public void computationEnded(long computation, boolean atOrigin) {
             log.add("ended");
         }
@@ -466,6 +471,15 @@ class SchedulerTest {
                 + out.log);
         assertEquals(1, out.log.stream().filter(l -> l.startsWith("assign " + root.child(1))).count(),
                 out.log.toString());
+    }
+
+    @Test
+    void aProducerThatAttachesMidRunHearsOfEveryComputationRunningHere() {
+        long first = submitForkJoin();
+        long second = submitForkJoin();
+        scheduler.addProducer(9, "late", 1);
+        assertEquals(java.util.Set.of("runs " + first + " @ late", "runs " + second + " @ late"),
+                out.log.stream().filter(l -> l.startsWith("runs")).collect(java.util.stream.Collectors.toSet()));
     }
 
     @Test
