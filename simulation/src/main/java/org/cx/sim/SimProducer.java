@@ -215,7 +215,8 @@ final class SimProducer extends Node implements Pipe.Receiver {
         while (idle > 0 && !cache.isEmpty()) {
             idle--;
             ReadyTask t = cache.poll();
-            runTask(t, origins.remove(t.task().id()));
+            Long origin = origins.remove(t.task().id());
+            runTask(t, origin == null ? world.now() : origin);
         }
     }
 
