@@ -61,7 +61,8 @@ class WorkerPoolTest {
         try {
             ReadyTask held = ready(new Held());
             cache.add(List.of(held));
-            assertTrue(ClaimingTasks.entered.await(30, TimeUnit.SECONDS), () -> "the worker did not start the task: " + toServer);
+            assertTrue(ClaimingTasks.entered.await(30, TimeUnit.SECONDS),
+                    () -> "the worker did not start the task: " + toServer);
             if (dropped) {
                 pool.dropped(new TaskId[] {held.task().id()});
             }

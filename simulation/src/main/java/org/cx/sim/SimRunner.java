@@ -107,7 +107,7 @@ public final class SimRunner {
 
     /**
      * A fault's kind: "12.5 ms: freeze s4 for 300 ms as it mirrors a completion" → "freeze mid-commit",
-     * "… crash s2" → "crash server", "… freeze p3 for 200 ms" → "freeze producer", "… p3 leaves" → "leaves",
+     * "… crash s2" → "crash server", "… freeze p3 …" → "freeze producer", "… p3 leaves" → "leaves",
      * "… cut s1 from …" → "cut".
      */
     static String kindOf(String fault) {
