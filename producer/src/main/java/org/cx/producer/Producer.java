@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * <p>Its parts are classes of their own: {@link WorkerPool} (the workers), {@link TaskCache} and {@link KeptTasks},
  * {@link PrefetchPolicy}, {@link BundleFetcher} and {@link ProducerCode} (code and shared data), {@link ProducerLink}
  * (the connection's handler), {@link ServerSearch} (finding a server), {@link Governor} (the owner's rules) and
- * {@link ProducerMBean}. What stays here (about 670 lines, a fifth of them the figures it reports) is the life cycle
+ * {@link ProducerMBean}. What stays here (about 690 lines, a fifth of them the figures it reports) is the life cycle
  * and the conductor on the event loop: batching completions, asking for credit, and the server's messages.
  */
 public final class Producer implements AutoCloseable {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.cx.api.Continuation;
@@ -27,7 +28,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class WorkerPoolTest {
     private final BodyCodecs codecs = new BodyCodecs(getClass().getClassLoader());
     private final ConcurrentLinkedQueue<Message> toServer = new ConcurrentLinkedQueue<>();
-    private final TaskCache cache = new TaskCache(() -> { });
+    /** Released each time the worker has queued something for the server (or is about to wait for a task). */
+    private final Semaphore queued = new Semaphore(0);
+    private final TaskCache cache = new TaskCache(queued::release);
     private int next;
 
     private ReadyTask ready(Task task) {
@@ -56,7 +59,7 @@ class WorkerPoolTest {
                 .withBox(TaskBox.defaults().withIsolation(TaskBox.Isolation.IN_PROCESS));
         WorkerPool pool = new WorkerPool(config, cache, new KeptTasks(16), codecs,
                 c -> org.cx.fs.ActingFor.plainly(""), c -> false, new IdleLog(1), new TaskTimeline(1, false),
-                toServer, () -> { }, new AtomicLong());
+                toServer, queued::release, new AtomicLong());
         pool.start();
         try {
             ReadyTask held = ready(new Held());
@@ -69,9 +72,8 @@ class WorkerPoolTest {
             ReadyTask plain = ready(new Plain());
             cache.add(List.of(plain));
             ClaimingTasks.release.countDown();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!completed().contains(plain.task().id()) && System.nanoTime() < deadline) {
-                Thread.sleep(1);
+            while (!completed().contains(plain.task().id())) {
+                assertTrue(queued.tryAcquire(30, TimeUnit.SECONDS), () -> "nothing queued for 30 s: " + toServer);
             }
             if (dropped) {
                 assertEquals(List.of(held.task().id(), plain.task().id()), completed(),

@@ -30,7 +30,7 @@ import org.cx.wire.ValueRef;
  * {@link Dispatcher} (who gets which ready task, revokes), {@link DiffusionSource} (tasks to and from neighbours)
  * and {@link Replication} (what mirrors and heirs need); rules of their own are in {@link ReadyQueues},
  * {@link ProducerDemand}, {@link LateTasks}, {@link TaskEntry}, {@link ComputationState} and {@link UserLedger}.
- * What stays here (about 900 lines) is the producers' and other servers' commands with what they share (storing a
+ * What stays here (about 980 lines) is the producers' and other servers' commands with what they share (storing a
  * task or a value, failing and ending a computation): split further, each part would reach into the others' maps.
  */
 public final class Scheduler {
