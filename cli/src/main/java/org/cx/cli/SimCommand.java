@@ -84,6 +84,10 @@ final class SimCommand extends Printing implements Callable<Integer> {
             + "and a producer fault may be a freeze of 0.1 to 3 s).")
     boolean noStragglers;
 
+    @Option(names = "--short-cuts", description = "A cut lasts at most 2.5 s (otherwise up to 5 s: long enough for a "
+            + "server cut off from the primary root to stop by itself after two failure timeouts).")
+    boolean shortCuts;
+
     @Override
     public Integer call() throws Exception {
         if (servers < 1 || producers < 1 || workers < 1 || fib < 0 || spreadDepth < 0 || faults < 0 || seeds < 1) {
@@ -92,7 +96,7 @@ final class SimCommand extends Printing implements Callable<Integer> {
         }
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("org.cx")).setLevel(serverLogs ? null : Level.OFF);
         Scenario.Shape shape = new Scenario.Shape(servers, producers, workers, fib, spreadDepth, faults,
-                wideCuts, freezeMidCommit, !noClaims, !noStragglers);
+                wideCuts, freezeMidCommit, !noClaims, !noStragglers, !shortCuts);
         if (seed == null && (trace || trails != null)) {
             throw new IllegalArgumentException("--trace and --audit-trail replay one seed: give it with --seed");
         }

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.cx.api.TaskId;
+import org.cx.server.NetworkConfig;
 
 /**
  * What the run's checks need from the servers and producers as they go: which server committed which task's
@@ -23,6 +24,13 @@ final class Audit {
      * meanwhile: that is the freeze's cost, not a bug.
      */
     private static final long AFTER_FREEZE_NANOS = 1_000_000_000L;
+    /**
+     * How long a server cut off from the primary root goes on serving its producers: until it stops by itself two
+     * failure timeouts (1 s each here) after the root last answered, seen at its next heartbeat (every 100 ms).
+     * Meanwhile its heir has its tasks, and its producers run copies that others commit: the cut's cost.
+     */
+    private static final long CUT_OFF_NANOS = NetworkConfig.defaults().failTimeout().toNanos() * 2
+            + NetworkConfig.defaults().heartbeat().toNanos();
 
     private record Commit(String server, long nanos) {
     }
@@ -34,6 +42,10 @@ final class Audit {
     private record Freeze(String producer, long from, long until) {
     }
 
+    /** When a server was cut from some others, and until when one of them could still serve as cut off. */
+    private record Cut(long from, long until) {
+    }
+
     private final Map<TaskId, Commit> committed = new HashMap<>();
     private final Map<Long, Integer> appliedPerComputation = new HashMap<>();
     private final java.util.Set<TaskId> applied = new java.util.HashSet<>();
@@ -41,6 +53,7 @@ final class Audit {
     final List<String> violations = new ArrayList<>();
     private final List<Run> lateRuns = new ArrayList<>();
     private final List<Freeze> freezes = new ArrayList<>();
+    private final List<Cut> cuts = new ArrayList<>();
 
     /** {@code server} applied {@code task}'s completion at {@code appliedNanos}; its mirrors had it at {@code nanos}. */
     void committed(SimServer server, int serverId, TaskId task, long appliedNanos, long nanos) {
@@ -74,12 +87,21 @@ final class Audit {
         freezes.add(new Freeze(producer, nanos, until));
     }
 
-    /** A task must not run again well after its completion was committed, unless a freeze explains it. */
+    /**
+     * A server is cut from some others from {@code nanos} until {@code heal}: one of them (the server, or the root it
+     * was cut from) may serve as cut off until it stops by itself or, once healed, hears it was declared failed.
+     */
+    void cut(long nanos, long heal) {
+        cuts.add(new Cut(nanos, Math.min(heal, nanos + CUT_OFF_NANOS) + RUN_AFTER_COMMIT_NANOS));
+    }
+
+    /** A task must not run again well after its completion was committed, unless a freeze or a cut explains it. */
     void checkRuns() {
         for (Run r : lateRuns) {
             long commit = committed.get(r.task()).nanos();
             boolean excused = freezes.stream().anyMatch(f -> (f.producer() == null || f.producer().equals(r.producer()))
-                    && f.from() <= r.nanos() && commit <= f.until() + AFTER_FREEZE_NANOS);
+                    && f.from() <= r.nanos() && commit <= f.until() + AFTER_FREEZE_NANOS)
+                    || cuts.stream().anyMatch(c -> c.from() <= r.nanos() && r.nanos() <= c.until());
             if (!excused) {
                 violations.add(r.producer() + " ran " + r.task() + " at " + ms(r.nanos()) + ", "
                         + ms(r.nanos() - commit) + " after its completion was committed on "
@@ -90,6 +112,11 @@ final class Audit {
 
     void adopted(int failed, long nanos) {
         adoptedAt.putIfAbsent(failed, nanos);
+    }
+
+    /** When server {@code id}'s tasks were taken over, or null if they were not. */
+    Long adoptedAt(int id) {
+        return adoptedAt.get(id);
     }
 
     /** A server applied {@code task}'s completion (which may or may not reach its mirrors). */

@@ -30,23 +30,26 @@ public final class Scenario {
      * outputs are held). {@code claims}: two in three producers, drawn, claim and keep tasks as {@code cx producer}
      * does; otherwise none does. {@code stragglers}: one task run in 50 takes 30 times as long (a slowed or
      * descheduled machine), long enough for servers to hand out eager copies of it, and a producer fault may be a
-     * freeze of 0.1–3 s.
+     * freeze of 0.1–3 s. {@code longCuts}: a cut lasts 0.1–5 s, long enough for a server cut off from the root to
+     * stop by itself; otherwise at most 2.5 s.
      */
     public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults,
                         boolean wideCuts, boolean freezeMidCommit, boolean claims,
-                        boolean stragglers) {
+                        boolean stragglers, boolean longCuts) {
         /**
          * The default: 7 servers, 6 producers of 2 workers (two in three of them claiming), F(12), a spread of depth
-         * 4, up to 3 faults, stragglers.
+         * 4, up to 3 faults, stragglers, long cuts.
          */
         public static Shape defaults() {
-            return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true);
+            return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true, true);
         }
 
-        /** The same with the producers the first seeds ran: none claims, straggles or freezes. */
-        public Shape withPlainProducers() {
+        /**
+         * The same as the first seeds ran: no producer claims, straggles or freezes, and cuts last at most 2.5 s.
+         */
+        public Shape asTheFirstSeedsRan() {
             return new Shape(servers, producers, workers, fib, spreadDepth, maxFaults, wideCuts, freezeMidCommit,
-                    false, false);
+                    false, false, false);
         }
     }
 
@@ -78,6 +81,11 @@ public final class Scenario {
      * the reset, which takes a message delay (up to 50 ms) to arrive; until then it would still count as tolerant.
      */
     private static final long NOTICED_NANOS = 100 * MS;
+    /**
+     * How soon after its tasks were taken over a server must stop: declared failed after a timeout of silence, it
+     * stops by itself after two (checked every 100 ms heartbeat), or on hearing of it (a message delay, up to 50 ms).
+     */
+    private static final long REPLACED_STOPS_NANOS = 1_200 * MS;
     /** No server fault starts before this: the previous one has ended. */
     private long serverFaultFreeAt;
     private long quietAt;
@@ -193,7 +201,29 @@ public final class Scenario {
             violations.add("the network did not tolerate another failure again within "
                     + SETTLE_LIMIT_NANOS / 1_000_000_000 + " s of the last fault");
         }
+        checkReplacedServersStop();
         return result();
+    }
+
+    /**
+     * A server whose tasks were taken over must stop soon after (it was declared failed; its producers and consumers
+     * belong on a live server): once it hears so (it was frozen or cut off, and resumed or the cut healed), or by
+     * itself once cut off from the root for two failure timeouts.
+     */
+    private void checkReplacedServersStop() {
+        for (SimServer s : servers) {
+            Long adopted = audit.adoptedAt(s.core.id());
+            if (adopted == null || s.frozen()) {
+                continue; // a frozen server stops once it resumes
+            }
+            long by = Math.max(adopted, s.resumedAt) + REPLACED_STOPS_NANOS;
+            long stopped = Math.min(s.stoppedAt, world.now());
+            if (stopped > by) {
+                audit.violations.add(s.name + " (server " + s.core.id() + ") went on serving after its tasks were "
+                        + "taken over at " + Audit.ms(adopted) + ": " + (s.serving() ? "it still serves at the end"
+                        : "it stopped at " + Audit.ms(stopped)));
+            }
+        }
     }
 
     private Result result() {
@@ -288,7 +318,7 @@ public final class Scenario {
                 // stands, more than the network survives: it is cut from one at most.
                 int most = s.core.networkView().position() == 0 && !shape.wideCuts() ? 1 : 3;
                 int n = 1 + plan.nextInt(Math.min(most, others.size()));
-                long heal = world.now() + plan.nextLong(100, 2_500) * MS;
+                long heal = world.now() + plan.nextLong(100, shape.longCuts() ? 5_000 : 2_500) * MS;
                 List<String> names = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     SimServer o = others.remove(plan.nextInt(others.size()));
@@ -296,6 +326,7 @@ public final class Scenario {
                     names.add(o.name);
                 }
                 note("cut " + s.name + " from " + names + " for " + (heal - world.now()) / MS + " ms");
+                audit.cut(world.now(), heal);
                 serverFaultFreeAt = heal;
             }
         }

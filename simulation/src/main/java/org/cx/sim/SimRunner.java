@@ -52,6 +52,9 @@ public final class SimRunner {
             if (!shape.stragglers()) {
                 b.append(" --no-stragglers");
             }
+            if (!shape.longCuts()) {
+                b.append(" --short-cuts");
+            }
         }
         return b.toString();
     }

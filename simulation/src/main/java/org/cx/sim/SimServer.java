@@ -20,6 +20,10 @@ final class SimServer extends Node implements ServerCore.Environment {
     /** Computation ids drawn from the seed, so that a replay names them alike. */
     private final java.util.SplittableRandom ids;
     private boolean started;
+    /** When it crashed or stopped (evicted), if it did. */
+    long stoppedAt = Long.MAX_VALUE;
+    /** When it last resumed from a freeze, if it was frozen. */
+    long resumedAt = Long.MIN_VALUE;
 
     /**
      * @param join   the address of a member to join, or null to found the network
@@ -86,7 +90,16 @@ final class SimServer extends Node implements ServerCore.Environment {
     @Override
     void crash() {
         world.stopListening(address);
+        stoppedAt = Math.min(stoppedAt, world.now());
         super.crash();
+    }
+
+    @Override
+    void resume() {
+        if (frozen() && !crashed()) {
+            resumedAt = world.now();
+        }
+        super.resume();
     }
 
     @Override

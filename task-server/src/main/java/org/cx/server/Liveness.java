@@ -17,6 +17,9 @@ import java.util.Map;
  *       others, and nobody is judged on that round; every clock restarts.</li>
  *   <li>Otherwise a member silent for longer than the timeout is failed ({@link #silentMembers}), and so is a root
  *       that has not answered for longer ({@link #rootSilentNanos}).</li>
+ *   <li>A member whose root has not answered for {@link #CUT_OFF_TIMEOUTS} timeouts is {@link #cutOff}: the root
+ *       declared it failed a timeout ago, and a failed primary would have been replaced by then (the secondary takes
+ *       over after one timeout and a round of questions, and its topology counts as an answer).</li>
  * </ol>
  */
 final class Liveness {
@@ -25,14 +28,20 @@ final class Liveness {
     record Silent(int id, long forNanos) {
     }
 
+    /** How many timeouts of silence from the root make a member {@linkplain #cutOff cut off}. */
+    static final int CUT_OFF_TIMEOUTS = 2;
+
     private final long timeoutNanos;
     private final Map<Integer, Long> lastHeard = new HashMap<>();
     private long lastRootAnswer;
+    /** When the root last answered, a broken connection to it aside (that counts as silence only for questions). */
+    private long rootHeard;
     private long lastCheck;
 
     Liveness(long timeoutNanos, long nowNanos) {
         this.timeoutNanos = timeoutNanos;
         this.lastRootAnswer = nowNanos;
+        this.rootHeard = nowNanos;
         this.lastCheck = nowNanos;
     }
 
@@ -46,6 +55,7 @@ final class Liveness {
         if (paused) {
             lastHeard.replaceAll((id, t) -> nowNanos);
             lastRootAnswer = nowNanos;
+            rootHeard = nowNanos;
         }
         return paused;
     }
@@ -92,6 +102,7 @@ final class Liveness {
     /** The primary root answered a heartbeat (or a topology came from it). */
     void rootAnswered(long nowNanos) {
         lastRootAnswer = nowNanos;
+        rootHeard = nowNanos;
     }
 
     /** The connection to the primary root broke: it counts as silent until it answers again. */
@@ -108,5 +119,14 @@ final class Liveness {
     long rootSilentNanos(long nowNanos) {
         long quiet = nowNanos - lastRootAnswer;
         return quiet > timeoutNanos ? quiet : 0;
+    }
+
+    /**
+     * Whether a member is cut off from the root at {@code nowNanos}: no answer for {@link #CUT_OFF_TIMEOUTS}
+     * timeouts. A broken connection alone does not count (the primary may have crashed, and the secondary replaces it
+     * within about a timeout); silence since the last answer does.
+     */
+    boolean cutOff(long nowNanos) {
+        return nowNanos - rootHeard > CUT_OFF_TIMEOUTS * timeoutNanos;
     }
 }

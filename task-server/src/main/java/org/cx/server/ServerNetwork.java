@@ -609,6 +609,12 @@ final class ServerNetwork {
             for (Liveness.Silent silent : silentMembers) {
                 declareFailed(silent.id(), "silent for " + silent.forNanos() / 1_000_000 + " ms", failing);
             }
+        } else if (liveness.cutOff(now)) {
+            // The root declared this server failed long ago and its heir runs its tasks: everything it hands out
+            // now is wasted. Stop, so that its producers and consumers move to a server that can commit.
+            evict("the primary root has not answered for " + Liveness.CUT_OFF_TIMEOUTS + " failure timeouts ("
+                    + Liveness.CUT_OFF_TIMEOUTS * config.failTimeout().toMillis() + " ms): this server is cut off "
+                    + "from it and was declared failed; its tasks live on in its heir");
         } else if (position == 1 && liveness.rootSilentNanos(now) > 0) {
             suspectRoot("silent for " + liveness.rootSilentNanos(now) / 1_000_000 + " ms");
         }

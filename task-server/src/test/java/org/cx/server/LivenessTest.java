@@ -72,4 +72,35 @@ class LivenessTest {
         l.forget(3);
         assertEquals(List.of(), l.silentMembers(ROOT, 5_000 * MS));
     }
+
+    @Test
+    void aMemberIsCutOffAfterTwoTimeoutsWithoutAnAnswerFromItsRoot() {
+        Liveness l = new Liveness(TIMEOUT, 0);
+        long now = 0;
+        for (; now <= 2_000 * MS; now += 100 * MS) { // beats every 100 ms; the root answered last at 0
+            assertFalse(l.check(now));
+        }
+        assertFalse(l.cutOff(2_000 * MS), "exactly two timeouts is not yet too long");
+        assertTrue(l.cutOff(2_001 * MS));
+        l.rootAnswered(2_050 * MS); // a topology from a new root counts as an answer
+        assertFalse(l.cutOff(4_000 * MS));
+    }
+
+    @Test
+    void aBrokenConnectionToTheRootIsNotACutOff() {
+        Liveness l = new Liveness(TIMEOUT, 0);
+        l.rootAnswered(500 * MS);
+        l.rootLost(); // the primary crashed: the secondary's questions hear it is gone at once
+        assertTrue(l.rootSilentFor(600 * MS, TIMEOUT / 2));
+        assertFalse(l.cutOff(600 * MS), "the secondary replaces a crashed primary within about a timeout");
+        assertTrue(l.cutOff(2_501 * MS));
+    }
+
+    @Test
+    void aPauseOfThisProcessIsNotACutOff() {
+        Liveness l = new Liveness(TIMEOUT, 0);
+        assertTrue(l.check(2_500 * MS), "frozen for 2.5 s");
+        assertFalse(l.cutOff(2_600 * MS), "after a pause the root's silence counts again from the pause on");
+        assertTrue(l.cutOff(4_501 * MS));
+    }
 }
