@@ -88,6 +88,11 @@ final class SimCommand extends Printing implements Callable<Integer> {
             + "server cut off from the primary root to stop by itself after two failure timeouts).")
     boolean shortCuts;
 
+    @Option(names = "--inline-values", description = "Every value travels inline (otherwise the spread's values over "
+            + "200 bytes travel by reference, in chunks of 64 bytes sent ahead of the message that refers to them, as "
+            + "values over 1 MiB do in cx).")
+    boolean inlineValues;
+
     @Override
     public Integer call() throws Exception {
         if (servers < 1 || producers < 1 || workers < 1 || fib < 0 || spreadDepth < 0 || faults < 0 || seeds < 1) {
@@ -96,7 +101,7 @@ final class SimCommand extends Printing implements Callable<Integer> {
         }
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("org.cx")).setLevel(serverLogs ? null : Level.OFF);
         Scenario.Shape shape = new Scenario.Shape(servers, producers, workers, fib, spreadDepth, faults,
-                wideCuts, freezeMidCommit, !noClaims, !noStragglers, !shortCuts);
+                wideCuts, freezeMidCommit, !noClaims, !noStragglers, !shortCuts, !inlineValues);
         if (seed == null && (trace || trails != null)) {
             throw new IllegalArgumentException("--trace and --audit-trail replay one seed: give it with --seed");
         }

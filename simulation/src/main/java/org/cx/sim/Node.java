@@ -12,6 +12,8 @@ abstract class Node {
     final String name;
     private boolean crashed;
     private boolean frozen;
+    /** Where it holds values that travel by reference, or null if they all travel inline. */
+    private final org.cx.wire.ValueStore values;
     private final List<Runnable> backlog = new ArrayList<>();
     /** Connections this process holds, closed by the kernel when it crashes. */
     final List<Pipe.End> ends = new ArrayList<>();
@@ -19,6 +21,12 @@ abstract class Node {
     Node(World world, String name) {
         this.world = world;
         this.name = name;
+        this.values = world.newValueStore();
+    }
+
+    /** Where it holds values that travel by reference, or null if they all travel inline. */
+    public org.cx.wire.ValueStore values() {
+        return values;
     }
 
     boolean crashed() {

@@ -1,9 +1,14 @@
 package org.cx.sim;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.cx.server.PeerConnection;
 import org.cx.wire.Message;
+import org.cx.wire.PeerValues;
+import org.cx.wire.ValueRef;
+import org.cx.wire.ValueStore;
 
 /**
  * One simulated TCP connection between a client node and a server node. Each end queues what it writes; a flush
@@ -11,7 +16,8 @@ import org.cx.wire.Message;
  * frozen while it writes the bursts of one event sends the connections it had not flushed yet when it resumes. A close
  * delivers what was already sent and then tells the other side; a reset (a crash, a lost connection) tells both
  * sides at once, after each has read a prefix of what was in flight towards it, chosen by the seed: nothing, some
- * messages of a burst cut short, or all.
+ * messages of a burst cut short, or all. Large values go as the real transport sends them ({@link PeerValues}): a
+ * value's chunks go ahead of the first message that refers to it, unless the other end holds it already.
  */
 final class Pipe {
 
@@ -34,8 +40,8 @@ final class Pipe {
 
     Pipe(World world, Node clientNode, Node serverNode) {
         this.world = world;
-        this.client = new End(clientNode);
-        this.server = new End(serverNode);
+        this.client = new End(clientNode, true); // the server end is a server, which may release values
+        this.server = new End(serverNode, false); // until the peer turns out to be a server
         client.peer = server;
         server.peer = client;
     }
@@ -55,16 +61,45 @@ final class Pipe {
         /** The receiver has been told the connection is gone. */
         private boolean told;
         private Integer serverId;
+        /** Which large values the other end holds, and those arriving from it; null if this end's owner has no store. */
+        private final PeerValues values;
 
-        End(Node owner) {
+        End(Node owner, boolean takesReleases) {
             this.owner = owner;
+            this.values = owner.values() == null ? null : new PeerValues(owner.values(), takesReleases);
             owner.ends.add(this);
         }
 
         @Override
         public void write(Message message) {
-            if (!closed) {
-                unflushed.add(message);
+            if (closed) {
+                return;
+            }
+            if (values != null) {
+                if (message instanceof Message.ValuesReleased released) {
+                    Message.ValuesReleased held = values.passOn(released);
+                    if (held != null) {
+                        unflushed.add(held);
+                    }
+                    return;
+                }
+                for (ValueRef ref : values.toSendBefore(message)) {
+                    try (ValueStore.Chunks chunks = values.store().chunks(ref)) {
+                        while (!chunks.done()) {
+                            unflushed.add(chunks.next());
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e); // held in memory: it cannot fail
+                    }
+                }
+            }
+            unflushed.add(message);
+        }
+
+        @Override
+        public void takeValueReleases() {
+            if (values != null) {
+                values.takeReleases();
             }
         }
 
@@ -96,6 +131,9 @@ final class Pipe {
                     return;
                 }
                 world.foldMessage(m);
+                if (peer.values != null && peer.received(m)) {
+                    continue;
+                }
                 peer.receiver.receive(m);
             }
             if (!peer.told) {
@@ -191,9 +229,21 @@ final class Pipe {
             }
         }
 
+        /** Whether {@code m} was a value's chunk or a release, taken in by this end's store. */
+        private boolean received(Message m) {
+            try {
+                return values.received(m);
+            } catch (IOException e) {
+                throw new IllegalStateException(owner.name + " got a damaged value from " + peer.owner.name, e);
+            }
+        }
+
         private void tell() {
             if (!told) {
                 told = true;
+                if (values != null) {
+                    values.closed();
+                }
                 receiver.closed();
             }
         }

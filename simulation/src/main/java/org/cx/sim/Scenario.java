@@ -31,27 +31,35 @@ public final class Scenario {
      * does; otherwise none does. {@code stragglers}: one task run in 50 takes 30 times as long (a slowed or
      * descheduled machine), long enough for servers to hand out eager copies of it, and a producer fault may be a
      * freeze of 0.1–3 s. {@code longCuts}: a cut lasts 0.1–5 s, long enough for a server cut off from the root to
-     * stop by itself; otherwise at most 2.5 s.
+     * stop by itself; otherwise at most 2.5 s. {@code valuesByReference}: the spread's values over
+     * {@link #VALUE_INLINE_BYTES} travel by reference, in chunks, as large values do in {@code cx}; otherwise inline.
      */
     public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults,
                         boolean wideCuts, boolean freezeMidCommit, boolean claims,
-                        boolean stragglers, boolean longCuts) {
+                        boolean stragglers, boolean longCuts, boolean valuesByReference) {
         /**
          * The default: 7 servers, 6 producers of 2 workers (two in three of them claiming), F(12), a spread of depth
-         * 4, up to 3 faults, stragglers, long cuts.
+         * 4, up to 3 faults, stragglers, long cuts, values by reference.
          */
         public static Shape defaults() {
-            return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true, true);
+            return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true, true, true);
         }
 
         /**
-         * The same as the first seeds ran: no producer claims, straggles or freezes, and cuts last at most 2.5 s.
+         * The same as the first seeds ran: no producer claims, straggles or freezes, cuts last at most 2.5 s, and
+         * every value travels inline.
          */
         public Shape asTheFirstSeedsRan() {
             return new Shape(servers, producers, workers, fib, spreadDepth, maxFaults, wideCuts, freezeMidCommit,
-                    false, false, false);
+                    false, false, false, false);
         }
     }
+
+    /**
+     * With values by reference, values encoded larger than this (about half of the spread's, which are 1–507 bytes)
+     * travel by reference, as those over 1 MiB do in {@code cx}.
+     */
+    static final long VALUE_INLINE_BYTES = 200;
 
     /** What a run found. */
     public record Result(long seed, List<String> violations, List<String> faults, long eventsRun, long virtualNanos,
@@ -71,7 +79,8 @@ public final class Scenario {
     private final SplittableRandom plan;
     private final java.nio.file.Path trails;
     private final Audit audit = new Audit();
-    private final BodyCodec codec = new BodyCodecs(Scenario.class.getClassLoader()).forComputation(0);
+    /** The codec of nodes without a value store: every value inline. */
+    private static final BodyCodec INLINE = new BodyCodecs(Scenario.class.getClassLoader()).forComputation(0);
     private final List<SimServer> servers = new ArrayList<>();
     private final List<SimProducer> producers = new ArrayList<>();
     private final List<String> faults = new ArrayList<>();
@@ -103,7 +112,7 @@ public final class Scenario {
     public Scenario(long seed, Shape shape, PrintStream trace, java.nio.file.Path trails) {
         this.seed = seed;
         this.shape = shape;
-        this.world = new World(seed, 2_000, new Trace(trace));
+        this.world = new World(seed, 2_000, shape.valuesByReference() ? VALUE_INLINE_BYTES : 0, new Trace(trace));
         this.trails = trails;
         this.plan = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L);
     }
@@ -159,7 +168,7 @@ public final class Scenario {
             SimProducer p = newProducer("p" + i, addresses);
             world.after(plan.nextLong(0, 50) * MS, p, () -> p.start(randomAlive().address));
         }
-        consumer = new SimConsumer(world, "c1", codec, addresses);
+        consumer = new SimConsumer(world, "c1", addresses);
         consumer.plan(2);
         consumer.connect(root().address);
         long key = plan.nextLong();
@@ -183,6 +192,12 @@ public final class Scenario {
         for (Scripted s : scripted) {
             world.at(start + s.delayMs() * MS, null, s.fault());
         }
+    }
+
+    /** The codec of {@code node}: values over the inline limit go into its store, if it has one. */
+    static BodyCodec codecOf(Node node) {
+        return node.values() == null ? INLINE : new BodyCodecs(Scenario.class.getClassLoader(),
+                BodyCodecs.KEEP_UNUSED_BYTES, node.values()).forComputation(0);
     }
 
     /** The checks after the computations: results, then whether the network tolerates a failure again. */
@@ -233,7 +248,7 @@ public final class Scenario {
 
     private SimProducer newProducer(String name, List<String> addresses) {
         long min = plan.nextLong(1, 5) * MS;
-        SimProducer p = new SimProducer(world, name, shape.workers(), codec, addresses, min, min * 3,
+        SimProducer p = new SimProducer(world, name, shape.workers(), addresses, min, min * 3,
                 shape.claims(), shape.stragglers(), audit);
         producers.add(p);
         return p;

@@ -58,9 +58,9 @@ final class SimConsumer extends Node implements Pipe.Receiver {
     private int candidate;
     private String server;
 
-    SimConsumer(World world, String name, BodyCodec codec, List<String> servers) {
+    SimConsumer(World world, String name, List<String> servers) {
         super(world, name);
-        this.codec = codec;
+        this.codec = Scenario.codecOf(this);
         this.servers = servers;
     }
 

@@ -67,14 +67,14 @@ final class SimProducer extends Node implements Pipe.Receiver {
     /** For each cached task, when the assignment that began its chain of runs here arrived (for the audit). */
     private final java.util.Map<TaskId, Long> origins = new java.util.HashMap<>();
 
-    SimProducer(World world, String name, int workers, BodyCodec codec, List<String> servers, long minTaskNanos,
+    SimProducer(World world, String name, int workers, List<String> servers, long minTaskNanos,
                 long maxTaskNanos, boolean mayClaim, boolean straggles, Audit audit) {
         super(world, name);
         this.straggles = straggles;
         this.audit = audit;
         this.workers = workers;
         this.idle = workers;
-        this.codec = codec;
+        this.codec = Scenario.codecOf(this);
         this.servers = servers;
         this.minTaskNanos = minTaskNanos;
         this.maxTaskNanos = maxTaskNanos;
@@ -164,6 +164,9 @@ final class SimProducer extends Node implements Pipe.Receiver {
                 origins.keySet().removeIf(id -> id.computation() == e.computation());
                 kept.dropComputation(e.computation());
                 live.remove(e.computation());
+                if (values() != null) {
+                    values().drop(e.computation());
+                }
             }
             case Message.Mirrors m -> mirrors = List.of(m.addresses());
             case Message.Code c -> { } // the simulation runs every computation from the class path

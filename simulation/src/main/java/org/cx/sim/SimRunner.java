@@ -55,6 +55,9 @@ public final class SimRunner {
             if (!shape.longCuts()) {
                 b.append(" --short-cuts");
             }
+            if (!shape.valuesByReference()) {
+                b.append(" --inline-values");
+            }
         }
         return b.toString();
     }

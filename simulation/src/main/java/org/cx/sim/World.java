@@ -32,6 +32,10 @@ final class World {
     private final Map<Set<Node>, Long> cuts = new LinkedHashMap<>();
     private final Trace trace;
     private final long slowMessageChance;
+    /** Values encoded larger than this travel by reference, in chunks of {@link #VALUE_CHUNK_BYTES}; 0: none does. */
+    private final long valueInlineBytes;
+    /** Small chunks, so that a value takes several, and a connection may break between them. */
+    static final int VALUE_CHUNK_BYTES = 64;
 
     private record Event(long time, long order, Node node, Runnable work) implements Comparable<Event> {
         @Override
@@ -42,12 +46,21 @@ final class World {
     }
 
     /**
-     * @param slowPerMillion how many messages in a million are held up to 50 ms
+     * @param slowPerMillion   how many messages in a million are held up to 50 ms
+     * @param valueInlineBytes values encoded larger than this travel by reference ({@code cx.valueInlineBytes} for
+     *                         the simulation's small values); 0: every value inline
      */
-    World(long seed, long slowPerMillion, Trace trace) {
+    World(long seed, long slowPerMillion, long valueInlineBytes, Trace trace) {
         this.random = new SplittableRandom(seed);
         this.slowMessageChance = slowPerMillion;
+        this.valueInlineBytes = valueInlineBytes;
         this.trace = trace;
+    }
+
+    /** A node's store of values that travel by reference, on the world's clock and randomness; null if none do. */
+    org.cx.wire.ValueStore newValueStore() {
+        return valueInlineBytes == 0 ? null : org.cx.wire.ValueStore.inMemory(valueInlineBytes, VALUE_CHUNK_BYTES,
+                new SplittableRandom(random.nextLong()), () -> now / 1_000_000);
     }
 
     long now() {

@@ -149,6 +149,9 @@ final class Routing {
         if (mirroring.active()) {
             mirroring.record(new MirrorOp.Acked(ack.from(), ack.to(), ack.seq()));
         }
+        if (network.resolve(ack.to()) == network.self()) {
+            return; // the receiver failed and this server took its place: its values were handed to itself
+        }
         List<ValueRef> handedOn = new ArrayList<>();
         for (RoutedPayload payload : acknowledged) {
             ValueRef.forEachIn(payload, handedOn::add);

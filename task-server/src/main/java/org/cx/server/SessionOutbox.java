@@ -130,32 +130,33 @@ final class SessionOutbox implements Outbox {
         node.code().ended(computation);
     }
 
+    /**
+     * Once what was recorded so far commits, lets {@code values} go here and tells the servers this one has links to,
+     * each only if it holds one of them; the producers hear of it from {@link #tellReleases}.
+     */
     @Override
     public void valuesConsumed(List<ValueRef> values) {
-        release(values, true);
-    }
-
-    /** As {@link Outbox#valuesConsumed}, for values routed to another server that acknowledged them. */
-    void valuesHandedOn(List<ValueRef> values) {
-        release(values, false);
-    }
-
-    /**
-     * Once what was recorded so far commits, lets {@code values} go here and, with {@code servers}, tells the servers
-     * this one has links to, each only if it holds one of them; the producers hear of it from {@link #tellReleases}.
-     */
-    private void release(List<ValueRef> values, boolean servers) {
         ValueStore store = node.values();
         if (store == null) {
             return;
         }
         node.networkInternals().afterCommit(() -> {
             values.forEach(store::release); // the producers hear at the end of the burst (tellReleases)
-            if (servers) {
-                node.networkInternals().tellLinks(new Message.ValuesReleased(values.stream().map(ValueRef::bytes)
-                        .toArray(byte[][]::new)));
-            }
+            node.networkInternals().tellLinks(new Message.ValuesReleased(values.stream().map(ValueRef::bytes)
+                    .toArray(byte[][]::new)));
         });
+    }
+
+    /**
+     * As {@link Outbox#valuesConsumed}, for values routed to another server that acknowledged them: once recorded, one
+     * copy of each goes here (a value that came back meanwhile, with a task that reads it, stays), and no other server
+     * is told.
+     */
+    void valuesHandedOn(List<ValueRef> values) {
+        ValueStore store = node.values();
+        if (store != null) {
+            node.networkInternals().afterCommit(() -> values.forEach(store::letGo));
+        }
     }
 
     /**

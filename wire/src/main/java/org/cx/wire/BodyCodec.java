@@ -91,7 +91,7 @@ public final class BodyCodec {
         if (values == null) {
             return encode(value, what);
         }
-        if (arrayBytes(value) <= ValueStore.inlineLimit()) {
+        if (arrayBytes(value) <= values.inlineBytes()) {
             return values.keep(computation, encode(value, what));
         }
         Kryo kryo = kryos.obtain();

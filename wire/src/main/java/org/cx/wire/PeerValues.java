@@ -40,7 +40,8 @@ public final class PeerValues {
 
     /**
      * The values {@code message} refers to whose chunks must go before it, each counted as held by the other end from
-     * now on. Values this process does not hold (their computation ended) are left out: the message goes as it is.
+     * now on (but those of a {@link Message.Routed}, which always go). Values this process does not hold (their
+     * computation ended) are left out: the message goes as it is.
      */
     public List<ValueRef> toSendBefore(Message message) {
         if (message instanceof Message.ComputationEnded e) {
@@ -49,6 +50,18 @@ public final class PeerValues {
         }
         if (store.count() == 0) {
             return List.of();
+        }
+        if (message instanceof Message.Routed) {
+            // The receiving server hands these values on and lets go of its copy once it has (see received), on its
+            // own: what it held of them when an earlier message went may be gone, so a routed message always
+            // carries its values (a copy still held there is kept and the new one goes).
+            java.util.Set<ValueRef> all = new java.util.LinkedHashSet<>();
+            ValueRef.forEachIn(message, ref -> {
+                if (store.holds(ref)) {
+                    all.add(ref);
+                }
+            });
+            return List.copyOf(all);
         }
         List<ValueRef> missing = new ArrayList<>(0);
         ValueRef.forEachIn(message, ref -> {

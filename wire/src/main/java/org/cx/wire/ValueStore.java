@@ -44,6 +44,11 @@ public final class ValueStore implements AutoCloseable {
 
     private final Path dir;
     private final long memoryBudget;
+    private final long inlineBytes;
+    private final int chunkBytes;
+    /** Draws values' ids; null: the thread's own random generator. */
+    private final java.util.random.RandomGenerator ids;
+    private final java.util.function.LongSupplier millis;
     private final Map<ValueRef, Held> held = new ConcurrentHashMap<>();
     private final AtomicLong heldBytes = new AtomicLong();
     /** Bytes of this store's values held in memory, or reserved by those being made or arriving there. */
@@ -61,24 +66,48 @@ public final class ValueStore implements AutoCloseable {
     private final List<java.util.function.Consumer<ValueRef>> releaseListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    /** A value held: in memory as its chunks, or in a file; and since when (for {@link #sweep}). */
-    private record Held(List<byte[]> chunks, Path file, long sinceMillis) {
+    /**
+     * A value held: in memory as its chunks, or in a file; since when (for {@link #sweep}); and how many copies of it
+     * came here (made or arrived), each for a role this process plays, of which {@link #letGo} lets one go.
+     */
+    private record Held(List<byte[]> chunks, Path file, long sinceMillis, int copies) {
+        Held plusCopies(int n) {
+            return new Held(chunks, file, sinceMillis, copies + n);
+        }
     }
 
     /** A store that shares the process's {@linkplain #memoryBudget() memory budget} with its other stores. */
     public ValueStore(Path dir) {
-        this(dir, memoryBudget(), IN_MEMORY_IN_PROCESS);
+        this(dir, memoryBudget(), IN_MEMORY_IN_PROCESS, inlineLimit(), CHUNK_BYTES, null, System::currentTimeMillis);
     }
 
     /** @param memoryBudget bytes of values this store holds in memory at most; the rest go to files in {@code dir} */
     public ValueStore(Path dir, long memoryBudget) {
-        this(dir, memoryBudget, new AtomicLong());
+        this(dir, memoryBudget, new AtomicLong(), inlineLimit(), CHUNK_BYTES, null, System::currentTimeMillis);
     }
 
-    private ValueStore(Path dir, long memoryBudget, AtomicLong budgeted) {
+    /**
+     * A store with no directory that holds every value in memory, with an inline limit and a chunk size of its own,
+     * drawing values' ids from {@code ids} and telling time by {@code millis}: for a simulation, where a seed must run
+     * the same way every time and small values stand in for large ones.
+     */
+    public static ValueStore inMemory(long inlineBytes, int chunkBytes, java.util.random.RandomGenerator ids,
+                                      java.util.function.LongSupplier millis) {
+        return new ValueStore(null, Long.MAX_VALUE, new AtomicLong(), inlineBytes, chunkBytes, ids, millis);
+    }
+
+    private ValueStore(Path dir, long memoryBudget, AtomicLong budgeted, long inlineBytes, int chunkBytes,
+                       java.util.random.RandomGenerator ids, java.util.function.LongSupplier millis) {
         this.dir = dir;
         this.memoryBudget = memoryBudget;
         this.budgeted = budgeted;
+        this.inlineBytes = inlineBytes;
+        this.chunkBytes = chunkBytes;
+        this.ids = ids;
+        this.millis = millis;
+        if (dir == null) {
+            return;
+        }
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -139,8 +168,14 @@ public final class ValueStore implements AutoCloseable {
         return Long.getLong("cx.valueMemoryBytes", Math.min(Runtime.getRuntime().maxMemory() / 8, 1L << 30));
     }
 
+    /** Its directory; null for a store {@linkplain #inMemory in memory}. */
     public Path directory() {
         return dir;
+    }
+
+    /** Encoded values larger than this are held here and travel by reference: {@link #inlineLimit()} but in tests. */
+    public long inlineBytes() {
+        return inlineBytes;
     }
 
     /** A stream to encode a value of {@code computation} into; {@link Spill#finish} says how it travels. */
@@ -150,7 +185,7 @@ public final class ValueStore implements AutoCloseable {
 
     /** Holds {@code bytes} already encoded: as they are if small, else by reference. */
     public byte[] keep(long computation, byte[] bytes) {
-        if (bytes.length <= inlineLimit()) {
+        if (bytes.length <= inlineBytes) {
             return bytes;
         }
         Spill s = spill(computation);
@@ -222,7 +257,28 @@ public final class ValueStore implements AutoCloseable {
     }
 
     /**
-     * Calls {@code listener} with every value {@link #release} lets go from now on, on the releasing thread: the
+     * Lets go one copy of {@code ref}, if held here: this process handed the value on in one of the roles it holds it
+     * for (a server routed it to another). The value goes with its last copy; one that came here again meanwhile (a
+     * task that reads it came back) stays.
+     */
+    public void letGo(ValueRef ref) {
+        Held[] gone = new Held[1];
+        held.computeIfPresent(ref, (r, h) -> {
+            if (h.copies() > 1) {
+                return h.plusCopies(-1);
+            }
+            gone[0] = h;
+            return null;
+        });
+        if (gone[0] != null) {
+            release(ref, gone[0]);
+            released.incrementAndGet();
+            releaseListeners.forEach(l -> l.accept(ref));
+        }
+    }
+
+    /**
+     * Calls {@code listener} with every value {@link #release} or {@link #letGo} lets go from now on, on the releasing thread: the
      * processes this one passed values to (a producer's worker processes) may let them go too.
      */
     public void onRelease(java.util.function.Consumer<ValueRef> listener) {
@@ -244,7 +300,7 @@ public final class ValueStore implements AutoCloseable {
      * younger ones may be the values of a computation about to arrive.
      */
     public void sweep(long minAgeNanos, java.util.function.LongPredicate known) {
-        long cutoff = System.currentTimeMillis() - minAgeNanos / 1_000_000;
+        long cutoff = millis.getAsLong() - minAgeNanos / 1_000_000;
         held.entrySet().removeIf(e -> {
             if (known.test(e.getKey().computation()) || e.getValue().sinceMillis > cutoff) {
                 return false;
@@ -283,6 +339,9 @@ public final class ValueStore implements AutoCloseable {
     public void close() {
         held.forEach(this::release);
         held.clear();
+        if (dir == null) {
+            return;
+        }
         try (var left = Files.list(dir)) {
             left.forEach(p -> p.toFile().delete());
         } catch (IOException e) {
@@ -327,7 +386,7 @@ public final class ValueStore implements AutoCloseable {
 
     /**
      * Holds {@code ref}, whose bytes are {@code chunks} (their memory reserved) or {@code file}; a value held already
-     * keeps its copy and the new one goes.
+     * keeps its bytes, counts one more copy, and the new bytes go.
      */
     private void adopt(ValueRef ref, List<byte[]> chunks, Path file) throws IOException {
         Path target = null;
@@ -335,16 +394,24 @@ public final class ValueStore implements AutoCloseable {
             target = dir.resolve(ref.fileName());
             Files.move(file, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
-        Held h = new Held(chunks, target, System.currentTimeMillis());
-        if ((chunks != null || target != null) && held.putIfAbsent(ref, h) == null) {
+        Held h = new Held(chunks, target, millis.getAsLong(), 1);
+        boolean[] added = new boolean[1];
+        if (chunks != null || target != null) {
+            held.compute(ref, (r, was) -> {
+                added[0] = was == null;
+                return was == null ? h : was.plusCopies(1);
+            });
+        }
+        if (added[0]) {
             heldBytes.addAndGet(ref.size());
             return;
         }
         if (chunks != null) {
             memory(-ref.size());
         }
-        if (file != null) {
-            Files.deleteIfExists(file);
+        Path unused = target != null ? target : file;
+        if (unused != null) {
+            Files.deleteIfExists(unused);
         }
     }
 
@@ -438,11 +505,11 @@ public final class ValueStore implements AutoCloseable {
     /** A value being encoded: kept inline if it stays small, else held by reference. */
     public final class Spill extends OutputStream {
         private final long computation;
-        private final long limit = inlineLimit();
+        private final long limit = inlineBytes;
         private final CRC32C crc = new CRC32C();
         private final Sink sink = new Sink() {
         };
-        private byte[] buffer = new byte[4096];
+        private byte[] buffer = new byte[Math.min(4096, chunkBytes)];
         private int buffered;
         private long size;
         private boolean finished;
@@ -462,11 +529,11 @@ public final class ValueStore implements AutoCloseable {
             size += len;
             while (len > 0) {
                 if (buffered == buffer.length) {
-                    if (buffer.length < CHUNK_BYTES) {
-                        buffer = java.util.Arrays.copyOf(buffer, Math.min(CHUNK_BYTES, 2 * buffer.length));
+                    if (buffer.length < chunkBytes) {
+                        buffer = java.util.Arrays.copyOf(buffer, Math.min(chunkBytes, 2 * buffer.length));
                     } else {
                         sink.add(buffer);
-                        buffer = new byte[CHUNK_BYTES];
+                        buffer = new byte[chunkBytes];
                         buffered = 0;
                     }
                 }
@@ -485,7 +552,7 @@ public final class ValueStore implements AutoCloseable {
                 return sink.drain(java.util.Arrays.copyOf(buffer, buffered), size);
             }
             sink.add(java.util.Arrays.copyOf(buffer, buffered));
-            ThreadLocalRandom r = ThreadLocalRandom.current();
+            java.util.random.RandomGenerator r = ids != null ? ids : ThreadLocalRandom.current();
             ValueRef ref = new ValueRef(computation, r.nextLong(), r.nextLong(), size, (int) crc.getValue());
             sink.hold(ref);
             return ref.bytes();
@@ -528,7 +595,7 @@ public final class ValueStore implements AutoCloseable {
 
         /** Bytes of the next chunk; only when not {@link #done}. */
         public int nextLength() {
-            return chunks != null ? chunks.get(index).length : (int) Math.min(CHUNK_BYTES, ref.size() - offset);
+            return chunks != null ? chunks.get(index).length : (int) Math.min(chunkBytes, ref.size() - offset);
         }
 
         /** Appends the next chunk's bytes to {@code buffer}; only when not {@link #done}. */

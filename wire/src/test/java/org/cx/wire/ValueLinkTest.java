@@ -189,6 +189,58 @@ class ValueLinkTest {
         assertEquals(List.of(), fromServer.toSendBefore(readsIt), "and once is enough");
     }
 
+    /**
+     * A routed message carries its values every time: the server it goes to hands them on and lets go of its copy on
+     * its own, so that having sent them before on this connection says nothing about what it holds now.
+     */
+    @Test
+    void aRoutedMessageAlwaysCarriesItsValues() {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        byte[] ref = codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed), COMPUTATION, "v");
+        ValueEnvelope value = new ValueEnvelope(Continuation.to(TaskId.root(COMPUTATION).child(0), 0), ref);
+        Message.Routed routed = new Message.Routed(1, 2, 1, new RoutedPayload.Value(COMPUTATION, value, null));
+        PeerValues toServer = new PeerValues(sender, true);
+        assertEquals(List.of(ValueRef.of(ref)), toServer.toSendBefore(routed));
+        assertEquals(List.of(ValueRef.of(ref)), toServer.toSendBefore(routed), "and again");
+        assertEquals(List.of(ValueRef.of(ref)), toServer.toSendBefore(new Message.Inputs(new ValueEnvelope[] {value})),
+                "not counted as held there");
+    }
+
+    /**
+     * A store counts the copies of a value that came to it, one per role: letting one go (handed on) keeps the value
+     * while another copy is held; a release (nothing reads it again) lets it go whatever the count.
+     */
+    @Test
+    void aValueThatCameAgainOutlivesTheCopyHandedOn() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        ValueRef ref = ValueRef.of(codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed),
+                COMPUTATION, "v"));
+        for (int round = 0; round < 2; round++) {
+            for (int copy = 0; copy < 2; copy++) {
+                try (ValueStore.Chunks chunks = sender.chunks(ref);
+                     ValueStore.Arrival arrival = receiver.arrival(ref)) {
+                    while (!chunks.done()) {
+                        arrival.add(chunks.next());
+                    }
+                }
+            }
+            assertEquals(1, receiver.count(), "held once");
+            if (round == 0) {
+                receiver.letGo(ref);
+                assertTrue(receiver.holds(ref), "the copy that came again stays");
+                receiver.letGo(ref);
+                assertFalse(receiver.holds(ref), "with the last copy, the value goes");
+            } else {
+                receiver.release(ref);
+                assertFalse(receiver.holds(ref), "nothing reads it again: it goes, however many copies came");
+            }
+        }
+        sender.letGo(ref);
+        assertFalse(sender.holds(ref), "made here once: one copy");
+    }
+
     /** Only a server may say which values go: from anyone else a release is refused, and the value stays. */
     @Test
     void aReleaseFromAPeerThatIsNoServerIsRefused() {
