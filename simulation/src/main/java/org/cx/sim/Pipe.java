@@ -61,7 +61,7 @@ final class Pipe {
         /** The receiver has been told the connection is gone. */
         private boolean told;
         private Integer serverId;
-        /** Which large values the other end holds, and those arriving from it; null if this end's owner has no store. */
+        /** Which large values the other end holds, and those arriving from it; null if its owner has no store. */
         private final PeerValues values;
 
         End(Node owner, boolean takesReleases) {

@@ -173,7 +173,7 @@ public final class ValueStore implements AutoCloseable {
         return dir;
     }
 
-    /** Encoded values larger than this are held here and travel by reference: {@link #inlineLimit()} but in tests. */
+    /** Encoded values larger than this are held here and travel by reference: {@link #inlineLimit()}, or a test's. */
     public long inlineBytes() {
         return inlineBytes;
     }
@@ -250,10 +250,15 @@ public final class ValueStore implements AutoCloseable {
     public void release(ValueRef ref) {
         Held h = held.remove(ref);
         if (h != null) {
-            release(ref, h);
-            released.incrementAndGet();
-            releaseListeners.forEach(l -> l.accept(ref));
+            released(ref, h);
         }
+    }
+
+    /** {@code ref}, held as {@code h}, is gone from the map: frees it and tells the listeners. */
+    private void released(ValueRef ref, Held h) {
+        release(ref, h);
+        released.incrementAndGet();
+        releaseListeners.forEach(l -> l.accept(ref));
     }
 
     /**
@@ -271,15 +276,13 @@ public final class ValueStore implements AutoCloseable {
             return null;
         });
         if (gone[0] != null) {
-            release(ref, gone[0]);
-            released.incrementAndGet();
-            releaseListeners.forEach(l -> l.accept(ref));
+            released(ref, gone[0]);
         }
     }
 
     /**
-     * Calls {@code listener} with every value {@link #release} or {@link #letGo} lets go from now on, on the releasing thread: the
-     * processes this one passed values to (a producer's worker processes) may let them go too.
+     * Calls {@code listener} with every value {@link #release} or {@link #letGo} lets go from now on, on the releasing
+     * thread: the processes this one passed values to (a producer's worker processes) may let them go too.
      */
     public void onRelease(java.util.function.Consumer<ValueRef> listener) {
         releaseListeners.add(listener);
