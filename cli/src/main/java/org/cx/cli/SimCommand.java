@@ -93,6 +93,10 @@ final class SimCommand extends Printing implements Callable<Integer> {
             + "values over 1 MiB do in cx).")
     boolean inlineValues;
 
+    @Option(names = "--no-cancel", description = "Submit no third computation to cancel (otherwise F(n + 2) is "
+            + "submitted too and cancelled 20-400 ms after it is accepted; none of its tasks may start 1 s after).")
+    boolean noCancel;
+
     @Override
     public Integer call() throws Exception {
         if (servers < 1 || producers < 1 || workers < 1 || fib < 0 || spreadDepth < 0 || faults < 0 || seeds < 1) {
@@ -101,7 +105,7 @@ final class SimCommand extends Printing implements Callable<Integer> {
         }
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("org.cx")).setLevel(serverLogs ? null : Level.OFF);
         Scenario.Shape shape = new Scenario.Shape(servers, producers, workers, fib, spreadDepth, faults,
-                wideCuts, freezeMidCommit, !noClaims, !noStragglers, !shortCuts, !inlineValues);
+                wideCuts, freezeMidCommit, !noClaims, !noStragglers, !shortCuts, !inlineValues, !noCancel);
         if (seed == null && (trace || trails != null)) {
             throw new IllegalArgumentException("--trace and --audit-trail replay one seed: give it with --seed");
         }

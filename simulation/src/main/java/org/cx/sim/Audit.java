@@ -54,6 +54,14 @@ final class Audit {
     private final List<Run> lateRuns = new ArrayList<>();
     private final List<Freeze> freezes = new ArrayList<>();
     private final List<Cut> cuts = new ArrayList<>();
+    /** When each cancelled computation was cancelled (its consumer heard so), and every run of its tasks. */
+    private final Map<Long, Long> cancelledAt = new HashMap<>();
+    private final List<Run> allRuns = new ArrayList<>();
+    /**
+     * How long after its consumer heard a computation was cancelled a producer may still start one of its tasks: the
+     * word reaches every server and producer within this (the issue's limit, 1 s).
+     */
+    private static final long AFTER_CANCEL_NANOS = 1_000_000_000L;
 
     /** {@code server} applied {@code task}'s completion at {@code appliedNanos}; its mirrors had it at {@code nanos}. */
     void committed(SimServer server, int serverId, TaskId task, long appliedNanos, long nanos) {
@@ -76,6 +84,7 @@ final class Audit {
      * assignment was on its way) may run the task again; one begun before should have heard of the commit.
      */
     void ran(TaskId task, String producer, long nanos, long origin) {
+        allRuns.add(new Run(task, producer, nanos));
         Commit c = committed.get(task);
         if (c != null && nanos > c.nanos() + RUN_AFTER_COMMIT_NANOS && origin <= c.nanos()) {
             lateRuns.add(new Run(task, producer, nanos));
@@ -95,19 +104,49 @@ final class Audit {
         cuts.add(new Cut(nanos, Math.min(heal, nanos + CUT_OFF_NANOS) + RUN_AFTER_COMMIT_NANOS));
     }
 
-    /** A task must not run again well after its completion was committed, unless a freeze or a cut explains it. */
+    /** The consumer heard that {@code computation} was cancelled, at {@code nanos}. */
+    void cancelled(long computation, long nanos) {
+        cancelledAt.putIfAbsent(computation, nanos);
+    }
+
+    boolean wasCancelled(long computation) {
+        return cancelledAt.containsKey(computation);
+    }
+
+    /**
+     * A task must not run again well after its completion was committed, nor a cancelled computation's task well
+     * after the cancellation, unless a freeze or a cut explains it.
+     */
     void checkRuns() {
         for (Run r : lateRuns) {
             long commit = committed.get(r.task()).nanos();
-            boolean excused = freezes.stream().anyMatch(f -> (f.producer() == null || f.producer().equals(r.producer()))
-                    && f.from() <= r.nanos() && commit <= f.until() + AFTER_FREEZE_NANOS)
-                    || cuts.stream().anyMatch(c -> c.from() <= r.nanos() && r.nanos() <= c.until());
-            if (!excused) {
+            if (!excused(r, commit)) {
                 violations.add(r.producer() + " ran " + r.task() + " at " + ms(r.nanos()) + ", "
                         + ms(r.nanos() - commit) + " after its completion was committed on "
                         + committed.get(r.task()).server());
             }
         }
+        Map<Long, List<Run>> afterCancel = new java.util.LinkedHashMap<>();
+        for (Run r : allRuns) {
+            Long cancel = cancelledAt.get(r.task().computation());
+            if (cancel != null && r.nanos() > cancel + AFTER_CANCEL_NANOS && !excused(r, cancel)) {
+                afterCancel.computeIfAbsent(r.task().computation(), c -> new ArrayList<>()).add(r);
+            }
+        }
+        afterCancel.forEach((computation, runs) -> {
+            Run r = runs.get(0);
+            violations.add(runs.size() + " tasks of cancelled computation " + Long.toHexString(computation)
+                    + " started more than " + ms(AFTER_CANCEL_NANOS) + " after it was cancelled at "
+                    + ms(cancelledAt.get(computation)) + ", the first " + r.task() + " on " + r.producer() + " at "
+                    + ms(r.nanos()));
+        });
+    }
+
+    /** Whether a freeze or a cut explains run {@code r}, of a task that was over at {@code since}. */
+    private boolean excused(Run r, long since) {
+        return freezes.stream().anyMatch(f -> (f.producer() == null || f.producer().equals(r.producer()))
+                && f.from() <= r.nanos() && since <= f.until() + AFTER_FREEZE_NANOS)
+                || cuts.stream().anyMatch(c -> c.from() <= r.nanos() && r.nanos() <= c.until());
     }
 
     void adopted(int failed, long nanos) {

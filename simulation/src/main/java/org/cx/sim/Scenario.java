@@ -33,25 +33,26 @@ public final class Scenario {
      * freeze of 0.1–3 s. {@code longCuts}: a cut lasts 0.1–5 s, long enough for a server cut off from the root to
      * stop by itself; otherwise at most 2.5 s. {@code valuesByReference}: the spread's values over
      * {@link #VALUE_INLINE_BYTES} travel by reference, in chunks, as large values do in {@code cx}; otherwise inline.
+     * {@code cancel}: the consumer also submits F(n + 2) and cancels it 20–400 ms after it is accepted.
      */
     public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults,
                         boolean wideCuts, boolean freezeMidCommit, boolean claims,
-                        boolean stragglers, boolean longCuts, boolean valuesByReference) {
+                        boolean stragglers, boolean longCuts, boolean valuesByReference, boolean cancel) {
         /**
          * The default: 7 servers, 6 producers of 2 workers (two in three of them claiming), F(12), a spread of depth
-         * 4, up to 3 faults, stragglers, long cuts, values by reference.
+         * 4, up to 3 faults, stragglers, long cuts, values by reference, a cancelled F(14).
          */
         public static Shape defaults() {
-            return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true, true, true);
+            return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true, true, true, true);
         }
 
         /**
-         * The same as the first seeds ran: no producer claims, straggles or freezes, cuts last at most 2.5 s, and
-         * every value travels inline.
+         * The same as the first seeds ran: no producer claims, straggles or freezes, cuts last at most 2.5 s,
+         * every value travels inline, and nothing is cancelled.
          */
         public Shape asTheFirstSeedsRan() {
             return new Shape(servers, producers, workers, fib, spreadDepth, maxFaults, wideCuts, freezeMidCommit,
-                    false, false, false, false);
+                    false, false, false, false, false);
         }
     }
 
@@ -168,8 +169,8 @@ public final class Scenario {
             SimProducer p = newProducer("p" + i, addresses);
             world.after(plan.nextLong(0, 50) * MS, p, () -> p.start(randomAlive().address));
         }
-        consumer = new SimConsumer(world, "c1", addresses);
-        consumer.plan(2);
+        consumer = new SimConsumer(world, "c1", addresses, audit);
+        consumer.plan(shape.cancel() ? 3 : 2);
         consumer.connect(root().address);
         long key = plan.nextLong();
         world.after(plan.nextLong(0, 20) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
@@ -179,6 +180,14 @@ public final class Scenario {
                 "spread(" + Long.toHexString(key) + ", " + shape.spreadDepth() + ")",
                 () -> new Spread(key, shape.spreadDepth()), Spread.expected(key, shape.spreadDepth()),
                 Spread.taskCount(key, shape.spreadDepth()))));
+        if (shape.cancel()) {
+            // Drawn apart from the plan, which keeps its faults: when to submit it, and when to cancel it.
+            SplittableRandom cancels = new SplittableRandom(seed ^ 0x5DEECE66DL);
+            int n = shape.fib() + 2;
+            long cancelAfter = cancels.nextLong(20, 400) * MS;
+            world.after(cancels.nextLong(0, 300) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
+                    "F(" + n + "), cancelled", () -> new Fib(n), Fib.value(n), Fib.taskCount(n), cancelAfter)));
+        }
     }
 
     /** The faults drawn for this seed, and any scripted ones, from {@code start} on. */
@@ -448,6 +457,13 @@ public final class Scenario {
         for (SimConsumer.Outcome o : consumer.outcomes()) {
             if (!o.done) {
                 continue;
+            }
+            boolean cancelled = o.job.cancelAfterNanos() >= 0;
+            if (cancelled && o.failure != null && o.failure.startsWith("cancelled")) {
+                continue;
+            }
+            if (cancelled && o.failure == null && audit.wasCancelled(o.computation)) {
+                audit.violations.add(o.job.name() + " delivered its result after its cancellation was confirmed");
             }
             if (o.failure != null) {
                 audit.violations.add(o.job.name() + " failed: " + o.failure);

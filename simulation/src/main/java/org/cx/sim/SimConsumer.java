@@ -20,14 +20,21 @@ import org.cx.wire.WireConfig;
  * A consumer in the simulation, speaking its side of the protocol as the consumer library does: submits
  * computations, collects their results, and when its server is lost goes to one of the server's mirrors and asks
  * for the results there (asking again for a while if the new server does not know a computation yet). A submission
- * that was not accepted before the connection was lost is submitted again, as its user would.
+ * that was not accepted before the connection was lost is submitted again, as its user would. A job may be cancelled
+ * a while after it was accepted; a cancellation not answered is asked again after a fail-over, as the library does.
  */
 final class SimConsumer extends Node implements Pipe.Receiver {
     /** How long, after a fail-over, a server that does not know a computation is asked again. */
     private static final long RECOLLECT_FOR_NANOS = 30_000_000_000L;
 
-    /** One computation: its root, what its result must be, how many tasks it has. */
-    record Job(String name, Supplier<Task> root, Object expected, long tasks) {
+    /**
+     * One computation: its root, what its result must be, how many tasks it has, and how long after it was accepted
+     * its consumer cancels it (-1: never).
+     */
+    record Job(String name, Supplier<Task> root, Object expected, long tasks, long cancelAfterNanos) {
+        Job(String name, Supplier<Task> root, Object expected, long tasks) {
+            this(name, root, expected, tasks, -1);
+        }
     }
 
     /** What became of a job: its computation, its value or failure. */
@@ -47,6 +54,9 @@ final class SimConsumer extends Node implements Pipe.Receiver {
     private final List<String> servers;
     private final Map<Long, Outcome> submitting = new LinkedHashMap<>();
     private final Map<Long, Outcome> running = new LinkedHashMap<>();
+    /** Computations asked to be cancelled whose cancellation was not answered yet. */
+    private final java.util.Set<Long> cancelling = new java.util.LinkedHashSet<>();
+    private final Audit audit;
     private final List<Outcome> outcomes = new ArrayList<>();
     private List<String> mirrors = List.of();
     private Pipe.End end;
@@ -58,8 +68,9 @@ final class SimConsumer extends Node implements Pipe.Receiver {
     private int candidate;
     private String server;
 
-    SimConsumer(World world, String name, List<String> servers) {
+    SimConsumer(World world, String name, List<String> servers, Audit audit) {
         super(world, name);
+        this.audit = audit;
         this.codec = Scenario.codecOf(this);
         this.servers = servers;
     }
@@ -89,6 +100,9 @@ final class SimConsumer extends Node implements Pipe.Receiver {
             end.write(new Message.Hello(WireConfig.PROTOCOL_VERSION, Role.CONSUMER, name, 0));
             for (Outcome o : running.values()) {
                 end.write(new Message.Collect(o.computation));
+            }
+            for (long id : cancelling) {
+                end.write(new Message.Cancel(id));
             }
             for (Map.Entry<Long, Outcome> e : submitting.entrySet()) {
                 end.write(submission(e.getKey(), e.getValue().job));
@@ -137,6 +151,9 @@ final class SimConsumer extends Node implements Pipe.Receiver {
                     o.computation = a.computation();
                     running.put(a.computation(), o);
                     world.trace(name + ": " + o.job.name() + " is computation " + Long.toHexString(a.computation()));
+                    if (o.job.cancelAfterNanos() >= 0) {
+                        world.after(o.job.cancelAfterNanos(), this, () -> cancel(o));
+                    }
                 }
             }
             case Message.Result r -> {
@@ -149,7 +166,12 @@ final class SimConsumer extends Node implements Pipe.Receiver {
                 end.write(new Message.Collected(r.computation()));
             }
             case Message.Failed f -> {
-                if (f.taskId().isEmpty() && world.now() < recollectUntil && running.containsKey(f.computation())) {
+                boolean cancelled = f.taskId().isEmpty() && f.reason().startsWith("cancelled");
+                if (cancelled && cancelling.remove(f.computation())) {
+                    audit.cancelled(f.computation(), world.now());
+                }
+                if (!cancelled && f.taskId().isEmpty() && world.now() < recollectUntil
+                        && running.containsKey(f.computation())) {
                     // This server does not know it (yet): the next candidate may, or this one a little later.
                     world.after(100_000_000L, this, () -> {
                         if (end != null && running.containsKey(f.computation())) {
@@ -172,6 +194,22 @@ final class SimConsumer extends Node implements Pipe.Receiver {
                     world.trace(name + ": " + o.job.name() + " failed: " + f.reason());
                 }
             }
+            case Message.CancelAnswer a -> {
+                if (a.refusal().startsWith("no computation") && world.now() < recollectUntil) {
+                    // this server does not know it yet: ask again a little later, as the library does
+                    world.after(100_000_000L, this, () -> {
+                        if (end != null && cancelling.contains(a.computation())) {
+                            end.send(new Message.Cancel(a.computation()));
+                        }
+                    });
+                } else if (cancelling.remove(a.computation())) {
+                    world.trace(name + ": cancelling " + Long.toHexString(a.computation()) + ": "
+                            + (a.refusal().isEmpty() ? "done" : a.refusal()));
+                    if (a.refusal().isEmpty()) {
+                        audit.cancelled(a.computation(), world.now());
+                    }
+                }
+            }
             case Message.SubmitRefused r -> {
                 Outcome o = submitting.remove(r.requestId());
                 if (o != null) {
@@ -181,6 +219,18 @@ final class SimConsumer extends Node implements Pipe.Receiver {
             }
             case Message.Refused r -> world.trace(name + " refused: " + r.reason());
             default -> throw new IllegalStateException(name + " got an unexpected " + msg.getClass().getSimpleName());
+        }
+    }
+
+    /** Asks to cancel {@code o}'s computation, unless it is over. */
+    private void cancel(Outcome o) {
+        if (o.done) {
+            return;
+        }
+        world.trace(name + " cancels " + o.job.name());
+        cancelling.add(o.computation);
+        if (end != null) {
+            end.send(new Message.Cancel(o.computation));
         }
     }
 

@@ -58,6 +58,9 @@ public final class SimRunner {
             if (!shape.valuesByReference()) {
                 b.append(" --inline-values");
             }
+            if (!shape.cancel()) {
+                b.append(" --no-cancel");
+            }
         }
         return b.toString();
     }

@@ -243,7 +243,10 @@ abstract class PeerSession {
                 case Message.Diagnose d -> connection().write(node.scheduler().submissions().diagnose(this, d.computation()));
                 case Message.Cancel k -> {
                     String refusal = node.scheduler().submissions().cancel(this, k.computation(), node.cycle().now());
-                    connection().write(new Message.CancelAnswer(k.computation(), refusal == null ? "" : refusal));
+                    Message answer = new Message.CancelAnswer(k.computation(), refusal == null ? "" : refusal);
+                    // Once the mirrors have it: a consumer told sooner could count on a cancellation that the
+                    // failure of this server then undoes (the computation would run on, and deliver its result).
+                    node.networkInternals().afterCommit(() -> connection().send(answer));
                 }
                 case Message.Prioritize p -> {
                     String refusal = node.scheduler().submissions().prioritize(this, p.computation(), p.priority());

@@ -1,7 +1,6 @@
 package org.cx.server;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -635,7 +634,7 @@ public final class Scheduler {
             return;
         }
         if (!target.setInput(to.argNo(), v.value())) {
-            if (!target.envelope.firstInputWins() && !Arrays.equals(target.input(to.argNo()), v.value())) {
+            if (!target.envelope.firstInputWins() && !ValueRef.sameValue(target.input(to.argNo()), v.value())) {
                 fail(c, to.target().toString(), "task " + to.target() + " was sent a second, different value for its "
                         + "input " + to.argNo() + ": each input takes one value, so a task sent it to the wrong "
                         + "continuation (a task that takes whichever value comes first overrides "

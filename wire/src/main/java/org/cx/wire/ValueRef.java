@@ -48,6 +48,17 @@ public record ValueRef(long computation, long idHigh, long idLow, long size, int
                 + Long.toUnsignedString(idLow, 16);
     }
 
+    /**
+     * Whether two encoded values are the same value: equal bytes, or two references to the same {@link #content}
+     * (a task run twice makes its large value twice, under two ids).
+     */
+    public static boolean sameValue(byte[] a, byte[] b) {
+        ValueRef x = of(a);
+        ValueRef y = of(b);
+        return x != null && y != null ? x.content().equals(y.content()) && x.computation == y.computation
+                : java.util.Arrays.equals(a, b);
+    }
+
     /** What two runs of a deterministic task agree on: the bytes' size and checksum, not the id. */
     public String content() {
         return size + ":" + Integer.toHexString(crc);

@@ -241,6 +241,24 @@ class ValueLinkTest {
         assertFalse(sender.holds(ref), "made here once: one copy");
     }
 
+    /** A task run twice makes its large value twice, under two ids: the same value all the same, unlike another. */
+    @Test
+    void twoReferencesToTheSameBytesAreTheSameValue() {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        long[] data = randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed);
+        BodyCodec codec = codec(sender);
+        byte[] first = codec.encodeValue(data, COMPUTATION, "v");
+        byte[] again = codec.encodeValue(data.clone(), COMPUTATION, "v");
+        data[0]++;
+        byte[] other = codec.encodeValue(data, COMPUTATION, "v");
+        assertFalse(java.util.Arrays.equals(first, again), "two ids");
+        assertTrue(ValueRef.sameValue(first, again));
+        assertFalse(ValueRef.sameValue(first, other));
+        assertTrue(ValueRef.sameValue(new byte[] {1, 2}, new byte[] {1, 2}));
+        assertFalse(ValueRef.sameValue(first, new byte[] {1, 2}));
+    }
+
     /** Only a server may say which values go: from anyone else a release is refused, and the value stays. */
     @Test
     void aReleaseFromAPeerThatIsNoServerIsRefused() {
