@@ -11,9 +11,12 @@ import org.cx.wire.BodyCodecs;
 
 /**
  * One simulated run, all decided by its seed: a network of task servers forms, producers attach, a consumer
- * submits a Fibonacci computation and a {@link Spread} computation, and faults strike while they run; then the
- * run's invariants are checked. Server faults come one at a time, each once the network again tolerates a failure,
- * as the network promises to survive.
+ * submits a Fibonacci computation and a {@link Spread} computation (and one it cancels), and faults strike while they
+ * run; then the run's invariants are checked. Server faults come one at a time, each once the network again
+ * tolerates a failure, as the network promises to survive.
+ *
+ * <p>Over 500 lines because a run's shape, its plan of faults and the checks that read the whole network at the end
+ * are one story told in order; the checks made as it goes are in {@link Audit}.
  */
 public final class Scenario {
     private static final long MS = 1_000_000L;
