@@ -32,12 +32,12 @@ class SimulationTest {
 
     /**
      * Servers frozen as they mirror a completion, before the acknowledgements: the moment their outputs are held.
-     * Values travel inline here: with them by reference, seed 161 still fails (an heir refers to a value whose chunks
-     * never reached it; see architecture.md, "Known limits").
+     * Seed 161 found that a mirror changed an operation it had received in place: the same message, delivered to two
+     * mirrors in memory, gave one of them another's input.
      */
     @Test
     void serversFrozenMidCommitLoseNothingAndCommitNothingTwice() throws InterruptedException {
-        Scenario.Shape shape = new Scenario.Shape(7, 6, 2, 12, 4, 4, false, true, true, true, true, false, true);
+        Scenario.Shape shape = new Scenario.Shape(7, 6, 2, 12, 4, 4, false, true, true, true, true, true, true);
         SimRunner.Summary s = SimRunner.run(1, 300, shape, 2, p -> { });
         s.failures().forEach(r -> SimRunner.describe(r, shape, System.out));
         System.out.println("faults: " + s.faults());

@@ -136,7 +136,10 @@ final class Replica {
             case MirrorOp.Input in -> {
                 MirrorOp.Put put = tasks.get(in.id());
                 if (put != null && in.argNo() < put.inputs().length) {
-                    put.inputs()[in.argNo()] = in.value();
+                    // a new op: the one received stays as it came (a message is never changed once read)
+                    byte[][] inputs = put.inputs().clone();
+                    inputs[in.argNo()] = in.value();
+                    tasks.put(in.id(), new MirrorOp.Put(put.task(), put.home(), put.origin(), inputs));
                 }
             }
             case MirrorOp.Remove r -> tasks.remove(r.id());
