@@ -7,8 +7,6 @@ import java.util.List;
 import org.cx.server.PeerConnection;
 import org.cx.wire.Message;
 import org.cx.wire.PeerValues;
-import org.cx.wire.ValueRef;
-import org.cx.wire.ValueStore;
 
 /**
  * One simulated TCP connection between a client node and a server node. Each end queues what it writes; a flush
@@ -75,25 +73,15 @@ final class Pipe {
             if (closed) {
                 return;
             }
-            if (values != null) {
-                if (message instanceof Message.ValuesReleased released) {
-                    Message.ValuesReleased held = values.passOn(released);
-                    if (held != null) {
-                        unflushed.add(held);
-                    }
-                    return;
-                }
-                for (ValueRef ref : values.toSendBefore(message)) {
-                    try (ValueStore.Chunks chunks = values.store().chunks(ref)) {
-                        while (!chunks.done()) {
-                            unflushed.add(chunks.next());
-                        }
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e); // held in memory: it cannot fail
-                    }
-                }
+            if (values == null) {
+                unflushed.add(message);
+                return;
             }
-            unflushed.add(message);
+            try {
+                values.write(message, unflushed::add);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e); // values held in memory: it cannot fail
+            }
         }
 
         @Override

@@ -46,21 +46,7 @@ public final class MessageStreams {
      * {@link Message.ValuesReleased} only as far as the other end holds its values ({@link PeerValues#passOn}).
      */
     public void write(Message message, PeerValues values) throws IOException {
-        if (message instanceof Message.ValuesReleased released) {
-            Message.ValuesReleased held = values.passOn(released);
-            if (held != null) {
-                write(held);
-            }
-            return;
-        }
-        for (ValueRef ref : values.toSendBefore(message)) {
-            try (ValueStore.Chunks chunks = values.store().chunks(ref)) {
-                while (!chunks.done()) {
-                    write(chunks.next());
-                }
-            }
-        }
-        write(message);
+        values.write(message, this::write);
     }
 
     public void flush() throws IOException {

@@ -72,6 +72,34 @@ public final class PeerValues {
         return missing;
     }
 
+    /** Where a connection's messages go, in order. */
+    public interface Sink {
+        void write(Message message) throws IOException;
+    }
+
+    /**
+     * Writes {@code message} to {@code out} after the chunks of the large values it refers to that the other end
+     * lacks ({@link #toSendBefore}); a {@link Message.ValuesReleased} only as far as the other end holds its values
+     * ({@link #passOn}).
+     */
+    public void write(Message message, Sink out) throws IOException {
+        if (message instanceof Message.ValuesReleased released) {
+            Message.ValuesReleased held = passOn(released);
+            if (held != null) {
+                out.write(held);
+            }
+            return;
+        }
+        for (ValueRef ref : toSendBefore(message)) {
+            try (ValueStore.Chunks chunks = store.chunks(ref)) {
+                while (!chunks.done()) {
+                    out.write(chunks.next());
+                }
+            }
+        }
+        out.write(message);
+    }
+
     /**
      * The part of {@code released} this connection passes on: the values the other end holds, counted as held no
      * longer; null if it holds none of them.

@@ -250,12 +250,12 @@ public final class ValueStore implements AutoCloseable {
     public void release(ValueRef ref) {
         Held h = held.remove(ref);
         if (h != null) {
-            released(ref, h);
+            freeAndTell(ref, h);
         }
     }
 
     /** {@code ref}, held as {@code h}, is gone from the map: frees it and tells the listeners. */
-    private void released(ValueRef ref, Held h) {
+    private void freeAndTell(ValueRef ref, Held h) {
         release(ref, h);
         released.incrementAndGet();
         releaseListeners.forEach(l -> l.accept(ref));
@@ -276,7 +276,7 @@ public final class ValueStore implements AutoCloseable {
             return null;
         });
         if (gone[0] != null) {
-            released(ref, gone[0]);
+            freeAndTell(ref, gone[0]);
         }
     }
 
