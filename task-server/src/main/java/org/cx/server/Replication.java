@@ -112,6 +112,9 @@ public final class Replication {
                 c.failure = f.failure();
                 c.finishedNanos = s.now();
                 c.finishedWith(f);
+                // The failed server may have crashed before it told the others: they are told again, so that what
+                // they hold of it (a cancelled computation's tasks) is dropped now and not run to the end.
+                s.endAdopted(c);
             }
         }
         for (MirrorOp.Put put : copy.tasks()) {

@@ -695,6 +695,11 @@ public final class Scheduler {
         oversized.clear();
     }
 
+    /** A computation adopted from a failed server's copy was over there: it ends here, every server told again. */
+    void endAdopted(ComputationState c) {
+        end(c);
+    }
+
     /** Drops every remaining task of a finished computation and tells the producers. */
     private void end(ComputationState c) {
         replication.untallied(c);
