@@ -250,7 +250,8 @@ abstract class PeerSession {
                 }
                 case Message.Prioritize p -> {
                     String refusal = node.scheduler().submissions().prioritize(this, p.computation(), p.priority());
-                    connection().write(new Message.Prioritized(p.computation(), refusal == null ? "" : refusal));
+                    Message answer = new Message.Prioritized(p.computation(), refusal == null ? "" : refusal);
+                    node.networkInternals().afterCommit(() -> connection().send(answer)); // as a cancellation's
                 }
                 case Message.ListComputations l -> connection().write(node.scheduler().submissions().list(this));
                 default -> {

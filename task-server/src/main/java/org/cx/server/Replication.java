@@ -115,6 +115,8 @@ public final class Replication {
                 // The failed server may have crashed before it told the others: they are told again, so that what
                 // they hold of it (a cancelled computation's tasks) is dropped now and not run to the end.
                 s.endAdopted(c);
+            } else if (c.phase == ComputationState.Phase.RUNNING && rc.priority() != 0) {
+                s.outbox.reprioritized(c.id, rc.priority()); // likewise a new priority it may not have told
             }
         }
         for (MirrorOp.Put put : copy.tasks()) {

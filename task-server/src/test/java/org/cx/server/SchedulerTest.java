@@ -74,9 +74,19 @@ class SchedulerTest {
         @Override
         public void computationEnded(long computation, boolean atOrigin) {
             log.add("ended");
+            if (atOrigin) {
+                endedAtOrigin.add(computation); // every server is told
+            }
         }
 
         final List<String> routed = new ArrayList<>();
+        final List<Long> endedAtOrigin = new ArrayList<>();
+        final List<String> reprioritized = new ArrayList<>();
+
+        @Override
+        public void reprioritized(long computation, int priority) {
+            reprioritized.add(computation + ":" + priority);
+        }
 
         @Override
         public void accepted(ConsumerHandle consumer, long requestId, long computation) {
@@ -1020,5 +1030,24 @@ class SchedulerTest {
         assertEquals(0, scheduler.submissions().expire(now + 1));
         assertEquals(1, scheduler.submissions().expire(now + 60_000_000_001L));
         assertTrue(!scheduler.submissions().collect(later, c), "expired");
+    }
+
+    /**
+     * A server may crash after its mirrors have the end of a computation (a cancellation) and before it tells the
+     * other servers: the heir that adopts it tells them, or their tasks of it run on to the end. Likewise a
+     * computation's new priority.
+     */
+    @Test
+    void anHeirTellsEveryServerOfWhatTheServerItTookOverMayNotHaveTold() {
+        Replica copy = new Replica();
+        copy.offer(1, true, new org.cx.wire.MirrorOp[] {
+            new org.cx.wire.MirrorOp.Started(9, now, "alice", 1, 0, 0),
+            new org.cx.wire.MirrorOp.Started(10, now, "alice", 1, 0, 0),
+            new org.cx.wire.MirrorOp.Started(11, now, "alice", 1, 0, 0),
+            new org.cx.wire.MirrorOp.Reprioritized(11, 5),
+            new org.cx.wire.MirrorOp.Finished(9, null, "", "cancelled by alice", 3, 3, 30, 100)});
+        scheduler.replication().adopt(copy);
+        assertEquals(List.of(9L), out.endedAtOrigin, "the cancelled one, not the running ones");
+        assertEquals(List.of("11:5"), out.reprioritized, "a new priority too, as it may not have told it");
     }
 }
