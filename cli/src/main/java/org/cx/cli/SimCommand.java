@@ -97,6 +97,10 @@ final class SimCommand extends Printing implements Callable<Integer> {
             + "submitted too and cancelled 20-400 ms after it is accepted; none of its tasks may start 1 s after).")
     boolean noCancel;
 
+    @Option(names = "--consumer-at-root", description = "The consumer attaches to the primary root (otherwise to a "
+            + "server drawn from the seed, so that the origin of its computations may fail while the root lives).")
+    boolean consumerAtRoot;
+
     @Override
     public Integer call() throws Exception {
         if (servers < 1 || producers < 1 || workers < 1 || fib < 0 || spreadDepth < 0 || faults < 0 || seeds < 1) {
@@ -105,7 +109,8 @@ final class SimCommand extends Printing implements Callable<Integer> {
         }
         ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("org.cx")).setLevel(serverLogs ? null : Level.OFF);
         Scenario.Shape shape = new Scenario.Shape(servers, producers, workers, fib, spreadDepth, faults,
-                wideCuts, freezeMidCommit, !noClaims, !noStragglers, !shortCuts, !inlineValues, !noCancel);
+                wideCuts, freezeMidCommit, !noClaims, !noStragglers, !shortCuts, !inlineValues, !noCancel,
+                !consumerAtRoot);
         if (seed == null && (trace || trails != null)) {
             throw new IllegalArgumentException("--trace and --audit-trail replay one seed: give it with --seed");
         }

@@ -37,25 +37,47 @@ public final class Scenario {
      * stop by itself; otherwise at most 2.5 s. {@code valuesByReference}: the spread's values over
      * {@link #VALUE_INLINE_BYTES} travel by reference, in chunks, as large values do in {@code cx}; otherwise inline.
      * {@code cancel}: the consumer also submits F(n + 2) and cancels it 20–400 ms after it is accepted.
+     * {@code consumerAnywhere}: the consumer attaches to a server drawn apart from the plan, so that its
+     * computations' origin may fail while the root lives; otherwise to the primary root.
      */
     public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults,
                         boolean wideCuts, boolean freezeMidCommit, boolean claims,
-                        boolean stragglers, boolean longCuts, boolean valuesByReference, boolean cancel) {
+                        boolean stragglers, boolean longCuts, boolean valuesByReference, boolean cancel,
+                        boolean consumerAnywhere) {
         /**
          * The default: 7 servers, 6 producers of 2 workers (two in three of them claiming), F(12), a spread of depth
-         * 4, up to 3 faults, stragglers, long cuts, values by reference, a cancelled F(14).
+         * 4, up to 3 faults, stragglers, long cuts, values by reference, a cancelled F(14), the consumer on any
+         * server.
          */
         public static Shape defaults() {
-            return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true, true, true, true);
+            return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true, true, true, true, true);
+        }
+
+        /** The same with up to {@code faults} faults. */
+        public Shape withFaults(int faults) {
+            return new Shape(servers, producers, workers, fib, spreadDepth, faults, wideCuts, freezeMidCommit, claims,
+                    stragglers, longCuts, valuesByReference, cancel, consumerAnywhere);
+        }
+
+        /** The same with every server fault a freeze as the server mirrors a completion. */
+        public Shape freezingMidCommit() {
+            return new Shape(servers, producers, workers, fib, spreadDepth, maxFaults, wideCuts, true, claims,
+                    stragglers, longCuts, valuesByReference, cancel, consumerAnywhere);
+        }
+
+        /** The same with the consumer on the primary root, as the seeds ran before it could be anywhere. */
+        public Shape withTheConsumerAtTheRoot() {
+            return new Shape(servers, producers, workers, fib, spreadDepth, maxFaults, wideCuts, freezeMidCommit,
+                    claims, stragglers, longCuts, valuesByReference, cancel, false);
         }
 
         /**
          * The same as the first seeds ran: no producer claims, straggles or freezes, cuts last at most 2.5 s,
-         * every value travels inline, and nothing is cancelled.
+         * every value travels inline, nothing is cancelled, and the consumer is on the primary root.
          */
         public Shape asTheFirstSeedsRan() {
             return new Shape(servers, producers, workers, fib, spreadDepth, maxFaults, wideCuts, freezeMidCommit,
-                    false, false, false, false, false);
+                    false, false, false, false, false, false);
         }
     }
 
@@ -174,7 +196,10 @@ public final class Scenario {
         }
         consumer = new SimConsumer(world, "c1", addresses, audit);
         consumer.plan(shape.cancel() ? 3 : 2);
-        consumer.connect(root().address);
+        // Drawn apart from the plan, which keeps its faults; the consumer's own stream is drawn likewise.
+        consumer.connect(shape.consumerAnywhere()
+                ? addresses.get(new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL).nextInt(addresses.size()))
+                : root().address);
         long key = plan.nextLong();
         world.after(plan.nextLong(0, 20) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
                 "F(" + shape.fib() + ")", () -> new Fib(shape.fib()), Fib.value(shape.fib()),

@@ -61,6 +61,9 @@ public final class SimRunner {
             if (!shape.cancel()) {
                 b.append(" --no-cancel");
             }
+            if (!shape.consumerAnywhere()) {
+                b.append(" --consumer-at-root");
+            }
         }
         return b.toString();
     }

@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
  */
 class SimulationTest {
     private static final Scenario.Shape SHAPE = Scenario.Shape.defaults();
-    private static final Scenario.Shape FOUR_FAULTS =
-            new Scenario.Shape(7, 6, 2, 12, 4, 4, false, false, true, true, true, true, true);
-    private static final Scenario.Shape FROZEN_MID_COMMIT =
-            new Scenario.Shape(7, 6, 2, 12, 4, 4, false, true, true, true, true, true, true);
+    /** The consumer on the primary root: as the seeds found before it could be anywhere ran. */
+    private static final Scenario.Shape AT_THE_ROOT = SHAPE.withTheConsumerAtTheRoot();
+    private static final Scenario.Shape FOUR_FAULTS = AT_THE_ROOT.withFaults(4);
+    private static final Scenario.Shape FROZEN_MID_COMMIT = FOUR_FAULTS.freezingMidCommit();
 
     /** {@code -Dcx.sim.seeds=N} and {@code -Dcx.sim.first=S} run other seeds; the defaults run 1 to 500. */
     @Test
@@ -80,7 +80,7 @@ class SimulationTest {
      */
     @Test
     void aServerCutOffFromTheRootStopsByItself() {
-        for (Map.Entry<Long, Scenario.Shape> c : Map.of(2108L, SHAPE, 21003319L, FOUR_FAULTS).entrySet()) {
+        for (Map.Entry<Long, Scenario.Shape> c : Map.of(2108L, AT_THE_ROOT, 21003319L, FOUR_FAULTS).entrySet()) {
             Scenario.Result r = Scenario.run(c.getKey(), c.getValue(), null);
             assertTrue(r.ok(), "seed " + c.getKey() + ": " + r.violations());
             assertTrue(r.faults().stream().anyMatch(f -> f.contains(": cut ")), "a cut struck: " + r.faults());
@@ -98,7 +98,7 @@ class SimulationTest {
     @Test
     void seedsThatFoundValueBugsStayFixed() {
         for (long seed : new long[] {1, 1934, 1935, 1956}) {
-            Scenario.Result r = Scenario.run(seed, SHAPE, null);
+            Scenario.Result r = Scenario.run(seed, AT_THE_ROOT, null);
             assertTrue(r.ok(), "seed " + seed + ": " + r.violations());
         }
         Scenario.Result r = Scenario.run(21004937, FOUR_FAULTS, null);
@@ -148,10 +148,22 @@ class SimulationTest {
         assertTrue(r.faults().stream().anyMatch(f -> f.contains("crash s")), "a server crashed: " + r.faults());
     }
 
+    /**
+     * The consumer on a server that a cut kept from three others (not from the root) for 5 s: its cancellation
+     * reached them only when the cut healed, and their producers ran the computation's tasks until then (seed
+     * 70005616, four faults). The root passes a computation's end on to every server too.
+     */
+    @Test
+    void aCancellationReachesServersCutOffFromItsOrigin() {
+        Scenario.Result r = Scenario.run(70005616, SHAPE.withFaults(4), null);
+        assertTrue(r.ok(), "seed 70005616: " + r.violations());
+        assertTrue(r.faults().stream().anyMatch(f -> f.contains(": cut ")), "a cut struck: " + r.faults());
+    }
+
     /** The primary and the secondary root crash together: their state is gone, and the checks must say so. */
     @Test
     void theChecksCatchARunTheNetworkCannotSurvive() {
-        Scenario.Shape calm = new Scenario.Shape(7, 6, 2, 12, 4, 0, false, false, true, true, true, true, true);
+        Scenario.Shape calm = AT_THE_ROOT.withFaults(0);
         Scenario scenario = new Scenario(7, calm, null);
         Scenario.Result r = scenario.scripted(20, () -> scenario.crashServers(scenario.rootName(),
                 scenario.secondaryRootName())).run();

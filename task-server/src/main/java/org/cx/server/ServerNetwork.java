@@ -858,6 +858,11 @@ final class ServerNetwork {
             case Message.ComputationEnded e -> {
                 scheduler.endedElsewhere(e.computation());
                 host.computationEnded(e.computation());
+                if (isRoot()) {
+                    // Passed on by the root as well: a server cut off from the origin alone (not from the root, so
+                    // not declared failed) would otherwise run the computation's tasks on until the cut heals.
+                    tellServers(e);
+                }
             }
             case Message.Prioritize p -> scheduler.prioritizedElsewhere(p.computation(), p.priority());
             case Message.NetworkQuery q -> from.send(networkStatus());
