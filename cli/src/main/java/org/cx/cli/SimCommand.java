@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 /** {@code cx sim}: the deterministic simulation of a whole network under faults. */
 @Command(name = "sim", mixinStandardHelpOptions = true,
         description = {"Runs the deterministic simulation of a whole network under faults, seed after seed.",
-            "Each seed runs task servers (their real code), producers and a consumer in one thread over in-memory",
+            "Each seed runs task servers (their real code), producers and consumers in one thread over in-memory",
             "connections on a virtual clock: the network forms, F(n) and a DAG of variable fan-in run, and faults",
             "strike (a server crashes, freezes or is cut off from some neighbours, connections break, producers",
             "crash, leave and join). Then it checks: each computation's result is right and no task was lost, no",
@@ -97,8 +97,9 @@ final class SimCommand extends Printing implements Callable<Integer> {
             + "submitted too and cancelled 20-400 ms after it is accepted; none of its tasks may start 1 s after).")
     boolean noCancel;
 
-    @Option(names = "--consumer-at-root", description = "The consumer attaches to the primary root (otherwise to a "
-            + "server drawn from the seed, so that the origin of its computations may fail while the root lives).")
+    @Option(names = "--consumer-at-root", description = "One consumer, on the primary root (otherwise it attaches to "
+            + "a server drawn from the seed, so that the origin of its computations may fail while the root lives, "
+            + "and a second consumer on another submits an F(n) of its own).")
     boolean consumerAtRoot;
 
     @Override

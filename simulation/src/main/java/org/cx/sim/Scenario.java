@@ -38,7 +38,8 @@ public final class Scenario {
      * {@link #VALUE_INLINE_BYTES} travel by reference, in chunks, as large values do in {@code cx}; otherwise inline.
      * {@code cancel}: the consumer also submits F(n + 2) and cancels it 20–400 ms after it is accepted.
      * {@code consumerAnywhere}: the consumer attaches to a server drawn apart from the plan, so that its
-     * computations' origin may fail while the root lives; otherwise to the primary root.
+     * computations' origin may fail while the root lives, and a second consumer attaches to another drawn server and
+     * submits an F(n) of its own; otherwise one consumer, on the primary root.
      */
     public record Shape(int servers, int producers, int workers, int fib, int spreadDepth, int maxFaults,
                         boolean wideCuts, boolean freezeMidCommit, boolean claims,
@@ -46,8 +47,8 @@ public final class Scenario {
                         boolean consumerAnywhere) {
         /**
          * The default: 7 servers, 6 producers of 2 workers (two in three of them claiming), F(12), a spread of depth
-         * 4, up to 3 faults, stragglers, long cuts, values by reference, a cancelled F(14), the consumer on any
-         * server.
+         * 4, up to 3 faults, stragglers, long cuts, values by reference, a cancelled F(14), consumers on any
+         * servers.
          */
         public static Shape defaults() {
             return new Shape(7, 6, 2, 12, 4, 3, false, false, true, true, true, true, true, true);
@@ -111,6 +112,8 @@ public final class Scenario {
     private final List<SimProducer> producers = new ArrayList<>();
     private final List<String> faults = new ArrayList<>();
     private SimConsumer consumer;
+    /** Every consumer: {@link #consumer}, and a second one on another server when the consumer may be anywhere. */
+    private final List<SimConsumer> consumers = new ArrayList<>();
     /**
      * How long after a crash or a lost link before another server fault may strike: the network hears of either by
      * the reset, which takes a message delay (up to 50 ms) to arrive; until then it would still count as tolerant.
@@ -184,7 +187,8 @@ public final class Scenario {
         world.trace("network formed");
         startWork(addresses);
         planFaults(start);
-        boolean finished = world.runUntil(consumer::allDone, start + RUN_LIMIT_NANOS);
+        boolean finished = world.runUntil(() -> consumers.stream().allMatch(SimConsumer::allDone),
+                start + RUN_LIMIT_NANOS);
         return finish(finished);
     }
 
@@ -195,11 +199,23 @@ public final class Scenario {
             world.after(plan.nextLong(0, 50) * MS, p, () -> p.start(randomAlive().address));
         }
         consumer = new SimConsumer(world, "c1", addresses, audit);
+        consumers.add(consumer);
         consumer.plan(shape.cancel() ? 3 : 2);
-        // Drawn apart from the plan, which keeps its faults; the consumer's own stream is drawn likewise.
-        consumer.connect(shape.consumerAnywhere()
-                ? addresses.get(new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL).nextInt(addresses.size()))
-                : root().address);
+        if (shape.consumerAnywhere()) {
+            // Drawn apart from the plan, which keeps its faults: where each consumer attaches, and when the second
+            // one submits its F(n).
+            SplittableRandom where = new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL);
+            consumer.connect(addresses.get(where.nextInt(addresses.size())));
+            SimConsumer second = new SimConsumer(world, "c2", addresses, audit);
+            consumers.add(second);
+            second.plan(1);
+            second.connect(addresses.get(where.nextInt(addresses.size())));
+            world.after(where.nextLong(0, 300) * MS, second, () -> second.submit(new SimConsumer.Job(
+                    "F(" + shape.fib() + ") of c2", () -> new Fib(shape.fib()), Fib.value(shape.fib()),
+                    Fib.taskCount(shape.fib()))));
+        } else {
+            consumer.connect(root().address);
+        }
         long key = plan.nextLong();
         world.after(plan.nextLong(0, 20) * MS, consumer, () -> consumer.submit(new SimConsumer.Job(
                 "F(" + shape.fib() + ")", () -> new Fib(shape.fib()), Fib.value(shape.fib()),
@@ -482,7 +498,7 @@ public final class Scenario {
     // ---------------------------------------------------------------- checks
 
     private void checkResults() {
-        for (SimConsumer.Outcome o : consumer.outcomes()) {
+        for (SimConsumer.Outcome o : outcomes()) {
             if (!o.done) {
                 continue;
             }
@@ -508,6 +524,10 @@ public final class Scenario {
         }
     }
 
+    private List<SimConsumer.Outcome> outcomes() {
+        return consumers.stream().flatMap(c -> c.outcomes().stream()).toList();
+    }
+
     private static boolean same(Object value, Object expected) {
         if (value instanceof byte[] a && expected instanceof byte[] b) {
             return Arrays.equals(a, b);
@@ -517,7 +537,7 @@ public final class Scenario {
 
     private String describeUnfinished() {
         List<String> open = new ArrayList<>();
-        for (SimConsumer.Outcome o : consumer.outcomes()) {
+        for (SimConsumer.Outcome o : outcomes()) {
             if (!o.done) {
                 open.add(o.job.name() + (o.computation == 0 ? " (not accepted)" : " (computation "
                         + Long.toHexString(o.computation) + ", " + audit.appliedTasks(o.computation) + " of "
@@ -528,7 +548,7 @@ public final class Scenario {
             var st = s.core.status(7000);
             open.add(s.name + " holds " + st.computations() + " computations, " + st.ready() + " ready tasks, "
                     + st.producers() + " producers");
-            for (SimConsumer.Outcome o : consumer.outcomes()) {
+            for (SimConsumer.Outcome o : outcomes()) {
                 if (!o.done && o.computation != 0) {
                     s.core.describeTasks(o.computation).forEach(line -> open.add(s.name + " holds " + line));
                 }
