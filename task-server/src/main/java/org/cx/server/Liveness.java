@@ -36,6 +36,8 @@ final class Liveness {
     private long lastRootAnswer;
     /** When the root last answered, a broken connection to it aside (that counts as silence only for questions). */
     private long rootHeard;
+    /** When the connection to the primary root broke, if it has not answered since; else -1. */
+    private long rootBrokenAt = -1;
     private long lastCheck;
 
     Liveness(long timeoutNanos, long nowNanos) {
@@ -56,6 +58,7 @@ final class Liveness {
             lastHeard.replaceAll((id, t) -> nowNanos);
             lastRootAnswer = nowNanos;
             rootHeard = nowNanos;
+            rootBrokenAt = rootBrokenAt < 0 ? -1 : nowNanos;
         }
         return paused;
     }
@@ -103,11 +106,26 @@ final class Liveness {
     void rootAnswered(long nowNanos) {
         lastRootAnswer = nowNanos;
         rootHeard = nowNanos;
+        rootBrokenAt = -1;
     }
 
-    /** The connection to the primary root broke: it counts as silent until it answers again. */
-    void rootLost() {
+    /** The connection to the primary root broke at {@code nowNanos}: it counts as silent until it answers again. */
+    void rootLost(long nowNanos) {
         lastRootAnswer = Long.MIN_VALUE / 2;
+        if (rootBrokenAt < 0) {
+            rootBrokenAt = nowNanos;
+        }
+    }
+
+    /**
+     * Whether the primary root looks crashed at {@code nowNanos}, as the secondary of a network of two must judge it
+     * with nobody to ask: its connection broke (a killed process's does) and it has not answered for a timeout since,
+     * though this server kept calling. Silence alone is not enough: a cut or a frozen primary leaves the connection
+     * open, and a secondary that took over then would run the primary's tasks beside it; it stops instead once it is
+     * {@linkplain #cutOff cut off}.
+     */
+    boolean rootCrashed(long nowNanos) {
+        return rootBrokenAt >= 0 && nowNanos - rootBrokenAt > timeoutNanos;
     }
 
     /** Whether the primary root has not answered for longer than {@code nanos} at {@code nowNanos}. */

@@ -37,6 +37,12 @@ public interface PeerLink {
 
     boolean isClosed();
 
+    /**
+     * Whether the link was ever up (the other server let this one in). A link lost before that says only that the
+     * other server could not be reached for a while (a cut times a connection attempt out), not that it is gone.
+     */
+    boolean wasUp();
+
     /** Queues {@code m}; it leaves, in order, at a {@link #flush} once the link is up. */
     void send(Message m);
 

@@ -52,6 +52,11 @@ public abstract class QueuedPeerLink implements PeerLink {
     }
 
     @Override
+    public final boolean wasUp() {
+        return ready;
+    }
+
+    @Override
     public final void send(Message m) {
         if (ready) {
             write(m);

@@ -16,7 +16,9 @@ import java.util.Set;
  *       primary has not answered its heartbeats for more than half the failure timeout.</li>
  *   <li>When the secondary and the members that say silent are more than half of the network (the primary
  *       counted), it takes over ({@link #answered} returns true). A network of two has nobody else to ask: the
- *       secondary takes over at once.</li>
+ *       secondary takes over only once its connection to the primary broke and the primary has not answered for a
+ *       failure timeout since ({@link Liveness#rootCrashed}); a cut or a frozen primary leaves the connection open,
+ *       and the secondary, cut off, stops instead.</li>
  *   <li>Answers that the primary lives leave it as it is; while the primary stays silent the secondary asks again
  *       each heartbeat period, counting afresh. Meanwhile a primary that cannot hear the secondary declares the
  *       secondary failed, and it stops.</li>

@@ -627,7 +627,9 @@ final class ServerNetwork {
     private void suspectRoot(String why) {
         lastSuspicion = why;
         if (RootTakeover.alone(tree.size())) {
-            takeOverAsRoot(why);
+            if (liveness.rootCrashed(cycle.now())) {
+                takeOverAsRoot(why + "; its connection broke a failure timeout ago, and nobody else is there to ask");
+            }
             return;
         }
         takeover.suspect(self);
@@ -718,19 +720,25 @@ final class ServerNetwork {
         host.evicted(reason);
     }
 
-    /** A link to another server closed: the root (or the secondary, for the root) treats that as a failure. */
-    private void linkLost(int id) {
+    /**
+     * A link to another server closed: the root (or the secondary, for the root) treats that as a failure if the link
+     * was {@code up}. One that never came up leaves the judging to silence: a connection attempt timed out by a cut
+     * that has healed since would otherwise have the root declare a live server failed (and with it, perhaps, the
+     * rest of its mirror group).
+     */
+    private void linkLost(int id, boolean up) {
         links.remove(id);
         mirroring.linkLost(id);
-        if (evicted || shuttingDown || !tree.contains(id)) {
+        if (evicted || shuttingDown || !tree.contains(id) || !up) {
             return;
         }
         if (isRoot()) {
             declareFailed(id, "connection lost");
         } else if (position() == 1 && tree.idAt(0) == id) {
+            liveness.rootLost(cycle.now());
             suspectRoot("connection lost");
         } else if (tree.idAt(0) == id) {
-            liveness.rootLost(); // asked by the secondary root, this server says it lost the primary
+            liveness.rootLost(cycle.now()); // asked by the secondary root, this server says it lost the primary
         }
     }
 
@@ -953,7 +961,7 @@ final class ServerNetwork {
             @Override
             public void lost(PeerLink link) {
                 if (links.get(link.id()) == link) {
-                    linkLost(link.id());
+                    linkLost(link.id(), link.wasUp());
                     cycle.endOfBurst(); // a repair may have followed
                 }
             }

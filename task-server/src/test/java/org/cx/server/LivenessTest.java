@@ -90,7 +90,7 @@ class LivenessTest {
     void aBrokenConnectionToTheRootIsNotACutOff() {
         Liveness l = new Liveness(TIMEOUT, 0);
         l.rootAnswered(500 * MS);
-        l.rootLost(); // the primary crashed: the secondary's questions hear it is gone at once
+        l.rootLost(550 * MS); // the primary crashed: the secondary's questions hear it is gone at once
         assertTrue(l.rootSilentFor(600 * MS, TIMEOUT / 2));
         assertFalse(l.cutOff(600 * MS), "the secondary replaces a crashed primary within about a timeout");
         assertTrue(l.cutOff(2_501 * MS));
@@ -102,5 +102,19 @@ class LivenessTest {
         assertTrue(l.check(2_500 * MS), "frozen for 2.5 s");
         assertFalse(l.cutOff(2_600 * MS), "after a pause the root's silence counts again from the pause on");
         assertTrue(l.cutOff(4_501 * MS));
+    }
+
+    /** The secondary of a network of two, with nobody to ask, takes over from a broken connection, never silence. */
+    @Test
+    void aRootLooksCrashedOnlyATimeoutAfterItsConnectionBroke() {
+        Liveness silent = new Liveness(TIMEOUT, 0);
+        assertFalse(silent.rootCrashed(3 * TIMEOUT), "silence alone: a cut, or a frozen primary");
+        Liveness broken = new Liveness(TIMEOUT, 0);
+        broken.rootLost(100 * MS);
+        broken.rootLost(400 * MS); // the calls again fail: the break still counts from the first
+        assertFalse(broken.rootCrashed(1_100 * MS), "exactly a timeout after the break is not yet enough");
+        assertTrue(broken.rootCrashed(1_101 * MS));
+        broken.rootAnswered(1_200 * MS);
+        assertFalse(broken.rootCrashed(5_000 * MS), "it answered again");
     }
 }
