@@ -2,6 +2,7 @@ package org.cx.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -81,8 +82,8 @@ public final class ValueLink extends ChannelDuplexHandler {
     }
 
     /**
-     * A held value's chunks as the chunked writer pulls them: each a whole frame, copied from the store straight into
-     * a transport buffer.
+     * A held value's chunks as the chunked writer pulls them: each a whole frame, a chunk in memory wrapped as it is,
+     * one in a file read straight into a transport buffer.
      */
     private static final class StoreChunks implements ChunkedInput<ByteBuf> {
         private final ValueStore.Chunks chunks;
@@ -113,6 +114,11 @@ public final class ValueLink extends ChannelDuplexHandler {
                 return null;
             }
             byte[] header = MessageEncoder.chunkHeader(chunks.ref().bytes(), chunks.offset(), chunks.nextLength());
+            byte[] held = chunks.nextHeld();
+            if (held != null) {
+                // not copied here: TLS encrypts it a record at a time from a small buffer that stays in cache
+                return Unpooled.wrappedBuffer(header, held);
+            }
             ByteBuf frame = allocator.directBuffer(header.length + chunks.nextLength());
             try {
                 frame.writeBytes(header);

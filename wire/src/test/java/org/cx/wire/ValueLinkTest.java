@@ -27,6 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Large values by reference: stores, chunks on a connection, and what is refused. */
 class ValueLinkTest {
     private static final long COMPUTATION = 42;
+    /** Longs of a value of three times the inline limit: held by reference, in several chunks. */
+    private static final int LARGE_LONGS = (int) (3 * ValueStore.inlineLimit() / 8);
     private final ValueStore sender = ValueStore.temporary("test-sender");
     private final ValueStore receiver = ValueStore.temporary("test-receiver");
 
@@ -56,7 +58,7 @@ class ValueLinkTest {
         assertFalse(ValueRef.is(small));
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        long[] large = randomLongs((int) (3 * ValueStore.inlineLimit() / 8), seed);
+        long[] large = randomLongs(LARGE_LONGS, seed);
         byte[] ref = codec.encodeValue(large, COMPUTATION, "large");
         assertTrue(ValueRef.is(ref));
         assertEquals(1, sender.count());
@@ -137,9 +139,9 @@ class ValueLinkTest {
     void aReleaseReachesOnlyAnEndThatHoldsTheValueAndLetsItGoThere() {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        long[] large = randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed);
+        long[] large = randomLongs(LARGE_LONGS, seed);
         byte[] ref = codec(sender).encodeValue(large, COMPUTATION, "large");
-        byte[] other = codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed + 1), COMPUTATION,
+        byte[] other = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed + 1), COMPUTATION,
                 "other");
         Message.ValuesReleased released = new Message.ValuesReleased(new byte[][] {ref, other});
         EmbeddedChannel out = end(sender);
@@ -173,7 +175,7 @@ class ValueLinkTest {
     void aValueRoutedOnIsNotCountedAsHeldByTheServerThatHandedItOn() throws Exception {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        byte[] ref = codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed), COMPUTATION, "v");
+        byte[] ref = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, "v");
         ValueEnvelope value = new ValueEnvelope(Continuation.to(TaskId.root(COMPUTATION).child(0), 0), ref);
         Message.Inputs readsIt = new Message.Inputs(new ValueEnvelope[] {value});
         PeerValues fromServer = new PeerValues(receiver, true);
@@ -197,7 +199,7 @@ class ValueLinkTest {
     void aRoutedMessageAlwaysCarriesItsValues() {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        byte[] ref = codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed), COMPUTATION, "v");
+        byte[] ref = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, "v");
         ValueEnvelope value = new ValueEnvelope(Continuation.to(TaskId.root(COMPUTATION).child(0), 0), ref);
         Message.Routed routed = new Message.Routed(1, 2, 1, new RoutedPayload.Value(COMPUTATION, value, null));
         PeerValues toServer = new PeerValues(sender, true);
@@ -215,7 +217,7 @@ class ValueLinkTest {
     void aValueThatCameAgainOutlivesTheCopyHandedOn() throws Exception {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        ValueRef ref = ValueRef.of(codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed),
+        ValueRef ref = ValueRef.of(codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed),
                 COMPUTATION, "v"));
         for (int round = 0; round < 2; round++) {
             for (int copy = 0; copy < 2; copy++) {
@@ -246,7 +248,7 @@ class ValueLinkTest {
     void twoReferencesToTheSameBytesAreTheSameValue() {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        long[] data = randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed);
+        long[] data = randomLongs(LARGE_LONGS, seed);
         BodyCodec codec = codec(sender);
         byte[] first = codec.encodeValue(data, COMPUTATION, "v");
         byte[] again = codec.encodeValue(data.clone(), COMPUTATION, "v");
@@ -264,7 +266,7 @@ class ValueLinkTest {
     void aReleaseFromAPeerThatIsNoServerIsRefused() {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        byte[] ref = codec(receiver).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed), COMPUTATION, "v");
+        byte[] ref = codec(receiver).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, "v");
         PeerValues fromProducer = new PeerValues(receiver, false);
         Exception e = assertThrows(MalformedMessageException.class,
                 () -> fromProducer.received(new Message.ValuesReleased(new byte[][] {ref})));
@@ -280,7 +282,7 @@ class ValueLinkTest {
     void overPipesAReleaseGoesOnlyWhereTheValueWent() throws Exception {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        byte[] ref = codec(sender).encodeValue(randomLongs(3 * ValueStore.CHUNK_BYTES / 8, seed), COMPUTATION, "v");
+        byte[] ref = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, "v");
         Message.ValuesReleased released = new Message.ValuesReleased(new byte[][] {ref});
         PeerValues toProcess = new PeerValues(sender, false);
         PeerValues inProcess = new PeerValues(receiver, true);
