@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
             "          subtracted;",
             "  shared: --tasks tasks reading the same --shared-mb MiB of shared data on --producers producers,",
             "          with the bytes it took on the wire;",
-            "  sort:   the merge sort example on --sort-n random longs against Arrays.parallelSort in this JVM and",
+            "  sort:   the merge sort example on --sort-n random longs (1 server, --sort-producers producers of",
+            "          --sort-workers workers) against Arrays.parallelSort in this JVM and",
             "          against the same tasks in a ForkJoinPool of as many threads as the producers' workers,",
             "          with the peak resident memory of each process (of this one, or with --sort-processes of",
             "          the server's and each producer's) during each.",
@@ -64,6 +65,15 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
             description = "Longs per merge sort leaf. Default: ${DEFAULT-VALUE}.")
     int leaf;
 
+    @Option(names = "--sort-producers", defaultValue = "2", paramLabel = "N",
+            description = "Producers of the merge sort. Default: ${DEFAULT-VALUE}.")
+    int sortProducers;
+
+    @Option(names = "--sort-workers", defaultValue = "1", paramLabel = "N",
+            description = "Workers of each of them. Default: ${DEFAULT-VALUE} (as two machines of one core: values "
+                    + "travel between producers; with --sort-producers 1 --sort-workers 2 only to the server).")
+    int sortWorkers;
+
     @Option(names = "--sort-processes", description = "Run the merge sort's server and producers as processes of "
             + "their own (cx server, cx producer running tasks in its JVM) instead of in this JVM, each with "
             + "--process-heap, and report each one's peak resident memory.")
@@ -84,7 +94,7 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (valueMiB < 1 || sharedMiB < 1 || tasks < 1 || producers < 1 || sortN < 2 || leaf < 1 || runs < 1
-                || processHeapMiB < 64) {
+                || sortProducers < 1 || sortWorkers < 1 || processHeapMiB < 64) {
             throw new IllegalArgumentException("every size, count and --runs must be positive, --process-heap at "
                     + "least 64");
         }
@@ -126,18 +136,23 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
             List<Double> forkJoinRatios = new ArrayList<>();
             DataBench.SortSample last = null;
             for (int i = 0; i < runs; i++) {
-                last = DataBench.sort(new DataBench.SortSettings(sortN, leaf, 2, i == runs - 1 ? timeline : null,
+                last = DataBench.sort(new DataBench.SortSettings(sortN, leaf, sortProducers, sortWorkers,
+                        i == runs - 1 ? timeline : null,
                         sortProcesses ? Cx.class.getName() : null, processHeapMiB), System.err);
                 ratios.add(last.ratio());
                 forkJoinRatios.add(last.forkJoinRatio());
             }
-            out().printf("sort: %,d longs, merge sort on 1 server and 2 producers at %.2f x the time of "
-                    + "Arrays.parallelSort and %.2f x that of the same tasks in a ForkJoinPool of 2 (medians of %d "
+            out().printf("sort: %,d longs, merge sort on 1 server and %s of %s at %.2f x the time of "
+                    + "Arrays.parallelSort and %.2f x that of the same tasks in a ForkJoinPool of %d (medians of %d "
                     + "runs); peak resident memory %s, against %d MiB for Arrays.parallelSort%n", sortN,
-                    DataBench.median(ratios), DataBench.median(forkJoinRatios), runs, last.peaksInMiB(),
+                    count(sortProducers, "producer"), count(sortWorkers, "worker"), DataBench.median(ratios), DataBench.median(forkJoinRatios), sortProducers * sortWorkers, runs, last.peaksInMiB(),
                     last.parallelSortPeakBytes() >> 20);
         }
         return 0;
+    }
+
+    private static String count(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     private boolean wanted(String part) {

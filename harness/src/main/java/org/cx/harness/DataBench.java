@@ -217,8 +217,12 @@ public final class DataBench {
      * class of the {@code cx} command, whose {@code cx server} and {@code cx producer} run as processes of their own
      * with {@code processHeapMiB} of heap each. {@code timeline}, in this process only: where to write the sort's.
      */
-    public record SortSettings(int n, int leafSize, int producers, java.nio.file.Path timeline, String processesMain,
-                               int processHeapMiB) {
+    public record SortSettings(int n, int leafSize, int producers, int workers, java.nio.file.Path timeline,
+                               String processesMain, int processHeapMiB) {
+        /** Workers in all: the threads of the ForkJoinPool the same tasks run in. */
+        public int threads() {
+            return producers * workers;
+        }
     }
 
     /** Timed runs of {@link Arrays#parallelSort} per sample; the sample is their median. */
@@ -226,7 +230,7 @@ public final class DataBench {
 
     /**
      * Sorts {@code n} random longs with {@link MergeSort} ({@code leafSize} per leaf) on one server and
-     * {@code producers} one-worker producers, and with {@link Arrays#parallelSort} (the median of
+     * {@code producers} producers of {@code workers} workers, and with {@link Arrays#parallelSort} (the median of
      * {@value #PARALLEL_SORT_RUNS} runs); checks that both agree.
      */
     public static SortSample sort(SortSettings s, PrintStream log) throws Exception {
@@ -246,7 +250,7 @@ public final class DataBench {
         double parallelMs = median(parallelRuns);
         long parallelPeak = SortNetwork.peak("self");
         double forkJoinMs;
-        try (java.util.concurrent.ForkJoinPool pool = new java.util.concurrent.ForkJoinPool(s.producers())) {
+        try (java.util.concurrent.ForkJoinPool pool = new java.util.concurrent.ForkJoinPool(s.threads())) {
             MergeSort.forkJoin(values, s.leafSize(), pool); // warm up
             long t = System.nanoTime();
             long[] sortedHere = MergeSort.forkJoin(values, s.leafSize(), pool);
@@ -261,8 +265,9 @@ public final class DataBench {
             logs = java.nio.file.Files.createTempDirectory("cx-sort");
             log.printf("  the sort's server and producers log to %s%n", logs);
         }
-        try (SortNetwork network = logs == null ? SortNetwork.inThisProcess(s.producers(), s.timeline() != null)
-                : SortNetwork.ofProcesses(s.processesMain(), s.producers(), s.processHeapMiB(), logs)) {
+        try (SortNetwork network = logs == null ? SortNetwork.inThisProcess(s.producers(), s.workers(), s.timeline() != null)
+                : SortNetwork.ofProcesses(s.processesMain(), s.producers(), s.workers(), s.processHeapMiB(),
+                        logs)) {
             Consumer consumer = network.consumer();
             consumer.<long[]>submit(new MergeSort(n, s.leafSize()), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS); // warm up, and the data reaches the producers
@@ -284,7 +289,7 @@ public final class DataBench {
             SortSample sample = new SortSample(n, cxMs, parallelMs, forkJoinMs, peaks, parallelPeak);
             log.printf("  %,d longs: merge sort %.0f ms (peak resident: %s), Arrays.parallelSort %.0f ms (peak "
                     + "resident %d MiB), the same tasks in a ForkJoinPool of %d %.0f ms%n", n, cxMs,
-                    sample.peaksInMiB(), parallelMs, parallelPeak >> 20, s.producers(), forkJoinMs);
+                    sample.peaksInMiB(), parallelMs, parallelPeak >> 20, s.threads(), forkJoinMs);
             return sample;
         }
     }

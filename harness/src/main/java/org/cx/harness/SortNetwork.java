@@ -30,9 +30,10 @@ sealed interface SortNetwork extends AutoCloseable {
     void close();
 
     /** The whole network in this process ({@link LocalCluster}): one value budget and one heap for all. */
-    static SortNetwork inThisProcess(int producers, boolean timelines) throws IOException, InterruptedException {
-        LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("sort"), 1, producers, 1, true,
-                timelines);
+    static SortNetwork inThisProcess(int producers, int workers, boolean timelines)
+            throws IOException, InterruptedException {
+        LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("sort"), 1, producers, workers,
+                true, timelines);
         try {
             return new InProcess(cluster, cluster.consumer());
         } catch (IOException | RuntimeException e) {
@@ -46,7 +47,7 @@ sealed interface SortNetwork extends AutoCloseable {
      * run in the producers' JVMs; {@code cxMain} is the main class of the {@code cx} command, run on this process's
      * class path; their output goes to files in {@code logs}.
      */
-    static SortNetwork ofProcesses(String cxMain, int producers, int heapMiB, Path logs) throws Exception {
+    static SortNetwork ofProcesses(String cxMain, int producers, int workers, int heapMiB, Path logs) throws Exception {
         List<Process> started = new ArrayList<>();
         Map<String, Process> named = new LinkedHashMap<>();
         try {
@@ -58,7 +59,7 @@ sealed interface SortNetwork extends AutoCloseable {
             RecoveryBench.awaitServers(address, 1, false);
             for (int i = 0; i < producers; i++) {
                 List<String> producer = RecoveryBench.javaCommand(heapMiB, cxMain);
-                producer.addAll(List.of("producer", "--server", address, "--workers", "1", "--name", "sort-" + i,
+                producer.addAll(List.of("producer", "--server", address, "--workers", String.valueOf(workers), "--name", "sort-" + i,
                         "--no-jmx", "--task-isolation", "in-process"));
                 Path log = logs.resolve("producer-" + i + ".log");
                 named.put("producer-" + i, start(producer, log, started));
