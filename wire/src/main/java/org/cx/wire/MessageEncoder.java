@@ -17,8 +17,11 @@ public final class MessageEncoder extends MessageToByteEncoder<Message> {
     /** Room in a frame for a fragment's own fields around its slice of the message. */
     static final int FRAGMENT_OVERHEAD = 32;
     private static final byte[] EMPTY = new byte[0];
-    /** Data per fragment: small enough for the transport's pooled buffers, large enough to cost nothing. */
-    static final int FRAGMENT_BYTES = 1 << 20;
+    /**
+     * Data per fragment: small enough that a fragment's frame, encrypted or arriving, fits Netty's pooled buffers (at
+     * most 1 MiB), large enough to cost nothing; as a value's chunks ({@link ValueStore#CHUNK_BYTES}).
+     */
+    static final int FRAGMENT_BYTES = ValueStore.CHUNK_BYTES;
 
     private static final FastThreadLocal<Kryo> KRYO = new FastThreadLocal<>() {
         @Override
