@@ -120,9 +120,14 @@ final class ComputationState {
         executions++;
     }
 
-    /** The execution time of its tasks' applied completions that this server has counted (its own and others'). */
+    /**
+     * The execution time of the counts this server holds: its own completions' and those other servers passed on to
+     * it, less what it passed on in turn. Counts move between servers with the values they route, and may come back
+     * through a server many times: all that ever reached it would count them again each time. Each count is held at
+     * one server at a time, so this never exceeds the computation's time in all, and by the end the origin holds all.
+     */
     long taskTimeNanos() {
-        return execNanos;
+        return execNanos - toldNanos;
     }
 
     /** One of its tasks completed here, after running for {@code nanos}. */

@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * The limits a running computation can pass, decided from its times alone, time passed in: the timeout it was
  * submitted with and its consumer gone for longer than the quotas allow (both judged by its origin), and its tasks'
- * time in all (judged by every server for what it counted, and reported once). Pure.
+ * time in all (judged by every server for the counts it holds, and reported once). Pure.
  */
 final class Deadlines {
     private Deadlines() {

@@ -1,5 +1,6 @@
 package org.cx.server;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -10,7 +11,10 @@ import org.cx.api.TaskId;
 import org.cx.wire.TaskEnvelope;
 import org.junit.jupiter.api.Test;
 
-/** A task's link to its successor's entry finds that entry while it is here, and never one that left. */
+/**
+ * A task's link to its successor's entry finds that entry while it is here, and never one that left; a server's task
+ * time counts what it holds, however often counts pass through it.
+ */
 class ComputationStateTest {
     private final ComputationState c = new ComputationState(7, 0, null);
     private final TaskId root = TaskId.root(7);
@@ -68,5 +72,22 @@ class ComputationStateTest {
         c.add(left);
         assertSame(other, c.target(root.child(2), left), "a value to another task is looked up by its id");
         assertNull(c.target(TaskId.root(8), left), "nor may it reach another computation's task");
+    }
+
+    @Test
+    void countsThatComeBackThroughAServerAreNotCountedAgain() {
+        long second = 1_000_000_000L;
+        ComputationState other = new ComputationState(7, 0, null);
+        c.completed(10 * second);
+        for (int i = 0; i < 100; i++) { // values routed back and forth, each carrying the counts its sender holds
+            other.add(c.untold());
+            c.add(other.untold());
+        }
+        other.completed(second);
+        assertEquals(10 * second, c.taskTimeNanos(), "all 10 s are held here, counted once");
+        assertEquals(second, other.taskTimeNanos());
+        other.add(c.untold());
+        assertEquals(11 * second, other.taskTimeNanos(), "the computation's time in all, at the server holding all");
+        assertEquals(0, c.taskTimeNanos());
     }
 }
