@@ -137,15 +137,16 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
             DataBench.SortSample last = null;
             for (int i = 0; i < runs; i++) {
                 last = DataBench.sort(new DataBench.SortSettings(sortN, leaf, sortProducers, sortWorkers,
-                        i == runs - 1 ? timeline : null,
-                        sortProcesses ? Cx.class.getName() : null, processHeapMiB), System.err);
+                        i == runs - 1 ? timeline : null, sortProcesses ? Cx.class.getName() : null, processHeapMiB),
+                        System.err);
                 ratios.add(last.ratio());
                 forkJoinRatios.add(last.forkJoinRatio());
             }
             out().printf("sort: %,d longs, merge sort on 1 server and %s of %s at %.2f x the time of "
                     + "Arrays.parallelSort and %.2f x that of the same tasks in a ForkJoinPool of %d (medians of %d "
                     + "runs); peak resident memory %s, against %d MiB for Arrays.parallelSort%n", sortN,
-                    count(sortProducers, "producer"), count(sortWorkers, "worker"), DataBench.median(ratios), DataBench.median(forkJoinRatios), sortProducers * sortWorkers, runs, last.peaksInMiB(),
+                    count(sortProducers, "producer"), count(sortWorkers, "worker"), DataBench.median(ratios),
+                    DataBench.median(forkJoinRatios), sortProducers * sortWorkers, runs, last.peaksInMiB(),
                     last.parallelSortPeakBytes() >> 20);
         }
         return 0;

@@ -265,9 +265,9 @@ public final class DataBench {
             logs = java.nio.file.Files.createTempDirectory("cx-sort");
             log.printf("  the sort's server and producers log to %s%n", logs);
         }
-        try (SortNetwork network = logs == null ? SortNetwork.inThisProcess(s.producers(), s.workers(), s.timeline() != null)
-                : SortNetwork.ofProcesses(s.processesMain(), s.producers(), s.workers(), s.processHeapMiB(),
-                        logs)) {
+        try (SortNetwork network = logs == null
+                ? SortNetwork.inThisProcess(s.producers(), s.workers(), s.timeline() != null)
+                : SortNetwork.ofProcesses(s.processesMain(), s.producers(), s.workers(), s.processHeapMiB(), logs)) {
             Consumer consumer = network.consumer();
             consumer.<long[]>submit(new MergeSort(n, s.leafSize()), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS); // warm up, and the data reaches the producers

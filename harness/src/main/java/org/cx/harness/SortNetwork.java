@@ -59,8 +59,8 @@ sealed interface SortNetwork extends AutoCloseable {
             RecoveryBench.awaitServers(address, 1, false);
             for (int i = 0; i < producers; i++) {
                 List<String> producer = RecoveryBench.javaCommand(heapMiB, cxMain);
-                producer.addAll(List.of("producer", "--server", address, "--workers", String.valueOf(workers), "--name", "sort-" + i,
-                        "--no-jmx", "--task-isolation", "in-process"));
+                producer.addAll(List.of("producer", "--server", address, "--workers", String.valueOf(workers),
+                        "--name", "sort-" + i, "--no-jmx", "--task-isolation", "in-process"));
                 Path log = logs.resolve("producer-" + i + ".log");
                 named.put("producer-" + i, start(producer, log, started));
                 awaitLine(log, "attached to");
