@@ -122,7 +122,7 @@ public final class ValueLink extends ChannelDuplexHandler {
             ByteBuf frame = allocator.directBuffer(header.length + chunks.nextLength());
             try {
                 frame.writeBytes(header);
-                chunks.readInto(frame);
+                chunks.readFileInto(frame);
                 return frame;
             } catch (Exception e) {
                 frame.release();

@@ -619,18 +619,17 @@ public final class ValueStore implements AutoCloseable {
             return data;
         }
 
-        /** Appends the next chunk's bytes to {@code buffer}; only when not {@link #done}. */
-        public void readInto(io.netty.buffer.ByteBuf buffer) throws IOException {
+        /**
+         * Appends the next chunk's bytes, read from the value's file, to {@code buffer}; only when not {@link #done}
+         * and {@link #nextHeld} found the value in no memory.
+         */
+        public void readFileInto(io.netty.buffer.ByteBuf buffer) throws IOException {
             int n = nextLength();
-            if (chunks != null) {
-                buffer.writeBytes(chunks.get(index++));
-            } else {
-                int end = buffer.writerIndex() + n;
-                while (buffer.writerIndex() < end) {
-                    long at = offset + n - (end - buffer.writerIndex());
-                    if (buffer.writeBytes(channel, at, end - buffer.writerIndex()) < 0) {
-                        throw new IOException(ref + " ends after " + at + " bytes");
-                    }
+            int end = buffer.writerIndex() + n;
+            while (buffer.writerIndex() < end) {
+                long at = offset + n - (end - buffer.writerIndex());
+                if (buffer.writeBytes(channel, at, end - buffer.writerIndex()) < 0) {
+                    throw new IOException(ref + " ends after " + at + " bytes");
                 }
             }
             offset += n;
