@@ -212,7 +212,7 @@ final class BenchFsCommand extends Printing implements Callable<Integer> {
         }
         Path dir = Files.createDirectories(scratch.resolve("mnt"));
         List<String> args = new ArrayList<>(List.of(Cx.class.getName(), "fs", "mount", "--names", names,
-                dir.toString()));
+                "--scratch", Files.createDirectories(scratch.resolve("mount-scratch")).toString(), dir.toString()));
         if (insecure) {
             args.add("--insecure");
         }

@@ -412,13 +412,18 @@ final class FsCommand extends Group {
         @Parameters(paramLabel = "DIR", description = "An empty directory to mount on.")
         Path dir;
 
+        @Option(names = "--scratch", paramLabel = "DIR", description = {"Where a file being written is kept until "
+                + "it is closed (a copy of it, so that programs may seek and rewrite). A tmpfs such as /dev/shm "
+                + "is fastest where memory allows. Default: the temporary directory (${sys:java.io.tmpdir})."})
+        Path scratch = Path.of(System.getProperty("java.io.tmpdir"));
+
         @Override
         @SuppressWarnings("try") // the mount only needs closing
         int run(FsClient fs) throws IOException {
             FsMounter mounter = java.util.ServiceLoader.load(FsMounter.class).findFirst().orElseThrow(
                     () -> new IOException("this cx has no FUSE support: it was built with a JDK older than 22 "
                             + "(jfuse needs 22); use cx fs get and put, or the Java library"));
-            try (AutoCloseable mounted = mounter.mount(fs, dir)) {
+            try (AutoCloseable mounted = mounter.mount(fs, dir, scratch)) {
                 out().println("mounted the federation at " + dir.toAbsolutePath() + " (" + fs.identity()
                         + "); Ctrl-C unmounts");
                 out().flush();

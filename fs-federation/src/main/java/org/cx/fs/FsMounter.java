@@ -9,9 +9,10 @@ import java.nio.file.Path;
  */
 public interface FsMounter {
     /**
-     * Mounts what {@code client} sees at {@code dir}, an empty directory; closing the result unmounts.
+     * Mounts what {@code client} sees at {@code dir}, an empty directory; closing the result unmounts. Files being
+     * written are kept in {@code scratch} until closed.
      *
      * @throws IOException saying why it could not be mounted
      */
-    AutoCloseable mount(FsClient client, Path dir) throws IOException;
+    AutoCloseable mount(FsClient client, Path dir, Path scratch) throws IOException;
 }

@@ -42,6 +42,8 @@ final class CxFuse implements FuseOperations {
 
     private final FsClient client;
     private final Errno errno;
+    /** Where files being written are kept until closed. */
+    private final java.nio.file.Path scratch;
     private final AtomicLong nextHandle = new AtomicLong(1);
     private final Map<Long, Object> handles = new ConcurrentHashMap<>();
     /** Files open for writing, by path: what getattr reports for them until they are closed. */
@@ -49,9 +51,10 @@ final class CxFuse implements FuseOperations {
     private final int uid;
     private final int gid;
 
-    CxFuse(FsClient client, Errno errno) {
+    CxFuse(FsClient client, Errno errno, java.nio.file.Path scratch) {
         this.client = client;
         this.errno = errno;
+        this.scratch = scratch;
         int[] ids = ids();
         this.uid = ids[0];
         this.gid = ids[1];
@@ -194,7 +197,7 @@ final class CxFuse implements FuseOperations {
         Set<StandardOpenOption> flags = fi.getOpenFlags();
         try {
             if (flags.contains(StandardOpenOption.WRITE)) {
-                ScratchWriter w = new ScratchWriter(client, path,
+                ScratchWriter w = new ScratchWriter(client, scratch, path,
                         !flags.contains(StandardOpenOption.TRUNCATE_EXISTING));
                 writing.put(path, w);
                 fi.setFh(handle(w));
@@ -210,7 +213,7 @@ final class CxFuse implements FuseOperations {
     @Override
     public int create(String path, int mode, FileInfo fi) {
         try {
-            ScratchWriter w = new ScratchWriter(client, path, false);
+            ScratchWriter w = new ScratchWriter(client, scratch, path, false);
             writing.put(path, w);
             fi.setFh(handle(w));
             return 0;
@@ -274,7 +277,7 @@ final class CxFuse implements FuseOperations {
                 w.truncate(size);
                 return 0;
             }
-            ScratchWriter once = new ScratchWriter(client, path, size > 0);
+            ScratchWriter once = new ScratchWriter(client, scratch, path, size > 0);
             try {
                 once.truncate(size);
                 once.send();

@@ -18,7 +18,7 @@ public final class FuseMounter implements FsMounter {
             "/lib/x86_64-linux-gnu/libfuse3.so.3");
 
     @Override
-    public AutoCloseable mount(FsClient client, Path dir) throws IOException {
+    public AutoCloseable mount(FsClient client, Path dir, Path scratch) throws IOException {
         if (!Files.exists(Path.of("/dev/fuse"))) {
             throw new IOException("this machine has no /dev/fuse: FUSE mounts are not possible here (use cx fs get "
                     + "and put, or the Java library)");
@@ -26,11 +26,14 @@ public final class FuseMounter implements FsMounter {
         if (!Files.isDirectory(dir)) {
             throw new IOException(dir + " is not a directory: make an empty one to mount on");
         }
+        if (!Files.isDirectory(scratch) || !Files.isWritable(scratch)) {
+            throw new IOException(scratch + " is not a writable directory: files being written are kept there");
+        }
         FuseBuilder builder = Fuse.builder();
         LIBRARIES.stream().filter(l -> Files.exists(Path.of(l))).findFirst().ifPresent(builder::setLibraryPath);
         Fuse fuse;
         try {
-            fuse = builder.build(new CxFuse(client, builder.errno()));
+            fuse = builder.build(new CxFuse(client, builder.errno(), scratch));
         } catch (UnsatisfiedLinkError e) {
             throw new IOException("libfuse3 is not installed (Debian: apt install fuse3): " + e.getMessage(), e);
         }

@@ -7,6 +7,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.TreeMap;
 import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
 import org.cx.fs.nio.CxFileSystemProvider;
@@ -15,30 +17,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A file being written: a scratch file, sent when closed. While the writes come in order from the start, they go
- * to the federation as they come too (write-behind), and closing only finishes that transfer; the first write
- * out of order, or a truncation, abandons it and the scratch file is sent instead.
+ * A file being written: a scratch file, sent when closed. While no write touches bytes already sent, the file goes to
+ * the federation as it is written (write-behind): a write at the end of what was sent goes at once, with whatever
+ * writes beyond it made contiguous (the kernel's write-back and the mount's several threads deliver a sequential
+ * write a little out of order), read back from the scratch file; closing sends the rest from the scratch file and
+ * finishes that transfer. A write or truncation below the end of what was sent abandons the transfer, and the
+ * scratch file is sent whole instead.
  */
 final class ScratchWriter {
     private static final Logger LOG = LoggerFactory.getLogger(ScratchWriter.class);
+
+    /** Bytes read back from the scratch file at a time to send them. */
+    private static final int SEND_BUFFER = 1 << 20;
 
     private final FsClient client;
     final String path;
     final Path scratch;
     final FileChannel channel;
     boolean dirty;
-    /** The transfer under way while writes come in order; null once they did not (or after a close). */
+    /** The transfer under way while no write touched what it sent; null once one did (or after a close). */
     private CxWriteChannel stream;
+    /** Bytes of the file the transfer has sent: the scratch file's first bytes, unchanged since. */
     private long streamed;
+    /** Ranges written beyond {@link #streamed}, start to end: disjoint, not touching, sent once they join it. */
+    private final TreeMap<Long, Long> ahead = new TreeMap<>();
 
     /**
+     * @param dir         where the scratch file goes
      * @param keepContent whether the file's content is fetched first (opened for writing without truncation);
      *                    otherwise it starts empty and streams while written in order
      */
-    ScratchWriter(FsClient client, String path, boolean keepContent) throws IOException {
+    ScratchWriter(FsClient client, Path dir, String path, boolean keepContent) throws IOException {
         this.client = client;
         this.path = path;
-        this.scratch = Files.createTempFile("cx-fuse-", ".part");
+        this.scratch = Files.createTempFile(dir, "cx-fuse-", ".part");
         this.channel = FileChannel.open(scratch, StandardOpenOption.READ, StandardOpenOption.WRITE);
         if (keepContent) {
             try {
@@ -56,36 +68,94 @@ final class ScratchWriter {
         }
     }
 
-    /** Writes {@code data} at {@code offset}; returns how many bytes. */
-    synchronized int write(ByteBuffer data, long offset) throws IOException {
+    /**
+     * Writes {@code data} at {@code offset}; returns how many bytes. The mount's threads write the scratch file at
+     * once, and take turns only to send: whatever the interleaving, what was sent is the scratch file's first bytes,
+     * or a later write below its end abandons the transfer.
+     */
+    int write(ByteBuffer data, long offset) throws IOException {
         ByteBuffer forStream = data.duplicate();
         int total = 0;
         while (data.hasRemaining()) {
             total += channel.write(data, offset + total);
         }
-        dirty = true;
-        if (stream != null && offset == streamed) {
-            try {
-                stream.write(forStream);
-                streamed += total;
-            } catch (IOException e) {
-                abandonStream(); // the scratch file has it all: it is sent on close instead
+        synchronized (this) {
+            dirty = true;
+            if (stream == null) {
+                return total;
             }
-        } else {
-            abandonStream();
+            if (offset < streamed) {
+                abandonStream(); // it rewrites what was sent: the scratch file goes whole on close instead
+            } else if (offset > streamed) {
+                addAhead(offset, offset + total);
+            } else {
+                try {
+                    stream.write(forStream);
+                    streamed += total;
+                    sendAhead();
+                } catch (IOException e) {
+                    abandonStream(); // the scratch file has it all
+                }
+            }
+            return total;
         }
-        return total;
     }
 
     synchronized void truncate(long size) throws IOException {
         channel.truncate(size);
         dirty = true;
-        if (size != streamed) {
+        if (size < streamed) {
             abandonStream();
+        }
+        ahead.tailMap(size, true).clear();
+        Map.Entry<Long, Long> last = ahead.lastEntry();
+        if (last != null && last.getValue() > size) {
+            ahead.put(last.getKey(), size);
+        }
+    }
+
+    /** Records that {@code [from, to)} was written, joining the ranges it overlaps or touches. */
+    private void addAhead(long from, long to) {
+        Map.Entry<Long, Long> before = ahead.floorEntry(from);
+        if (before != null && before.getValue() >= from) {
+            from = before.getKey();
+            to = Math.max(to, before.getValue());
+        }
+        for (Map.Entry<Long, Long> next = ahead.ceilingEntry(from); next != null && next.getKey() <= to;
+                next = ahead.ceilingEntry(from)) {
+            to = Math.max(to, next.getValue());
+            ahead.remove(next.getKey());
+        }
+        ahead.put(from, to);
+    }
+
+    /** Sends the ranges written ahead that now join (or overlap) what was sent. */
+    private void sendAhead() throws IOException {
+        for (Map.Entry<Long, Long> next = ahead.firstEntry(); next != null && next.getKey() <= streamed;
+                next = ahead.firstEntry()) {
+            ahead.pollFirstEntry();
+            if (next.getValue() > streamed) {
+                sendFromScratch(next.getValue());
+            }
+        }
+    }
+
+    /** Sends the scratch file's bytes from {@link #streamed} up to {@code end}. */
+    private void sendFromScratch(long end) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(SEND_BUFFER, end - streamed));
+        while (streamed < end) {
+            buffer.clear().limit((int) Math.min(buffer.capacity(), end - streamed));
+            int n = channel.read(buffer, streamed);
+            if (n < 0) {
+                throw new IOException("the scratch file " + scratch + " ends before " + end);
+            }
+            stream.write(buffer.flip());
+            streamed += n;
         }
     }
 
     private void abandonStream() {
+        ahead.clear();
         if (stream != null) {
             stream.abandon();
             stream = null;
@@ -96,10 +166,12 @@ final class ScratchWriter {
         if (!dirty) {
             return;
         }
-        if (stream != null && streamed == channel.size()) {
+        if (stream != null) {
             CxWriteChannel s = stream;
-            stream = null;
             try {
+                sendFromScratch(channel.size()); // what is left: writes ahead of a gap, and the gap if never written
+                stream = null;
+                ahead.clear();
                 s.close();
                 dirty = false;
                 return;
@@ -112,6 +184,16 @@ final class ScratchWriter {
             client.write(path, in, channel.size(), FsClient.Progress.NONE);
         }
         dirty = false;
+    }
+
+    /** Whether the file still goes as it is written (no write has touched what was sent). For tests. */
+    synchronized boolean streaming() {
+        return stream != null;
+    }
+
+    /** Bytes sent while written. For tests. */
+    synchronized long sent() {
+        return streamed;
     }
 
     void close() {

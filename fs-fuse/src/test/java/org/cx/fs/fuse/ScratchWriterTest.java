@@ -1,0 +1,138 @@
+package org.cx.fs.fuse;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.cx.fs.FileServer;
+import org.cx.fs.FsClient;
+import org.cx.fs.NameService;
+import org.cx.testing.Await;
+import org.cx.testing.Seeds;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A file written through the mount, against a name service and a file server on loopback: writes a little out of
+ * order still go as they are written, and whatever the order, holes and truncations, the file that appears is the
+ * scratch file's content.
+ */
+class ScratchWriterTest {
+    private static final int PIECE = 64 << 10;
+
+    @TempDir
+    Path dir;
+
+    private NameService names;
+    private FileServer server;
+    private FsClient client;
+    private final Random random = new Random(Seeds.seed("ScratchWriterTest"));
+
+    @BeforeEach
+    void start() throws Exception {
+        names = NameService.start(new NameService.Config(dir.resolve("names"), "127.0.0.1", 0, null));
+        server = FileServer.start(new FileServer.Config(Files.createDirectories(dir.resolve("disk")), "127.0.0.1", 0,
+                null, "127.0.0.1:" + names.port(), null, 0));
+        client = FsClient.connect("127.0.0.1:" + names.port(), null, "ann");
+        Await.until("the file server to register", Duration.ofSeconds(30), server::registered);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        client.close();
+        server.close();
+        names.close();
+    }
+
+    private byte[] bytes(int n) {
+        byte[] b = new byte[n];
+        random.nextBytes(b);
+        return b;
+    }
+
+    private static void write(ScratchWriter w, byte[] content, int from, int to) throws Exception {
+        assertEquals(to - from, w.write(ByteBuffer.wrap(content, from, to - from).slice(), from));
+    }
+
+    private byte[] read(String path) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        client.read(path, out, FsClient.Progress.NONE);
+        return out.toByteArray();
+    }
+
+    @Test
+    void aSequentialWriteDeliveredSlightlyOutOfOrderStillGoesAsItIsWritten() throws Exception {
+        byte[] content = bytes(96 * PIECE + 1234);
+        List<Integer> pieces = new ArrayList<>();
+        for (int p = 0; p * PIECE < content.length; p++) {
+            pieces.add(p);
+        }
+        for (int window = 0; window < pieces.size(); window += 8) { // as several threads would deliver them
+            Collections.shuffle(pieces.subList(window, Math.min(pieces.size(), window + 8)), random);
+        }
+        ScratchWriter w = new ScratchWriter(client, dir, "/seq.bin", false);
+        try {
+            for (int p : pieces) {
+                write(w, content, p * PIECE, Math.min(content.length, (p + 1) * PIECE));
+            }
+            assertTrue(w.streaming(), "no write touched what was sent");
+            assertEquals(content.length, w.sent(), "every piece joined what was sent as it came");
+            w.send();
+        } finally {
+            w.close();
+        }
+        assertArrayEquals(content, read("/seq.bin"));
+    }
+
+    @Test
+    void aRewriteOfSentBytesSendsTheScratchFileWhole() throws Exception {
+        byte[] content = bytes(4 * PIECE);
+        byte[] rewrite = bytes(100);
+        ScratchWriter w = new ScratchWriter(client, dir, "/rewritten.bin", false);
+        try {
+            write(w, content, 0, 2 * PIECE);
+            w.write(ByteBuffer.wrap(rewrite), 10);
+            assertFalse(w.streaming());
+            write(w, content, 2 * PIECE, 4 * PIECE);
+            w.send();
+        } finally {
+            w.close();
+        }
+        System.arraycopy(rewrite, 0, content, 10, rewrite.length);
+        assertArrayEquals(content, read("/rewritten.bin"));
+    }
+
+    @Test
+    void holesGoAsZerosAndATruncationDropsWhatWasWrittenAheadBeyondIt() throws Exception {
+        byte[] content = bytes(10 * PIECE);
+        ScratchWriter w = new ScratchWriter(client, dir, "/holes.bin", false);
+        try {
+            write(w, content, 0, PIECE);
+            write(w, content, 3 * PIECE, 5 * PIECE); // a hole before it, never written
+            write(w, content, 8 * PIECE, 10 * PIECE); // cut off below
+            w.truncate(9 * PIECE);
+            assertTrue(w.streaming());
+            assertEquals(PIECE, w.sent());
+            w.send();
+        } finally {
+            w.close();
+        }
+        byte[] expected = new byte[9 * PIECE];
+        System.arraycopy(content, 0, expected, 0, PIECE);
+        System.arraycopy(content, 3 * PIECE, expected, 3 * PIECE, 2 * PIECE);
+        System.arraycopy(content, 8 * PIECE, expected, 8 * PIECE, PIECE);
+        assertArrayEquals(expected, read("/holes.bin"));
+    }
+}
