@@ -158,6 +158,18 @@ class SimulationTest {
     }
 
     /**
+     * Three servers, the primary root cut off from both others: it declared them failed one after the other and went
+     * on committing alone, while they took its place and committed the same tasks (seed 8900058, wide cuts, five
+     * faults). A root of three or more declares nobody while it does not hear from most of the network, and stops a
+     * timeout later.
+     */
+    @Test
+    void aPrimaryRootCutOffFromMostOfTheNetworkDeclaresNobodyAndStops() {
+        holds(8900058, new Scenario.Shape(3, 6, 2, 12, 4, 5, true, false, true, true, true, true, true, true),
+                ": cut s1 ");
+    }
+
+    /**
      * A connection attempt timed out by a cut reached a server that had just become the primary root as a lost link,
      * after the cut had healed: it declared two live servers of one mirror group failed, and their tasks were lost
      * (seed 94000807, one worker per producer, spreads of depth 6, five faults). A link that never came up counts for

@@ -20,6 +20,9 @@ import java.util.Map;
  *   <li>A member whose root has not answered for {@link #CUT_OFF_TIMEOUTS} timeouts is {@link #cutOff}: the root
  *       declared it failed a timeout ago, and a failed primary would have been replaced by then (the secondary takes
  *       over after one timeout and a round of questions, and its topology counts as an answer).</li>
+ *   <li>A root of three members or more declares nobody failed while it does not hear from most of the network
+ *       ({@link #hearsMost}): it is then the one cut off, and the others replace it; declaring them failed would
+ *       leave two roots committing the same tasks. A timeout later it is {@link #rootCutOff}.</li>
  * </ol>
  */
 final class Liveness {
@@ -39,6 +42,8 @@ final class Liveness {
     /** When the connection to the primary root broke, if it has not answered since; else -1. */
     private long rootBrokenAt = -1;
     private long lastCheck;
+    /** Root: since when it has not heard from most of the network ({@link #hearsMost}); else -1. */
+    private long minoritySince = -1;
 
     Liveness(long timeoutNanos, long nowNanos) {
         this.timeoutNanos = timeoutNanos;
@@ -59,6 +64,7 @@ final class Liveness {
             lastRootAnswer = nowNanos;
             rootHeard = nowNanos;
             rootBrokenAt = rootBrokenAt < 0 ? -1 : nowNanos;
+            minoritySince = minoritySince < 0 ? -1 : nowNanos;
         }
         return paused;
     }
@@ -100,6 +106,40 @@ final class Liveness {
             }
         }
         return silent;
+    }
+
+    /**
+     * Root: whether it still hears from most of the network at {@code nowNanos}: itself and the members other than
+     * {@code self} heard within half the timeout are more than half of the {@code size} members. Judged only for
+     * three members or more (a network of two has no majority without both).
+     */
+    boolean hearsMost(int self, int size, long nowNanos) {
+        if (RootTakeover.alone(size)) {
+            return true;
+        }
+        int heard = 1;
+        for (Map.Entry<Integer, Long> e : lastHeard.entrySet()) {
+            if (e.getKey() != self && nowNanos - e.getValue() <= timeoutNanos / 2) {
+                heard++;
+            }
+        }
+        if (2 * heard > size) {
+            minoritySince = -1;
+            return true;
+        }
+        if (minoritySince < 0) {
+            minoritySince = nowNanos;
+        }
+        return false;
+    }
+
+    /**
+     * Root: whether it has not heard from most of the network for a timeout at {@code nowNanos} ({@link #hearsMost}
+     * said no all that time, from half a timeout of their silence on): the rest of the network replaces it about
+     * then, as it takes over after a timeout of silence and a round of questions.
+     */
+    boolean rootCutOff(long nowNanos) {
+        return minoritySince >= 0 && nowNanos - minoritySince > timeoutNanos;
     }
 
     /** The primary root answered a heartbeat (or a topology came from it). */

@@ -598,7 +598,14 @@ final class ServerNetwork {
         } else if (position == 0 && tree.size() > 1) {
             send(tree.idAt(1), heartbeat()); // so that a root that was frozen learns it was replaced
         }
-        if (position == 0) {
+        if (position == 0 && !liveness.hearsMost(self, tree.size(), now)) {
+            // Cut off from most of the network, which replaces this root: declaring them failed would make two.
+            if (liveness.rootCutOff(now)) {
+                evict("this primary root has not heard from most of the network for "
+                        + config.failTimeout().toMillis() * 3 / 2 + " ms (one and a half failure timeouts): it is "
+                        + "cut off, and the others take its place");
+            }
+        } else if (position == 0) {
             List<Liveness.Silent> silentMembers = liveness.silentMembers(self, now);
             Set<Integer> failing = new HashSet<>();
             for (Liveness.Silent silent : silentMembers) {
@@ -733,7 +740,10 @@ final class ServerNetwork {
             return;
         }
         if (isRoot()) {
-            declareFailed(id, "connection lost");
+            if (liveness.hearsMost(self, tree.size(), cycle.now())) {
+                declareFailed(id, "connection lost");
+            } // else this root is the one cut off: silence judges it on the next heartbeats
+
         } else if (position() == 1 && tree.idAt(0) == id) {
             liveness.rootLost(cycle.now());
             suspectRoot("connection lost");

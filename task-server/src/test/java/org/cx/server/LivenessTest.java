@@ -29,6 +29,41 @@ class LivenessTest {
     }
 
     @Test
+    void aRootThatHearsFromMostOfTheNetworkMayJudgeTheRest() {
+        Liveness l = new Liveness(TIMEOUT, 0);
+        l.watch(List.of(ROOT, 2, 3), 0);
+        for (long now = 100 * MS; now <= 1_100 * MS; now += 100 * MS) { // member 3 silent: crashed, or cut off
+            l.heard(2, now);
+        }
+        assertTrue(l.hearsMost(ROOT, 3, 1_100 * MS), "itself and member 2: two of three");
+        assertFalse(l.rootCutOff(1_100 * MS));
+    }
+
+    @Test
+    void aRootCutOffFromMostOfTheNetworkJudgesNobodyAndStopsATimeoutLater() {
+        Liveness l = new Liveness(TIMEOUT, 0);
+        l.watch(List.of(ROOT, 2, 3), 0);
+        l.heard(2, 0);
+        l.heard(3, 0);
+        assertTrue(l.hearsMost(ROOT, 3, 500 * MS), "half a timeout of silence is not yet a minority");
+        assertFalse(l.hearsMost(ROOT, 3, 501 * MS), "both silent: this root is the one cut off");
+        assertFalse(l.hearsMost(ROOT, 3, 1_501 * MS));
+        assertFalse(l.rootCutOff(1_501 * MS), "exactly a timeout in the minority is not yet cut off");
+        assertTrue(l.rootCutOff(1_502 * MS));
+        l.heard(2, 1_502 * MS);
+        assertTrue(l.hearsMost(ROOT, 3, 1_502 * MS), "the cut healed");
+        assertFalse(l.rootCutOff(1_502 * MS));
+    }
+
+    @Test
+    void aNetworkOfTwoHasNoMajorityToLose() {
+        Liveness l = new Liveness(TIMEOUT, 0);
+        l.watch(List.of(ROOT, 2), 0);
+        assertTrue(l.hearsMost(ROOT, 2, 5_000 * MS), "the secondary stops by itself when it is the one cut off");
+        assertFalse(l.rootCutOff(5_000 * MS));
+    }
+
+    @Test
     void theRootNeverJudgesItself() {
         Liveness l = new Liveness(TIMEOUT, 0);
         l.watch(List.of(ROOT), 0);
