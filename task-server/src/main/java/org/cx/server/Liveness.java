@@ -111,7 +111,8 @@ final class Liveness {
     /**
      * Root: whether it still hears from most of the network at {@code nowNanos}: itself and the members other than
      * {@code self} heard within half the timeout are more than half of the {@code size} members. Judged only for
-     * three members or more (a network of two has no majority without both).
+     * three members or more (a network of two has no majority without both). Notes the first no of a run of them,
+     * from which {@link #rootCutOff} counts.
      */
     boolean hearsMost(int self, int size, long nowNanos) {
         if (RootTakeover.alone(size)) {

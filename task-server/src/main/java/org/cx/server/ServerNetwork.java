@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The decisions are made elsewhere, by classes without I/O: {@link MirrorCommit}, {@link MirrorCopies},
  * {@link ExactlyOnceChannels}, {@link Liveness}, {@link RootTakeover}, {@link HeirChoice}, {@link FatTree} and
- * {@link Diffusion}. This class is where membership meets the scheduler and the links, and its size (about 970
+ * {@link Diffusion}. This class is where membership meets the scheduler and the links, and its size (about 980
  * lines) is that of the membership protocols' effects in order: applying a topology, for one, touches membership,
  * the mirror group, the copies held, the channels, the neighbours and the links in one step, and splitting that step
  * would spread its order over several classes.

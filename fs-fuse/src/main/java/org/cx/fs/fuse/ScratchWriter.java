@@ -41,6 +41,8 @@ final class ScratchWriter {
     private long streamed;
     /** Ranges written beyond {@link #streamed}, start to end: disjoint, not touching, sent once they join it. */
     private final TreeMap<Long, Long> ahead = new TreeMap<>();
+    /** What {@link #sendFromScratch} reads into; made at its first use, kept for the file's next ranges. */
+    private ByteBuffer readBack;
 
     /**
      * @param dir         where the scratch file goes
@@ -142,14 +144,16 @@ final class ScratchWriter {
 
     /** Sends the scratch file's bytes from {@link #streamed} up to {@code end}. */
     private void sendFromScratch(long end) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(SEND_BUFFER, end - streamed));
         while (streamed < end) {
-            buffer.clear().limit((int) Math.min(buffer.capacity(), end - streamed));
-            int n = channel.read(buffer, streamed);
+            if (readBack == null) {
+                readBack = ByteBuffer.allocate(SEND_BUFFER);
+            }
+            readBack.clear().limit((int) Math.min(SEND_BUFFER, end - streamed));
+            int n = channel.read(readBack, streamed);
             if (n < 0) {
                 throw new IOException("the scratch file " + scratch + " ends before " + end);
             }
-            stream.write(buffer.flip());
+            stream.write(readBack.flip());
             streamed += n;
         }
     }
