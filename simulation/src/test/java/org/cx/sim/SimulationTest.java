@@ -181,6 +181,17 @@ class SimulationTest {
                 ": cut ");
     }
 
+    /**
+     * Nine servers, the consumer on a leaf without producers whose neighbours have none either: its computations' first
+     * tasks waited there for good, as need travels only two hops and surplus never goes to a server without workers
+     * (seed 10200316, five faults, none of them to blame). Spare tasks now go downhill towards the nearest idle
+     * workers the neighbours tell of.
+     */
+    @Test
+    void tasksThreeHopsFromEveryProducerGoDownhillToThem() {
+        holds(10200316, new Scenario.Shape(9, 6, 2, 12, 4, 5, false, false, true, true, true, true, true, true), "");
+    }
+
     /** The primary and the secondary root crash together: their state is gone, and the checks must say so. */
     @Test
     void theChecksCatchARunTheNetworkCannotSurvive() {

@@ -16,11 +16,15 @@ import org.cx.wire.Message;
  *   <li>Every period, and at once (at most once per {@link #MIN_REPORT_GAP_NANOS}) when the need it reports
  *       changes, a server sends each neighbour its {@link Message.Load}: fresh tasks, demand, the share of its idle
  *       workers it asks of that neighbour ({@link #sharesOfNeed}), and the share of the need next door it passes on
- *       ({@link #sharesBeyond}). Shares follow what each neighbour last reported it could give ({@link NeedSplit}).</li>
+ *       ({@link #sharesBeyond}). Shares follow what each neighbour last reported it could give
+ *       ({@link NeedSplit}).</li>
  *   <li>A server whose surplus exceeds a neighbour's by 2 or more sends it 1 / (neighbours + 1) of the difference
  *       ({@link #transferCount}); one whose surplus is lower answers with its own load ({@link #answers}).</li>
  *   <li>Fresh tasks its own idle workers do not need go at once to neighbours that asked ({@link #wants},
  *       {@link #fed}).</li>
+ *   <li>Need travels two hops. Beyond that, each load also says how far the nearest idle workers its sender heard
+ *       of are and how many ({@link #far}); what is left of the spare fresh tasks goes downhill, to the neighbour
+ *       nearest them that did not ask ({@link #downhill}).</li>
  * </ol>
  */
 final class Diffusion {
@@ -29,6 +33,11 @@ final class Diffusion {
     static final int MAX_TRANSFER = 64;
     /** A change of the reported need is told at most this often, beside the periodic report. */
     static final long MIN_REPORT_GAP_NANOS = 1_000_000L;
+    /**
+     * Idle workers further than this are not heard of: a bound on how long a stale report of idle workers that are
+     * gone can circle the network (each server adds one hop to the nearest it hears of).
+     */
+    static final int MAX_HOPS = 32;
 
     /** This server's own load, as the scheduler has it now. */
     record Local(int fresh, int demand, int idleWaiting, int queued, int workers) {
@@ -45,6 +54,16 @@ final class Diffusion {
         int surplus() {
             return fresh - demand;
         }
+
+        /** Fresh tasks beyond this server's own idle workers. */
+        int spareFresh() {
+            return Math.max(0, fresh - idleWaiting);
+        }
+    }
+
+    /** Idle workers {@code hops} from a server (0: its own), {@code idle} of them; {@link #NOWHERE} if none. */
+    record Far(int hops, int idle) {
+        static final Far NOWHERE = new Far(Message.Load.NOWHERE, 0);
     }
 
     private List<Integer> neighbours = List.of();
@@ -56,6 +75,8 @@ final class Diffusion {
     private final Map<Integer, Integer> need = new HashMap<>();
     /** Per neighbour: the part of {@link #need} that is its own idle workers (not passed on). */
     private final Map<Integer, Integer> ownNeed = new HashMap<>();
+    /** Per neighbour: the nearest idle workers it reported, less the tasks sent it since. */
+    private final Map<Integer, Far> far = new HashMap<>();
     private long lastReportNanos;
     /** {@link #reportedNeed} as last told to the neighbours. */
     private int lastNeedReported;
@@ -67,6 +88,7 @@ final class Diffusion {
         ownNeed.keySet().removeIf(id -> !now.contains(id));
         surplus.keySet().removeIf(id -> !now.contains(id));
         queued.keySet().removeIf(id -> !now.contains(id));
+        far.keySet().removeIf(id -> !now.contains(id));
     }
 
     List<Integer> neighbours() {
@@ -79,6 +101,7 @@ final class Diffusion {
         ownNeed.put(theirs.from(), theirs.need());
         surplus.put(theirs.from(), theirs.fresh() - theirs.demand());
         queued.put(theirs.from(), theirs.queued());
+        far.put(theirs.from(), new Far(theirs.farHops(), theirs.farIdle()));
     }
 
     /** The idle workers next door this server was asked to feed, in all. */
@@ -181,10 +204,59 @@ final class Diffusion {
         return need.getOrDefault(id, 0);
     }
 
-    /** {@code sent} fresh tasks went to neighbour {@code id} against what it asked for. */
+    /** {@code sent} fresh tasks went to neighbour {@code id} against what it asked for, or downhill. */
     void fed(int id, int sent) {
         need.computeIfPresent(id, (k, n) -> n - sent);
         ownNeed.merge(id, -sent, (own, fedNow) -> Math.max(0, own + fedNow));
+        far.computeIfPresent(id, (k, f) -> f.idle() > sent ? new Far(f.hops(), f.idle() - sent) : Far.NOWHERE);
+    }
+
+    /**
+     * The nearest idle workers this server tells neighbour {@code to} of (split horizon: not those it heard of from
+     * {@code to}, so that two servers never send each other's news back): its own idle workers without a fresh task,
+     * else the nearest a neighbour reported, one hop further and less the fresh tasks this server can give them
+     * itself; {@link Far#NOWHERE} when those cover them, or none is known within {@link #MAX_HOPS}.
+     */
+    Far far(Local local, int to) {
+        if (local.need() > 0) {
+            return new Far(0, local.need());
+        }
+        Far nearest = Far.NOWHERE;
+        for (Map.Entry<Integer, Far> e : far.entrySet()) {
+            Far f = e.getValue();
+            if (e.getKey() != to && f.idle() > 0 && f.hops() < MAX_HOPS
+                    && (f.hops() < nearest.hops() || f.hops() == nearest.hops() && f.idle() > nearest.idle())) {
+                nearest = f;
+            }
+        }
+        int left = nearest.idle() - local.spareFresh();
+        return left > 0 ? new Far(nearest.hops() + 1, left) : Far.NOWHERE;
+    }
+
+    /**
+     * Where spare fresh tasks go that no neighbour asked for: the neighbour that reported the nearest idle workers,
+     * at least one hop from it (its own idle workers ask for themselves) and not asking this server (what it asks
+     * for is fed first), or -1. Need reaches two hops; this reaches a server whose tasks are further from any idle
+     * worker, such as one without producers whose neighbours have none either.
+     */
+    int downhill() {
+        int best = -1;
+        Far nearest = Far.NOWHERE;
+        for (int n : neighbours) {
+            Far f = far.get(n);
+            if (f != null && f.idle() > 0 && f.hops() >= 1 && f.hops() < MAX_HOPS && wants(n) <= 0
+                    && (f.hops() < nearest.hops() || f.hops() == nearest.hops() && f.idle() > nearest.idle())) {
+                best = n;
+                nearest = f;
+            }
+        }
+        return best;
+    }
+
+    /** How many tasks neighbour {@code id} can take downhill: the idle workers it reported, less what went since. */
+    int downhillRoom(int id) {
+        Far f = far.get(id);
+        return f == null ? 0 : f.idle();
     }
 
     /** A seed went to neighbour {@code id}. */

@@ -74,17 +74,19 @@ final class DiffusionDriver {
         int[] beyond = diffusion.sharesBeyond(local);
         List<Integer> neighbours = diffusion.neighbours();
         for (int i = 0; i < neighbours.size(); i++) {
-            network.send(neighbours.get(i), load(shares[i], beyond[i]));
+            network.send(neighbours.get(i), load(local, neighbours.get(i), shares[i], beyond[i]));
         }
     }
 
     /**
-     * What this server tells a neighbour: its load, the {@code share} of its need it asks that neighbour for, and
-     * the share of the need next door it passes on to it ({@code beyond}).
+     * What this server tells neighbour {@code to}: its load, the {@code share} of its need it asks that neighbour
+     * for, the share of the need next door it passes on to it ({@code beyond}), and the nearest idle workers it
+     * knows of further away.
      */
-    private Message.Load load(int share, int beyond) {
-        return new Message.Load(network.self(), scheduler.freshCount(), scheduler.demand(), share, scheduler.workers(),
-                scheduler.queuedCount(), beyond);
+    private Message.Load load(Diffusion.Local local, int to, int share, int beyond) {
+        Diffusion.Far far = diffusion.far(local, to);
+        return new Message.Load(network.self(), local.fresh(), local.demand(), share, local.workers(), local.queued(),
+                beyond, far.hops(), far.idle());
     }
 
     /**
@@ -141,7 +143,29 @@ final class DiffusionDriver {
                 break;
             }
         }
+        if (spare > 0) {
+            sendDownhill(spare);
+        }
         scheduler.setRemoteIdle(diffusion.remoteIdle());
+    }
+
+    /**
+     * Spare fresh tasks nobody asked for go towards the nearest idle workers a neighbour told of, when they are
+     * beyond the two hops need travels: tasks of a server without producers whose neighbours have none either
+     * otherwise waited there for good.
+     */
+    private void sendDownhill(int spare) {
+        int toward = diffusion.downhill();
+        if (toward < 0) {
+            return;
+        }
+        int count = Math.min(Math.min(spare, diffusion.downhillRoom(toward)), Diffusion.MAX_TRANSFER);
+        int sent = 0;
+        for (RoutedPayload.Transfer t : scheduler.diffusion().takeFresh(count)) {
+            transfer(toward, t);
+            sent += t.tasks().length;
+        }
+        diffusion.fed(toward, sent);
     }
 
     private void transfer(int to, RoutedPayload.Transfer t) {
@@ -189,7 +213,7 @@ final class DiffusionDriver {
             }
         } else if (diffusion.answers(local, theirs)) {
             int index = diffusion.neighbours().indexOf(theirs.from());
-            network.send(theirs.from(), load(index < 0 ? 0 : diffusion.sharesOfNeed(local)[index],
+            network.send(theirs.from(), load(local, theirs.from(), index < 0 ? 0 : diffusion.sharesOfNeed(local)[index],
                     index < 0 ? 0 : diffusion.sharesBeyond(local)[index]));
         }
     }

@@ -95,6 +95,40 @@ class DiffusionPolicyTest {
     }
 
     @Test
+    void idleWorkersFurtherAwayAreToldOneHopFurtherLessWhatThisServerCanGive() {
+        Diffusion d = new Diffusion();
+        d.neighbours(List.of(2, 3, 4));
+        assertEquals(new Diffusion.Far(0, 3), d.far(local(1, 0, 4, 0, 4), 2), "three of its own workers are idle");
+        assertEquals(Diffusion.Far.NOWHERE, d.far(local(0, 0, 0, 0, 0), 2), "nothing heard yet");
+        d.reported(new Message.Load(2, 0, 0, 0, 0, 0, 0, 2, 5));
+        d.reported(new Message.Load(3, 0, 0, 0, 0, 0, 0, 1, 4));
+        d.reported(new Message.Load(4, 0, 0, 0, 0, 0, 0, 1, 6));
+        assertEquals(new Diffusion.Far(2, 6), d.far(local(0, 0, 0, 0, 0), 2), "the nearest, and the most of those");
+        assertEquals(new Diffusion.Far(2, 4), d.far(local(0, 0, 0, 0, 0), 4), "never told back where it came from");
+        assertEquals(new Diffusion.Far(2, 2), d.far(local(5, 0, 1, 0, 1), 2), "four spare fresh tasks here go there");
+        assertEquals(Diffusion.Far.NOWHERE, d.far(local(7, 0, 0, 0, 1), 2), "this server covers them itself");
+        d.reported(new Message.Load(4, 0, 0, 0, 0, 0, 0, Diffusion.MAX_HOPS, 6));
+        d.reported(new Message.Load(3, 0, 0, 0, 0, 0, 0, Message.Load.NOWHERE, 0));
+        assertEquals(new Diffusion.Far(3, 5), d.far(local(0, 0, 0, 0, 0), 2 + 100), "too far is not heard of");
+    }
+
+    @Test
+    void spareTasksGoDownhillToTheNeighbourNearestIdleWorkersThatDidNotAsk() {
+        Diffusion d = new Diffusion();
+        d.neighbours(List.of(2, 3, 4));
+        assertEquals(-1, d.downhill());
+        d.reported(new Message.Load(2, 0, 0, 0, 0, 0, 0, 3, 8));
+        d.reported(new Message.Load(3, 0, 0, 0, 0, 0, 0, 2, 2));
+        d.reported(new Message.Load(4, 0, 0, 0, 4, 0, 0, 0, 4)); // its own idle workers: it asks for itself
+        assertEquals(3, d.downhill());
+        assertEquals(2, d.downhillRoom(3));
+        d.fed(3, 2);
+        assertEquals(2, d.downhill(), "3 took what it told of; 2 is next");
+        d.reported(new Message.Load(2, 0, 0, 0, 0, 0, 1, 3, 8)); // 2 passes on need to this server
+        assertEquals(-1, d.downhill(), "what a neighbour asks for is fed as need, not downhill as well");
+    }
+
+    @Test
     void aChangedNeedIsToldAtOnceButAtMostOnceAMillisecond() {
         Diffusion d = new Diffusion();
         d.neighbours(List.of(2));

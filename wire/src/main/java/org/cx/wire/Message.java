@@ -387,9 +387,20 @@ public sealed interface Message {
      * do not all answer the same idle workers in full. {@code queued}: tasks prefetched by its producers and not
      * started, which it could revoke to feed the receiver's idle workers. {@code beyond}: idle workers of its other
      * neighbours that it cannot feed itself, the receiver's share of them; the receiver feeds them through
-     * {@code from} but does not pass them on (need travels two hops at most).
+     * {@code from} but does not pass them on (need travels two hops at most). {@code farHops}, {@code farIdle}: the
+     * nearest idle workers {@code from} heard of, other than through the receiver, that it cannot feed itself: how
+     * many hops from {@code from} (0: its own) and how many; {@link #NOWHERE} hops and 0 idle if none. Tasks too far
+     * for need to reach them follow these downhill.
      */
-    record Load(int from, int fresh, int demand, int need, int workers, int queued, int beyond) implements Message {
+    record Load(int from, int fresh, int demand, int need, int workers, int queued, int beyond, int farHops,
+                int farIdle) implements Message {
+        /** {@link #farHops} when no idle workers are known. */
+        public static final int NOWHERE = Integer.MAX_VALUE;
+
+        /** A load that knows of no idle workers beyond the two hops need travels. */
+        public Load(int from, int fresh, int demand, int need, int workers, int queued, int beyond) {
+            this(from, fresh, demand, need, workers, queued, beyond, NOWHERE, 0);
+        }
     }
 
     /**

@@ -4,7 +4,7 @@ package org.cx.wire;
 public final class WireConfig {
 
     /** Bumped on every incompatible change to {@link Message} or its encoding. */
-    public static final int PROTOCOL_VERSION = 18;
+    public static final int PROTOCOL_VERSION = 19;
 
     /**
      * Default hard limit on one frame. 16 MiB holds a batch of thousands of tasks; a larger frame is refused before
