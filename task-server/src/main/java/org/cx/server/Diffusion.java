@@ -23,8 +23,8 @@ import org.cx.wire.Message;
  *   <li>Fresh tasks its own idle workers do not need go at once to neighbours that asked ({@link #wants},
  *       {@link #fed}).</li>
  *   <li>Need travels two hops. Beyond that, each load also says how far the nearest idle workers its sender heard
- *       of are and how many ({@link #far}); what is left of the spare fresh tasks goes downhill, to the neighbour
- *       nearest them that did not ask ({@link #downhill}).</li>
+ *       of are and how many ({@link #far}); what is left of the surplus goes downhill, to the neighbour nearest
+ *       them that did not ask ({@link #downhill}).</li>
  * </ol>
  */
 final class Diffusion {
@@ -55,10 +55,6 @@ final class Diffusion {
             return fresh - demand;
         }
 
-        /** Fresh tasks beyond this server's own idle workers. */
-        int spareFresh() {
-            return Math.max(0, fresh - idleWaiting);
-        }
     }
 
     /** Idle workers {@code hops} from a server (0: its own), {@code idle} of them; {@link #NOWHERE} if none. */
@@ -214,8 +210,9 @@ final class Diffusion {
     /**
      * The nearest idle workers this server tells neighbour {@code to} of (split horizon: not those it heard of from
      * {@code to}, so that two servers never send each other's news back): its own idle workers without a fresh task,
-     * else the nearest a neighbour reported, one hop further and less the fresh tasks this server can give them
-     * itself; {@link Far#NOWHERE} when those cover them, or none is known within {@link #MAX_HOPS}.
+     * else the nearest a neighbour reported, one hop further and less the surplus this server sends them itself
+     * (fresh tasks beyond what its producers asked for); {@link Far#NOWHERE} when that covers them, or none is known
+     * within {@link #MAX_HOPS}.
      */
     Far far(Local local, int to) {
         if (local.need() > 0) {
@@ -229,7 +226,7 @@ final class Diffusion {
                 nearest = f;
             }
         }
-        int left = nearest.idle() - local.spareFresh();
+        int left = nearest.idle() - Math.max(0, local.surplus());
         return left > 0 ? new Far(nearest.hops() + 1, left) : Far.NOWHERE;
     }
 

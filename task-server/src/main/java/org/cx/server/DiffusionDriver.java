@@ -143,16 +143,17 @@ final class DiffusionDriver {
                 break;
             }
         }
-        if (spare > 0) {
-            sendDownhill(spare);
+        int surplus = scheduler.freshCount() - scheduler.demand();
+        if (spare > 0 && surplus > 0) {
+            sendDownhill(Math.min(spare, surplus));
         }
         scheduler.setRemoteIdle(diffusion.remoteIdle());
     }
 
     /**
-     * Spare fresh tasks nobody asked for go towards the nearest idle workers a neighbour told of, when they are
-     * beyond the two hops need travels: tasks of a server without producers whose neighbours have none either
-     * otherwise waited there for good.
+     * Surplus fresh tasks nobody asked for (beyond what this server's own producers asked for) go towards the nearest
+     * idle workers a neighbour told of, when they are beyond the two hops need travels: tasks of a server without
+     * producers whose neighbours have none either otherwise waited there for good.
      */
     private void sendDownhill(int spare) {
         int toward = diffusion.downhill();

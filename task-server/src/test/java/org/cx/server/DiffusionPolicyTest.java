@@ -105,8 +105,9 @@ class DiffusionPolicyTest {
         d.reported(new Message.Load(4, 0, 0, 0, 0, 0, 0, 1, 6));
         assertEquals(new Diffusion.Far(2, 6), d.far(local(0, 0, 0, 0, 0), 2), "the nearest, and the most of those");
         assertEquals(new Diffusion.Far(2, 4), d.far(local(0, 0, 0, 0, 0), 4), "never told back where it came from");
-        assertEquals(new Diffusion.Far(2, 2), d.far(local(5, 0, 1, 0, 1), 2), "four spare fresh tasks here go there");
+        assertEquals(new Diffusion.Far(2, 2), d.far(local(5, 1, 1, 0, 1), 2), "a surplus of four here goes there");
         assertEquals(Diffusion.Far.NOWHERE, d.far(local(7, 0, 0, 0, 1), 2), "this server covers them itself");
+        assertEquals(new Diffusion.Far(2, 6), d.far(local(7, 7, 0, 0, 4), 2), "its producers asked for its tasks");
         d.reported(new Message.Load(4, 0, 0, 0, 0, 0, 0, Diffusion.MAX_HOPS, 6));
         d.reported(new Message.Load(3, 0, 0, 0, 0, 0, 0, Message.Load.NOWHERE, 0));
         assertEquals(new Diffusion.Far(3, 5), d.far(local(0, 0, 0, 0, 0), 2 + 100), "too far is not heard of");
