@@ -192,6 +192,23 @@ class SimulationTest {
         holds(10200316, new Scenario.Shape(9, 6, 2, 12, 4, 5, false, false, true, true, true, true, true, true), "");
     }
 
+    /**
+     * Five servers, the primary root cut from both its children, a whole mirror group: it declared them failed
+     * together, and took one over from its own copy, kept since that child had it as its mirror while its sibling
+     * joined. The child had released it across the cut and gone on committing with its sibling, so the copy lacked
+     * those commits and they ran twice (seed 80295, wide cuts, four faults). Such a copy is no longer taken: the
+     * state is lost, and the computations fail with that reason.
+     */
+    @Test
+    void aFormerMirrorsCopyIsNotTakenOverWhenTheWholeGroupFails() {
+        Scenario.Result r = Scenario.run(80295,
+                new Scenario.Shape(5, 6, 2, 12, 4, 4, true, false, true, true, true, true, true, true), null);
+        assertTrue(r.faults().stream().anyMatch(f -> f.contains("cut s1 from [s5, s2]")), r.faults().toString());
+        assertTrue(r.violations().stream().noneMatch(v -> v.contains("committed twice")), r.violations().toString());
+        assertTrue(r.violations().stream().anyMatch(v -> v.contains("failed together with every copy")),
+                "the state is lost, and the computations say so: " + r.violations());
+    }
+
     /** The primary and the secondary root crash together: their state is gone, and the checks must say so. */
     @Test
     void theChecksCatchARunTheNetworkCannotSurvive() {

@@ -526,9 +526,10 @@ final class ServerNetwork {
         if (!tree.contains(id) || id == self) {
             return;
         }
-        int heir = HeirChoice.heir(tree, id, this::copySeq);
+        int heir = HeirChoice.heir(tree, id, this::copySeq, failing);
         FatTree.Repair repair = tree.remove(id);
         if (heir < 0) {
+            copies.remove(id); // what this server holds of it lacks what it committed since (HeirChoice)
             heir = repair.heir();
         }
         if (heir < 0 || failing.contains(heir)) {
@@ -609,9 +610,7 @@ final class ServerNetwork {
             List<Liveness.Silent> silentMembers = liveness.silentMembers(self, now);
             Set<Integer> failing = new HashSet<>();
             for (Liveness.Silent silent : silentMembers) {
-                // None of them may be named heir of another: what they hold is as unreachable as they are.
-                lastBeat.remove(silent.id());
-                failing.add(silent.id());
+                failing.add(silent.id()); // none of them may be named heir of another: its copies are as far away
             }
             for (Liveness.Silent silent : silentMembers) {
                 declareFailed(silent.id(), "silent for " + silent.forNanos() / 1_000_000 + " ms", failing);

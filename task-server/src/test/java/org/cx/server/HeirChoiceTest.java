@@ -37,4 +37,30 @@ class HeirChoiceTest {
         assertEquals(java.util.List.of(5), tree.mirrorGroup(6), "the layout this table assumes");
         assertEquals(expected, HeirChoice.heir(tree, 6, (holder, failed) -> held.getOrDefault(holder, -1L)));
     }
+
+    /**
+     * Server 6 fails together with its whole mirror group {5}. If 5 held a complete copy, 6 may have released its
+     * former members and gone on committing without them: no other copy is safe. If 5 had none yet, a former member
+     * was still kept up to date, and its copy is taken.
+     */
+    @ParameterizedTest(name = "copies {0}, 5 failing too -> heir {1}")
+    @CsvSource(delimiter = ';', value = {
+        "5:10 1:9; -1",
+        "5:10 1:10; -1",
+        "1:9; 1",
+        "5:10; -1",
+    })
+    void aFormerMembersCopyIsNotTakenOnceTheFailingGroupHadOne(String copies, int expected) {
+        FatTree tree = new FatTree(2);
+        for (int id = 1; id <= 7; id++) {
+            tree.join(id);
+        }
+        Map<Integer, Long> held = new java.util.HashMap<>();
+        for (String c : copies.trim().split(" ")) {
+            String[] kv = c.split(":");
+            held.put(Integer.parseInt(kv[0]), Long.parseLong(kv[1]));
+        }
+        assertEquals(expected, HeirChoice.heir(tree, 6, (holder, failed) -> held.getOrDefault(holder, -1L),
+                java.util.Set.of(5)));
+    }
 }
