@@ -235,8 +235,7 @@ abstract class PeerSession {
                 case Message.Collect c -> {
                     if (!node.scheduler().submissions().collect(this, c.computation(), c.watch())) {
                         connection().write(new Message.Failed(c.computation(), "",
-                                "no computation " + Long.toHexString(c.computation())
-                                        + " on this server: unknown, already collected, or its result expired"));
+                                node.scheduler().submissions().unknown(c.computation())));
                     }
                 }
                 case Message.Collected c -> node.scheduler().submissions().collected(this, c.computation());

@@ -796,6 +796,7 @@ public final class Scheduler {
      * here fails with {@code reason}, since any of them may have had tasks there.
      */
     public void failAllRunning(String reason) {
+        submissions.stateLost(reason);
         for (ComputationState c : new ArrayList<>(computations.values())) {
             if (c.origin == self && c.phase == ComputationState.Phase.RUNNING) {
                 fail(c, "", reason, now); // no single task is to blame

@@ -1,5 +1,6 @@
 package org.cx.server;
 
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,9 @@ public final class Submissions {
     /** Draws computation ids: unguessable on a real server, repeatable in a simulation. */
     private final RandomGenerator ids;
     private final long resultRetentionNanos;
+    /** The network's last few losses of state, most recent last: a consumer asking for a lost computation is told. */
+    private final ArrayDeque<String> losses = new ArrayDeque<>();
+    private static final int LOSSES_REMEMBERED = 4;
 
     Submissions(Scheduler scheduler, RandomGenerator ids, long resultRetentionNanos) {
         this.s = scheduler;
@@ -120,6 +124,26 @@ public final class Submissions {
         }
         s.deliver(c);
         return true;
+    }
+
+    /**
+     * Why a consumer's {@code computation} is not here: unknown, collected or expired, or perhaps lost with a server
+     * and every copy of its state, if the network lost any since this server started.
+     */
+    public String unknown(long computation) {
+        String why = "no computation " + Long.toHexString(computation) + " on this server: unknown, already collected, "
+                + "or its result expired";
+        return losses.isEmpty() ? why : why + "; or lost: " + String.join("; ", losses);
+    }
+
+    /** The network lost some computations' state, for {@code reason} (which names the server). */
+    void stateLost(String reason) {
+        if (!losses.contains(reason)) {
+            losses.add(reason);
+            if (losses.size() > LOSSES_REMEMBERED) {
+                losses.poll();
+            }
+        }
     }
 
     /** The consumer has the result; forget the computation. */

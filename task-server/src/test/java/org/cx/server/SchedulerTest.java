@@ -1050,4 +1050,15 @@ class SchedulerTest {
         assertEquals(List.of(9L), out.endedAtOrigin, "the cancelled one, not the running ones");
         assertEquals(List.of("11:5"), out.reprioritized, "a new priority too, as it may not have told it");
     }
+
+    @Test
+    void aConsumerAskingForAnUnknownComputationHearsOfTheNetworksLosses() {
+        String plain = scheduler.submissions().unknown(0xabcL);
+        assertTrue(plain.contains("no computation abc") && !plain.contains("lost"), plain);
+        long c = submitForkJoin();
+        scheduler.failAllRunning("task server s2 failed together with every copy of its tasks");
+        assertTrue(out.log.contains("failed"), "running computations fail: " + out.log);
+        String told = scheduler.submissions().unknown(c + 1);
+        assertTrue(told.endsWith("; or lost: task server s2 failed together with every copy of its tasks"), told);
+    }
 }
