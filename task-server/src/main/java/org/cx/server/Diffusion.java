@@ -54,7 +54,6 @@ final class Diffusion {
         int surplus() {
             return fresh - demand;
         }
-
     }
 
     /** Idle workers {@code hops} from a server (0: its own), {@code idle} of them; {@link #NOWHERE} if none. */

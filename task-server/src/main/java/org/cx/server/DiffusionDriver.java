@@ -214,8 +214,9 @@ final class DiffusionDriver {
             }
         } else if (diffusion.answers(local, theirs)) {
             int index = diffusion.neighbours().indexOf(theirs.from());
-            network.send(theirs.from(), load(local, theirs.from(), index < 0 ? 0 : diffusion.sharesOfNeed(local)[index],
-                    index < 0 ? 0 : diffusion.sharesBeyond(local)[index]));
+            int share = index < 0 ? 0 : diffusion.sharesOfNeed(local)[index];
+            int beyond = index < 0 ? 0 : diffusion.sharesBeyond(local)[index];
+            network.send(theirs.from(), load(local, theirs.from(), share, beyond));
         }
     }
 }

@@ -17,13 +17,14 @@ import org.cx.wire.TaskEnvelope;
  * the {@link Scheduler}, single-threaded with it: each command changes the scheduler's state whole.
  */
 public final class Submissions {
+    private static final int LOSSES_REMEMBERED = 4;
+
     private final Scheduler s;
     /** Draws computation ids: unguessable on a real server, repeatable in a simulation. */
     private final RandomGenerator ids;
     private final long resultRetentionNanos;
     /** The network's last few losses of state, most recent last: a consumer asking for a lost computation is told. */
     private final ArrayDeque<String> losses = new ArrayDeque<>();
-    private static final int LOSSES_REMEMBERED = 4;
 
     Submissions(Scheduler scheduler, RandomGenerator ids, long resultRetentionNanos) {
         this.s = scheduler;
