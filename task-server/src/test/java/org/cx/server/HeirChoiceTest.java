@@ -2,7 +2,10 @@ package org.cx.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -23,19 +26,9 @@ class HeirChoiceTest {
         "6:99; -1",
     })
     void heirIsTheGroupMemberWithACopyElseTheFormerMemberWithTheNewestCopy(String copies, int expected) {
-        FatTree tree = new FatTree(2);
-        for (int id = 1; id <= 7; id++) {
-            tree.join(id);
-        }
-        Map<Integer, Long> held = new java.util.HashMap<>();
-        if (copies != null) {
-            for (String c : copies.trim().split(" ")) {
-                String[] kv = c.split(":");
-                held.put(Integer.parseInt(kv[0]), Long.parseLong(kv[1]));
-            }
-        }
-        assertEquals(java.util.List.of(5), tree.mirrorGroup(6), "the layout this table assumes");
-        assertEquals(expected, HeirChoice.heir(tree, 6, (holder, failed) -> held.getOrDefault(holder, -1L)));
+        FatTree tree = sevenServers();
+        assertEquals(List.of(5), tree.mirrorGroup(6), "the layout this table assumes");
+        assertEquals(expected, HeirChoice.heir(tree, 6, held(copies)));
     }
 
     /**
@@ -51,16 +44,26 @@ class HeirChoiceTest {
         "5:10; -1",
     })
     void aFormerMembersCopyIsNotTakenOnceTheFailingGroupHadOne(String copies, int expected) {
+        assertEquals(expected, HeirChoice.heir(sevenServers(), 6, held(copies), Set.of(5)));
+    }
+
+    private static FatTree sevenServers() {
         FatTree tree = new FatTree(2);
         for (int id = 1; id <= 7; id++) {
             tree.join(id);
         }
-        Map<Integer, Long> held = new java.util.HashMap<>();
-        for (String c : copies.trim().split(" ")) {
-            String[] kv = c.split(":");
-            held.put(Integer.parseInt(kv[0]), Long.parseLong(kv[1]));
+        return tree;
+    }
+
+    /** The copies of server 6 listed as holder:lastSeq. */
+    private static HeirChoice.Copies held(String copies) {
+        Map<Integer, Long> held = new HashMap<>();
+        if (copies != null) {
+            for (String c : copies.trim().split(" ")) {
+                String[] kv = c.split(":");
+                held.put(Integer.parseInt(kv[0]), Long.parseLong(kv[1]));
+            }
         }
-        assertEquals(expected, HeirChoice.heir(tree, 6, (holder, failed) -> held.getOrDefault(holder, -1L),
-                java.util.Set.of(5)));
+        return (holder, failed) -> held.getOrDefault(holder, -1L);
     }
 }
