@@ -46,6 +46,21 @@ class SimulationTest {
         assertTrue(s.faults().getOrDefault("freeze mid-commit", 0) > 30, "the freezes struck: " + s.faults());
     }
 
+    /**
+     * Thirteen servers and two producers: most servers have none, and some are three hops or more from any. Need
+     * travels two hops; beyond that only tasks sent downhill reach a producer (184 of 1,000 seeds from 60,000 hung
+     * without that).
+     */
+    @Test
+    void aLargeNetworkWithFewProducersLeavesNoTaskBehind() throws InterruptedException {
+        Scenario.Shape sparse = new Scenario.Shape(13, 2, 2, 12, 4, 3, false, false, true, true, true, true, true,
+                true);
+        SimRunner.Summary s = SimRunner.run(60_000, 150, sparse, 2, p -> { });
+        s.failures().forEach(r -> SimRunner.describe(r, sparse, System.out));
+        assertEquals(List.of(), s.failures().stream().map(Scenario.Result::seed).toList(),
+                "seeds that broke an invariant (their replay commands are printed above)");
+    }
+
     @Test
     void aSeedRunsTheSameWayTwice() {
         for (long seed = 1; seed <= 10; seed++) {
