@@ -59,6 +59,11 @@ final class Diffusion {
     /** Idle workers {@code hops} from a server (0: its own), {@code idle} of them; {@link #NOWHERE} if none. */
     record Far(int hops, int idle) {
         static final Far NOWHERE = new Far(Message.Load.NOWHERE, 0);
+
+        /** Whether these idle workers are heard of and nearer than {@code other}'s, or as near and more of them. */
+        boolean nearerThan(Far other) {
+            return idle > 0 && hops < MAX_HOPS && (hops < other.hops || hops == other.hops && idle > other.idle);
+        }
     }
 
     private List<Integer> neighbours = List.of();
@@ -220,8 +225,7 @@ final class Diffusion {
         Far nearest = Far.NOWHERE;
         for (Map.Entry<Integer, Far> e : far.entrySet()) {
             Far f = e.getValue();
-            if (e.getKey() != to && f.idle() > 0 && f.hops() < MAX_HOPS
-                    && (f.hops() < nearest.hops() || f.hops() == nearest.hops() && f.idle() > nearest.idle())) {
+            if (e.getKey() != to && f.nearerThan(nearest)) {
                 nearest = f;
             }
         }
@@ -240,8 +244,7 @@ final class Diffusion {
         Far nearest = Far.NOWHERE;
         for (int n : neighbours) {
             Far f = far.get(n);
-            if (f != null && f.idle() > 0 && f.hops() >= 1 && f.hops() < MAX_HOPS && wants(n) <= 0
-                    && (f.hops() < nearest.hops() || f.hops() == nearest.hops() && f.idle() > nearest.idle())) {
+            if (f != null && f.hops() >= 1 && wants(n) <= 0 && f.nearerThan(nearest)) {
                 best = n;
                 nearest = f;
             }
