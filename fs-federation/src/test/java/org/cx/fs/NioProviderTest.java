@@ -78,6 +78,28 @@ class NioProviderTest {
                     }
                     assertArrayEquals(java.util.Arrays.copyOfRange(big, at, at + 100), b.array(), "at " + at);
                 }
+                // as a FUSE mount's threads read: in order but for pieces swapped now and then, with a few jumps
+                int piece = 128 << 10;
+                List<Integer> order = new java.util.ArrayList<>();
+                for (int at = 0; at < big.length; at += piece) {
+                    order.add(at);
+                }
+                for (int k = 1; k < order.size(); k++) {
+                    if (random.nextInt(4) == 0) {
+                        java.util.Collections.swap(order, k - 1, k);
+                    }
+                }
+                order.add(order.size() / 2, 2 * Blocks.SIZE); // back to a block long passed
+                order.add(order.size() / 2, 18 * Blocks.SIZE); // ahead, beyond the read-ahead
+                for (int at : order) {
+                    ByteBuffer b = ByteBuffer.allocate(Math.min(piece, big.length - at));
+                    ch.position(at);
+                    while (b.hasRemaining()) {
+                        ch.read(b);
+                    }
+                    assertArrayEquals(java.util.Arrays.copyOfRange(big, at, at + b.capacity()), b.array(),
+                            "at " + at);
+                }
             }
 
             PosixFileAttributes a = Files.readAttributes(bin, PosixFileAttributes.class);

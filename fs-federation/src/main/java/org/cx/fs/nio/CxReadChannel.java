@@ -13,13 +13,14 @@ import org.cx.fs.Blocks;
 import org.cx.fs.FsClient;
 
 /**
- * Reads a federated file as it was when opened, at any position. Blocks come from the file servers in windows: one
- * block for a random read, doubling up to {@link #MAX_WINDOW} while reads go on in order, and then the next window
- * is fetched in the background as soon as this one is in hand (read-ahead). Memory: at most two windows of blocks,
- * and one more of buffers to fill again.
+ * Reads a federated file as it was when opened, at any position. A random read fetches its block alone; a read of
+ * the block after the last one read starts a read-ahead: one request for the rest of the file, streamed in the
+ * background up to {@link #AHEAD} blocks ahead of the reader. The block before the current one is kept too, for a
+ * reader whose requests arrive a little out of order (a FUSE mount's threads). Memory: at most {@code AHEAD + 3}
+ * blocks, and as many buffers to fill again.
  */
 final class CxReadChannel implements SeekableByteChannel {
-    static final int MAX_WINDOW = 8;
+    static final int AHEAD = 8;
     /**
      * Threads of read-ahead and write-behind transfers: one each while it runs, never the common pool, whose one
      * thread on a 2-core machine would let a second open file's transfer wait for the first's to end.
@@ -37,11 +38,8 @@ final class CxReadChannel implements SeekableByteChannel {
     private final Map<Integer, byte[]> cache = new HashMap<>();
     /** Block buffers to fill again: allocating 1 MiB arrays per block costs more than copying them. */
     private final java.util.Queue<byte[]> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private CompletableFuture<Map<Integer, byte[]>> ahead;
-    private int aheadFirst;
-    private int aheadCount;
+    private ReadAhead ahead;
     private int lastBlock = -2;
-    private int window = 1;
     private long position;
     private boolean open = true;
 
@@ -68,7 +66,7 @@ final class CxReadChannel implements SeekableByteChannel {
 
     /**
      * Writes the rest of the file, from the position on, to {@code out} straight from its blocks; returns how much.
-     * From the start, that is a whole read as {@code cx fs cp} makes it: no windows, striped columns in parallel.
+     * From the start, that is a whole read as {@code cx fs cp} makes it: no read-ahead, striped columns in parallel.
      */
     long transferTo(java.io.OutputStream out) throws IOException {
         ensureOpen();
@@ -90,56 +88,47 @@ final class CxReadChannel implements SeekableByteChannel {
     }
 
     private byte[] block(int b) throws IOException {
-        if (b == lastBlock + 1) {
-            window = Math.min(window * 2, MAX_WINDOW);
-        } else if (b != lastBlock) {
-            window = 1;
+        byte[] data = cache.get(b);
+        if (data == null) {
+            if (ahead != null && ahead.reaches(b)) {
+                data = ahead.take(b);
+            } else {
+                stopReadingAhead();
+                if (b == lastBlock + 1) {
+                    ahead = new ReadAhead(b);
+                    data = ahead.take(b);
+                } else {
+                    data = fetch(b);
+                }
+            }
+            cache.put(b, data);
+            cache.entrySet().removeIf(entry -> {
+                if (entry.getKey() < b - 1 || entry.getKey() > b) {
+                    recycle(entry.getValue());
+                    return true;
+                }
+                return false;
+            });
         }
         lastBlock = b;
-        byte[] data = cache.get(b);
-        if (data == null && ahead != null && b >= aheadFirst && b < aheadFirst + aheadCount) {
-            cache.putAll(join(ahead));
-            ahead = null;
-            data = cache.get(b);
-        }
-        if (data == null) {
-            cache.values().forEach(this::recycle);
-            cache.clear();
-            cache.putAll(fetch(b, window));
-            data = cache.get(b);
-        }
-        cache.entrySet().removeIf(entry -> {
-            if (entry.getKey() < b) {
-                recycle(entry.getValue());
-                return true;
-            }
-            return false;
-        });
-        int next = b + 1;
-        while (cache.containsKey(next)) {
-            next++;
-        }
-        if (window > 1 && ahead == null && next < blocks) {
-            aheadFirst = next;
-            aheadCount = window;
-            int first = next;
-            int count = window;
-            ahead = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return fetch(first, count);
-                } catch (IOException e) {
-                    throw new CompletionException(e);
-                }
-            }, TRANSFERS);
-        }
         return data;
     }
 
-    private Map<Integer, byte[]> fetch(int first, int count) throws IOException {
-        Map<Integer, byte[]> out = new HashMap<>();
-        client.readBlocks(file, first, count, this::buffer,
-                (i, data, n) -> out.put(i, n == data.length ? data : java.util.Arrays.copyOf(data, n)));
-        return out;
+    private byte[] fetch(int b) throws IOException {
+        byte[][] out = new byte[1][];
+        client.readBlocks(file, b, 1, this::buffer, (i, data, n) -> out[0] = trimmed(data, n));
+        return out[0];
+    }
+
+    private static byte[] trimmed(byte[] data, int n) {
+        return n == data.length ? data : java.util.Arrays.copyOf(data, n);
+    }
+
+    private void stopReadingAhead() {
+        if (ahead != null) {
+            ahead.stop();
+            ahead = null;
+        }
     }
 
     /** A block's buffer: one the reader has passed, or a new one. */
@@ -148,10 +137,91 @@ final class CxReadChannel implements SeekableByteChannel {
         return b != null ? b : new byte[Blocks.SIZE];
     }
 
-    /** Keeps {@code data}, a block the reader has passed, for a later fetch (at most a window's worth). */
+    /** Keeps {@code data}, a block the reader has passed, for a later fetch (at most a read-ahead's worth). */
     private void recycle(byte[] data) {
-        if (data.length == Blocks.SIZE && free.size() < MAX_WINDOW) {
+        if (data.length == Blocks.SIZE && free.size() < AHEAD) {
             free.add(data);
+        }
+    }
+
+    /**
+     * The blocks from one on to the end of the file, fetched in order by one request on a transfer thread, which
+     * waits while {@link #AHEAD} of them wait for the reader: the file server's stream and the reader's progress
+     * overlap, and the connection's flow control holds the server back.
+     */
+    private final class ReadAhead {
+        /** Blocks in order, then the failure that ended the fetch, if one did. */
+        private final java.util.concurrent.BlockingQueue<Object> arrived =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        /** Room for blocks not taken yet. */
+        private final java.util.concurrent.Semaphore room = new java.util.concurrent.Semaphore(AHEAD);
+        private volatile boolean stopped;
+        /** The block the next one taken is. */
+        private int next;
+
+        ReadAhead(int first) {
+            next = first;
+            TRANSFERS.execute(() -> {
+                try {
+                    client.readBlocks(file, first, blocks - first, CxReadChannel.this::buffer,
+                            (i, data, n) -> hand(trimmed(data, n)));
+                } catch (IOException | RuntimeException e) {
+                    if (!stopped) {
+                        arrived.add(e instanceof IOException io ? io : new IOException("read-ahead failed", e));
+                    }
+                }
+            });
+        }
+
+        private void hand(byte[] data) throws IOException {
+            try {
+                while (!room.tryAcquire(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    if (stopped) {
+                        throw new IOException("the reader has moved elsewhere");
+                    }
+                }
+                arrived.add(data);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("read-ahead interrupted");
+            }
+        }
+
+        /** Whether block {@code b} is one this read-ahead gives soon. */
+        boolean reaches(int b) {
+            return b >= next && b < next + AHEAD;
+        }
+
+        /** Block {@code b}, once it is here; the blocks before it are passed over. */
+        byte[] take(int b) throws IOException {
+            while (true) {
+                Object o;
+                try {
+                    o = arrived.take();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("read of block " + b + " interrupted");
+                }
+                if (o instanceof IOException failure) {
+                    stopReadingAhead();
+                    throw failure;
+                }
+                byte[] data = (byte[]) o;
+                room.release();
+                if (next++ == b) {
+                    return data;
+                }
+                recycle(data);
+            }
+        }
+
+        void stop() {
+            stopped = true;
+            for (Object o = arrived.poll(); o != null; o = arrived.poll()) {
+                if (o instanceof byte[] data) {
+                    recycle(data);
+                }
+            }
         }
     }
 
@@ -213,6 +283,7 @@ final class CxReadChannel implements SeekableByteChannel {
     @Override
     public void close() {
         open = false;
+        stopReadingAhead();
         cache.clear();
     }
 }
