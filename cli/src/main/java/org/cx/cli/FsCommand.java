@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.cx.discovery.Discovery;
 import org.cx.discovery.RiverDiscovery;
 import org.cx.discovery.ServiceRecord;
@@ -53,9 +54,14 @@ final class FsCommand extends Group {
 
     /** Waits until the process is told to stop (SIGTERM, Ctrl-C). */
     private static void awaitShutdown() throws InterruptedException {
+        shutdownLatch().await();
+    }
+
+    /** A latch opened when this process is asked to stop (Ctrl-C, SIGTERM). */
+    private static CountDownLatch shutdownLatch() {
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "cx-fs-shutdown"));
-        stop.await();
+        return stop;
     }
 
     @Command(name = "names", mixinStandardHelpOptions = true,
@@ -418,20 +424,23 @@ final class FsCommand extends Group {
         Path scratch = Path.of(System.getProperty("java.io.tmpdir"));
 
         @Override
-        @SuppressWarnings("try") // the mount only needs closing
         int run(FsClient fs) throws IOException {
             FsMounter mounter = java.util.ServiceLoader.load(FsMounter.class).findFirst().orElseThrow(
                     () -> new IOException("this cx has no FUSE support: it was built with a JDK older than 22 "
                             + "(jfuse needs 22); use cx fs get and put, or the Java library"));
-            try (AutoCloseable mounted = mounter.mount(fs, dir, scratch)) {
+            CountDownLatch stop = shutdownLatch();
+            try (FsMounter.Mount mounted = mounter.mount(fs, dir, scratch)) {
                 out().println("mounted the federation at " + dir.toAbsolutePath() + " (" + fs.identity()
                         + "); Ctrl-C unmounts");
                 out().flush();
-                awaitShutdown();
-            } catch (IOException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new IOException("unmounting " + dir + " failed: " + e.getMessage(), e);
+                while (!stop.await(1, TimeUnit.SECONDS)) {
+                    if (!mounted.isMounted()) {
+                        out().println(dir.toAbsolutePath() + " was unmounted; stopping");
+                        break;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
             return 0;
         }

@@ -14,5 +14,18 @@ public interface FsMounter {
      *
      * @throws IOException saying why it could not be mounted
      */
-    AutoCloseable mount(FsClient client, Path dir, Path scratch) throws IOException;
+    Mount mount(FsClient client, Path dir, Path scratch) throws IOException;
+
+    /** A mounted directory. */
+    interface Mount extends AutoCloseable {
+        /**
+         * Whether the directory is still mounted: false once it was unmounted from outside ({@code umount DIR},
+         * {@code fusermount3 -u DIR}). True where the system cannot tell.
+         */
+        boolean isMounted();
+
+        /** Unmounts, if it is still mounted, and lets go of the mount's threads. */
+        @Override
+        void close() throws IOException;
+    }
 }

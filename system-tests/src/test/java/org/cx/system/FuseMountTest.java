@@ -26,8 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Unmodified programs ({@code sh}, {@code cat}, {@code grep}, {@code python3}, {@code cp}, {@code mv}) on a FUSE
- * mount of the federation ({@code cx fs mount}), with a name service and a file server as processes. Skipped, saying
- * why, where the machine has no {@code /dev/fuse} or no libfuse3.
+ * mount of the federation ({@code cx fs mount}), with a name service and a file server as processes; the mount ends
+ * when its directory is unmounted from outside. Skipped, saying why, where the machine has no {@code /dev/fuse} or no
+ * libfuse3.
  */
 class FuseMountTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -40,7 +41,9 @@ class FuseMountTest {
     @AfterEach
     void stop() throws Exception {
         for (ChildProcess p : processes.reversed()) {
-            p.terminate();
+            if (p.isAlive()) {
+                p.terminate();
+            }
         }
         for (ChildProcess p : processes) {
             Await.until("a cx fs process to stop", WAIT, () -> !p.isAlive());
@@ -81,7 +84,8 @@ class FuseMountTest {
                     .getBytes(StandardCharsets.UTF_8)), -1, FsClient.Progress.NONE);
 
             Path mnt = Files.createDirectories(dir.resolve("mnt"));
-            start("mount", "fs", "mount", "--names", names, mnt.toString()).awaitLine("mounted the federation", WAIT);
+            ChildProcess mount = start("mount", "fs", "mount", "--names", names, mnt.toString());
+            mount.awaitLine("mounted the federation", WAIT);
             byte[] big = new byte[3 * (1 << 20) + 17];
             new java.util.Random(7).nextBytes(big);
             Files.write(dir.resolve("big.bin"), big);
@@ -104,6 +108,10 @@ class FuseMountTest {
             fs.read("/moved/big.bin", out, FsClient.Progress.NONE);
             assertArrayEquals(big, out.toByteArray());
             assertEquals(List.of("seek.txt", "sh.txt", "words.txt"), fs.list("/given").stream().map(n -> n.name()).toList());
+
+            assertEquals(0, sh(dir, "umount " + mnt), "unmounted from outside cx");
+            mount.awaitLine("was unmounted; stopping", WAIT);
+            Await.until("cx fs mount to end once its directory is unmounted", WAIT, () -> !mount.isAlive());
         }
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 import org.cryptomator.jfuse.api.Fuse;
 import org.cryptomator.jfuse.api.FuseBuilder;
 import org.cryptomator.jfuse.api.FuseMountFailedException;
@@ -16,9 +17,11 @@ public final class FuseMounter implements FsMounter {
     private static final List<String> LIBRARIES = List.of("/usr/lib/x86_64-linux-gnu/libfuse3.so.3",
             "/usr/lib/aarch64-linux-gnu/libfuse3.so.3", "/usr/lib64/libfuse3.so.3", "/usr/lib/libfuse3.so.3",
             "/lib/x86_64-linux-gnu/libfuse3.so.3");
+    /** This process's view of the mounts (Linux). */
+    private static final Path MOUNTS = Path.of("/proc/self/mountinfo");
 
     @Override
-    public AutoCloseable mount(FsClient client, Path dir, Path scratch) throws IOException {
+    public Mount mount(FsClient client, Path dir, Path scratch) throws IOException {
         if (!Files.exists(Path.of("/dev/fuse"))) {
             throw new IOException("this machine has no /dev/fuse: FUSE mounts are not possible here (use cx fs get "
                     + "and put, or the Java library)");
@@ -29,6 +32,7 @@ public final class FuseMounter implements FsMounter {
         if (!Files.isDirectory(scratch) || !Files.isWritable(scratch)) {
             throw new IOException(scratch + " is not a writable directory: files being written are kept there");
         }
+        Path where = dir.toRealPath();
         FuseBuilder builder = Fuse.builder();
         LIBRARIES.stream().filter(l -> Files.exists(Path.of(l))).findFirst().ifPresent(builder::setLibraryPath);
         Fuse fuse;
@@ -43,7 +47,21 @@ public final class FuseMounter implements FsMounter {
             closeQuietly(fuse);
             throw new IOException("cannot mount on " + dir + ": " + e.getMessage(), e);
         }
-        return () -> fuse.close();
+        return new Mount() {
+            @Override
+            public boolean isMounted() {
+                return MountTable.fuseAt(MOUNTS, where);
+            }
+
+            @Override
+            public void close() throws IOException {
+                try {
+                    fuse.close();
+                } catch (TimeoutException e) {
+                    throw new IOException("unmounting " + dir + " timed out: " + e.getMessage(), e);
+                }
+            }
+        };
     }
 
     private static void closeQuietly(Fuse fuse) {
