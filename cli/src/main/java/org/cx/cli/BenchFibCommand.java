@@ -54,9 +54,10 @@ final class BenchFibCommand extends Printing implements Callable<Integer> {
 
     @Option(names = "--warmup-until-quiet", defaultValue = "60", paramLabel = "S",
             description = "After the K warm-up runs (if K > 0), keep warming up while the JIT is still "
-                    + "compiling (for 5%% or more of any of the last 3 runs), for at most S seconds, so "
-                    + "that the compiled code is measured, not the compiler: 7 servers sharing 2 cores "
-                    + "need about 30 runs of F(13). 0: only the K runs. Default: ${DEFAULT-VALUE}.")
+                    + "compiling (for 5%% or more of any of the last 3 runs, or of the last 2 s of runs), for "
+                    + "at most S seconds, so that the compiled code is measured, not the compiler: 7 servers "
+                    + "sharing 2 cores need about 30 runs of F(13), F(5) thousands. 0: only the K runs. "
+                    + "Default: ${DEFAULT-VALUE}.")
     int untilQuietS;
 
     @Option(names = "--repeat", defaultValue = "1", paramLabel = "R",

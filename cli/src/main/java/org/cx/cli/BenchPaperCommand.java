@@ -57,8 +57,8 @@ final class BenchPaperCommand extends Printing implements Callable<Integer> {
 
     @Option(names = "--warmup-until-quiet", paramLabel = "S",
             description = "Before each series, warm up until the JIT is quiet (it compiled for under 5%% of "
-                    + "each of the last 3 runs), for at most S seconds per series (default 60, or 0 with "
-                    + "--quick: a fixed warm-up).")
+                    + "each of the last 3 runs and of the last 2 s of runs), for at most S seconds per series "
+                    + "(default 60, or 0 with --quick: a fixed warm-up).")
     Integer untilQuietS;
 
     @Override
