@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -150,6 +151,19 @@ public final class FsClient implements AutoCloseable {
      */
     public Entry write(String path, InputStream in, long expectedSize, Placement placement, Progress progress)
             throws IOException {
+        byte[] block = new byte[Blocks.SIZE];
+        return write(path, () -> {
+            int n = in.readNBytes(block, 0, block.length);
+            return n == block.length ? block : Arrays.copyOf(block, n);
+        }, expectedSize, placement, progress);
+    }
+
+    /**
+     * As {@link #write(String, InputStream, long, Placement, Progress)}, the bytes given a block at a time, by a
+     * source that already holds them in blocks (no copy into the client's own).
+     */
+    public Entry write(String path, BlockSource source, long expectedSize, Placement placement, Progress progress)
+            throws IOException {
         ObjectNode place = connections.names(Json.op("place").put("path", path).put("size", Math.max(0, expectedSize))
                 .put("stripes", placement.stripes()).put("replicas", placement.replicas())
                 .put("only", placement.only()));
@@ -177,11 +191,14 @@ public final class FsClient implements AutoCloseable {
                 t.connection = connections.take(t.address);
                 t.connection.send(Json.op("put").put("blob", columns.get(t.column).blob()));
             }
-            byte[] block = new byte[Blocks.SIZE];
             for (int i = 0; ; i++) {
-                int n = in.readNBytes(block, 0, block.length);
+                byte[] block = source.next();
+                int n = block.length;
                 if (n == 0) {
                     break;
+                }
+                if (n > Blocks.SIZE) {
+                    throw new IllegalArgumentException("a block of " + n + " bytes: at most " + Blocks.SIZE);
                 }
                 int crc = Blocks.crc(block, 0, n);
                 crcs.add(crc);
@@ -195,7 +212,7 @@ public final class FsClient implements AutoCloseable {
                 }
                 size += n;
                 progress.bytes(size, expectedSize);
-                if (n < block.length) {
+                if (n < Blocks.SIZE) {
                     break;
                 }
             }
@@ -310,6 +327,16 @@ public final class FsClient implements AutoCloseable {
             }
             readRun(file.path(), file.entry(), c, run, file.addresses(), buffers, sink);
         }
+    }
+
+    /** Gives the bytes of a file being written, a block at a time. */
+    @FunctionalInterface
+    public interface BlockSource {
+        /**
+         * The next block: {@link Blocks#SIZE} bytes, or fewer (none at all, perhaps) for the file's last. The caller
+         * is done with it when it asks for the next one, so a source may hand the same array out again.
+         */
+        byte[] next() throws IOException;
     }
 
     /** Takes the blocks of a file, in order. */

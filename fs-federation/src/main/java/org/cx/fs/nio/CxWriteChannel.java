@@ -1,7 +1,6 @@
 package org.cx.fs.nio;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NonReadableChannelException;
@@ -16,8 +15,9 @@ import org.cx.fs.FsClient;
 /**
  * Writes a federated file from start to end (write-behind): writes are gathered into whole blocks, which a
  * background transfer sends while the caller goes on; at most {@link #QUEUED} blocks wait, after which a write
- * waits too. The file appears, whole, when {@link #close} returns, and not at all if anything failed; close says
- * what. Only sequential writes: a federated file is written whole.
+ * waits too. Blocks sent are filled again, so a long file takes no more memory than a short one. The file appears,
+ * whole, when {@link #close} returns, and not at all if anything failed; close says what. Only sequential writes: a
+ * federated file is written whole.
  */
 public final class CxWriteChannel implements SeekableByteChannel {
     static final int QUEUED = 8;
@@ -25,6 +25,8 @@ public final class CxWriteChannel implements SeekableByteChannel {
     private static final byte[] ABANDONED = new byte[0];
 
     private final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUED);
+    /** Blocks the transfer has sent, to be filled again. */
+    private final BlockingQueue<byte[]> sent = new ArrayBlockingQueue<>(QUEUED + 2);
     private final CompletableFuture<Void> transfer;
     private byte[] block = new byte[Blocks.SIZE];
     private int filled;
@@ -32,40 +34,24 @@ public final class CxWriteChannel implements SeekableByteChannel {
     private boolean open = true;
 
     CxWriteChannel(FsClient client, String path, FsClient.Placement placement) {
-        InputStream blocks = new InputStream() {
-            private byte[] current = new byte[0];
-            private int at;
+        FsClient.BlockSource blocks = new FsClient.BlockSource() {
+            private byte[] previous;
 
             @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                while (at == current.length) {
-                    if (current == END) {
-                        return -1;
-                    }
-                    try {
-                        current = queue.take();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new java.io.InterruptedIOException("the write was abandoned");
-                    }
-                    at = 0;
-                    if (current == END) {
-                        return -1;
-                    }
-                    if (current == ABANDONED) {
-                        throw new IOException("the writer abandoned the file");
-                    }
+            public byte[] next() throws IOException {
+                if (previous != null && previous.length == Blocks.SIZE) {
+                    sent.offer(previous);
                 }
-                int n = Math.min(len, current.length - at);
-                System.arraycopy(current, at, b, off, n);
-                at += n;
-                return n;
+                try {
+                    previous = queue.take();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("the write was abandoned");
+                }
+                if (previous == ABANDONED) {
+                    throw new IOException("the writer abandoned the file");
+                }
+                return previous;
             }
         };
         transfer = CompletableFuture.runAsync(() -> {
@@ -87,7 +73,8 @@ public final class CxWriteChannel implements SeekableByteChannel {
             filled += n;
             if (filled == block.length) {
                 hand(block);
-                block = new byte[Blocks.SIZE];
+                byte[] again = sent.poll();
+                block = again != null ? again : new byte[Blocks.SIZE];
                 filled = 0;
             }
         }
