@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
@@ -25,6 +26,11 @@ final class EngineStreams {
     private final SSLEngine engine;
     private final InputStream rawIn;
     private final OutputStream rawOut;
+    /**
+     * The socket's channel, where it has one: records are then wrapped into a direct buffer and written from it, which
+     * spares two copies of every byte sent (the engine's, out of its native buffer, and the socket's, into one).
+     */
+    private final SocketChannel channel;
     private final Object reading = new Object();
     private final Object writing = new Object();
     /**
@@ -40,10 +46,11 @@ final class EngineStreams {
         this.engine = engine;
         this.rawIn = socket.getInputStream();
         this.rawOut = socket.getOutputStream();
+        this.channel = socket.getChannel();
         int packet = engine.getSession().getPacketBufferSize();
         this.netIn = ByteBuffer.allocate(packet * RECORDS_PER_IO).flip();
         this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
-        this.netOut = ByteBuffer.allocate(packet * RECORDS_PER_IO);
+        this.netOut = allocateOut(packet * RECORDS_PER_IO);
     }
 
     /** Shakes hands over the connected {@code socket}; throws if the peer is not one {@code engine} trusts. */
@@ -143,18 +150,31 @@ final class EngineStreams {
                         if (netOut.position() > 0) {
                             break; // full: send what is there first
                         }
-                        netOut = ByteBuffer.allocate(netOut.capacity() * 2);
+                        netOut = allocateOut(netOut.capacity() * 2);
                         continue;
                     }
                     if (!src.hasRemaining() || netOut.remaining() < packet) {
                         break;
                     }
                 }
-                rawOut.write(netOut.array(), 0, netOut.position());
+                if (channel != null) {
+                    netOut.flip();
+                    while (netOut.hasRemaining()) {
+                        channel.write(netOut);
+                    }
+                } else {
+                    rawOut.write(netOut.array(), 0, netOut.position());
+                }
             } while (src.hasRemaining());
-            rawOut.flush();
+            if (channel == null) {
+                rawOut.flush();
+            }
             return last;
         }
+    }
+
+    private ByteBuffer allocateOut(int capacity) {
+        return channel != null ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity);
     }
 
     private static ByteBuffer grow(ByteBuffer b, int atLeast) {

@@ -71,7 +71,7 @@ public final class FsConnection implements AutoCloseable {
         HostPort hp = HostPort.parse(address);
         Socket s = null;
         try {
-            s = new Socket();
+            s = SocketChannel.open().socket(); // blocking: its streams keep the timeouts; TLS writes use the channel
             s.connect(new InetSocketAddress(hp.host(), hp.port()), CONNECT_TIMEOUT_MILLIS);
             s.setTcpNoDelay(true);
             s.setSoTimeout(REPLY_TIMEOUT_MILLIS);
