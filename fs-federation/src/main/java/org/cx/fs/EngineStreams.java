@@ -5,16 +5,24 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
 
 /**
- * TLS over a blocking socket through an {@link SSLEngine}: the client side of a file service connection. The engine
- * is the network's ({@link org.cx.security.Tls#clientEngine}, BoringSSL where it loads), which decrypts bulk data at a
- * fraction of the JDK's blocking TLS sockets' cost; the socket keeps its read timeout. One thread may read while
+ * TLS over a blocking socket channel through an {@link SSLEngine}: the client side of a file service connection. The
+ * engine is the network's ({@link org.cx.security.Tls#clientEngine}, BoringSSL where it loads), which decrypts bulk
+ * data at a fraction of the JDK's blocking TLS sockets' cost. Records go between the channel and direct buffers,
+ * which spares two copies of every byte each way (the socket's, between the kernel and a native buffer, and the
+ * engine's, between a native buffer and the heap), and reads keep the socket's read timeout. One thread may read while
  * another writes (a producer's relay does): each direction has its own buffers and lock, and the engine is safe for
  * that.
  */
@@ -22,14 +30,10 @@ final class EngineStreams {
     /** Records gathered into one socket write, and read from the socket at once. */
     private static final int RECORDS_PER_IO = 16;
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    /** Ends channel reads that outlast their socket's timeout (see {@link #readChannel}). */
+    private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
 
     private final SSLEngine engine;
-    private final InputStream rawIn;
-    private final OutputStream rawOut;
-    /**
-     * The socket's channel, where it has one: records are then wrapped into a direct buffer and written from it, which
-     * spares two copies of every byte sent (the engine's, out of its native buffer, and the socket's, into one).
-     */
     private final SocketChannel channel;
     private final Object reading = new Object();
     private final Object writing = new Object();
@@ -42,20 +46,21 @@ final class EngineStreams {
     private ByteBuffer appIn;
     private ByteBuffer netOut;
 
-    private EngineStreams(Socket socket, SSLEngine engine) throws IOException {
+    private EngineStreams(SocketChannel channel, SSLEngine engine) {
         this.engine = engine;
-        this.rawIn = socket.getInputStream();
-        this.rawOut = socket.getOutputStream();
-        this.channel = socket.getChannel();
+        this.channel = channel;
         int packet = engine.getSession().getPacketBufferSize();
-        this.netIn = ByteBuffer.allocate(packet * RECORDS_PER_IO).flip();
+        this.netIn = ByteBuffer.allocateDirect(packet * RECORDS_PER_IO).flip();
         this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
-        this.netOut = allocateOut(packet * RECORDS_PER_IO);
+        this.netOut = ByteBuffer.allocateDirect(packet * RECORDS_PER_IO);
     }
 
-    /** Shakes hands over the connected {@code socket}; throws if the peer is not one {@code engine} trusts. */
-    static EngineStreams handshake(Socket socket, SSLEngine engine) throws IOException {
-        EngineStreams s = new EngineStreams(socket, engine);
+    /**
+     * Shakes hands over the connected, blocking {@code channel}; throws if the peer is not one {@code engine} trusts.
+     * Reads wait at most the channel's socket's read timeout ({@link Socket#setSoTimeout}) at the time.
+     */
+    static EngineStreams handshake(SocketChannel channel, SSLEngine engine) throws IOException {
+        EngineStreams s = new EngineStreams(channel, engine);
         engine.beginHandshake();
         SSLEngineResult.HandshakeStatus status = engine.getHandshakeStatus();
         while (status != SSLEngineResult.HandshakeStatus.FINISHED
@@ -104,12 +109,9 @@ final class EngineStreams {
                 case BUFFER_UNDERFLOW -> {
                     netIn.compact(); // the part of a record left goes to the front; the rest of the buffer is free
                     if (!netIn.hasRemaining()) {
-                        netIn = grow(netIn, engine.getSession().getPacketBufferSize());
+                        netIn = grow(netIn, engine.getSession().getPacketBufferSize(), true);
                     }
-                    int n = rawIn.read(netIn.array(), netIn.arrayOffset() + netIn.position(), netIn.remaining());
-                    if (n > 0) {
-                        netIn.position(netIn.position() + n);
-                    }
+                    int n = readChannel();
                     netIn.flip();
                     if (n < 0) {
                         return null;
@@ -119,7 +121,7 @@ final class EngineStreams {
                     if (into != appIn) {
                         return r; // the caller's buffer is too small for a record: it reads through appIn
                     }
-                    appIn = grow(appIn, engine.getSession().getApplicationBufferSize());
+                    appIn = grow(appIn, engine.getSession().getApplicationBufferSize(), false);
                     into = appIn;
                 }
                 case CLOSED -> {
@@ -127,6 +129,40 @@ final class EngineStreams {
                 }
             }
         }
+    }
+
+    /**
+     * Reads from the channel into {@link #netIn}, within the socket's read timeout: a blocking channel does not keep
+     * it, so a timer closes the channel when the read outlasts it, and the read then fails as a timed-out socket's.
+     */
+    private int readChannel() throws IOException {
+        int millis = channel.socket().getSoTimeout();
+        if (millis <= 0) {
+            return channel.read(netIn);
+        }
+        AtomicBoolean pending = new AtomicBoolean(true);
+        ScheduledFuture<?> timer = TIMEOUTS.schedule(() -> {
+            if (pending.compareAndSet(true, false)) {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // the reader fails either way
+                }
+            }
+        }, millis, TimeUnit.MILLISECONDS);
+        try {
+            int n = channel.read(netIn);
+            if (pending.compareAndSet(true, false)) {
+                timer.cancel(false);
+                return n;
+            }
+        } catch (ClosedChannelException e) {
+            if (pending.compareAndSet(true, false)) {
+                timer.cancel(false);
+                throw e;
+            }
+        }
+        throw new SocketTimeoutException("no data in " + millis + " ms; the connection is closed");
     }
 
     private boolean handshaking() {
@@ -150,35 +186,32 @@ final class EngineStreams {
                         if (netOut.position() > 0) {
                             break; // full: send what is there first
                         }
-                        netOut = allocateOut(netOut.capacity() * 2);
+                        netOut = ByteBuffer.allocateDirect(netOut.capacity() * 2);
                         continue;
                     }
                     if (!src.hasRemaining() || netOut.remaining() < packet) {
                         break;
                     }
                 }
-                if (channel != null) {
-                    netOut.flip();
-                    while (netOut.hasRemaining()) {
-                        channel.write(netOut);
-                    }
-                } else {
-                    rawOut.write(netOut.array(), 0, netOut.position());
+                netOut.flip();
+                while (netOut.hasRemaining()) {
+                    channel.write(netOut);
                 }
             } while (src.hasRemaining());
-            if (channel == null) {
-                rawOut.flush();
-            }
             return last;
         }
     }
 
-    private ByteBuffer allocateOut(int capacity) {
-        return channel != null ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity);
+    private static ScheduledThreadPoolExecutor timeouts() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().daemon().name("cx-fs-read-timeouts").factory());
+        timer.setRemoveOnCancelPolicy(true); // a read cancels its timer; the queue holds only those still running
+        return timer;
     }
 
-    private static ByteBuffer grow(ByteBuffer b, int atLeast) {
-        ByteBuffer bigger = ByteBuffer.allocate(Math.max(b.capacity() * 2, b.position() + atLeast));
+    private static ByteBuffer grow(ByteBuffer b, int atLeast, boolean direct) {
+        int capacity = Math.max(b.capacity() * 2, b.position() + atLeast);
+        ByteBuffer bigger = direct ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity);
         b.flip();
         bigger.put(b);
         return bigger;

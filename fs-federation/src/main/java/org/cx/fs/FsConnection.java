@@ -71,7 +71,7 @@ public final class FsConnection implements AutoCloseable {
         HostPort hp = HostPort.parse(address);
         Socket s = null;
         try {
-            s = SocketChannel.open().socket(); // blocking: its streams keep the timeouts; TLS writes use the channel
+            s = SocketChannel.open().socket(); // blocking: its streams keep the timeouts; TLS uses the channel
             s.connect(new InetSocketAddress(hp.host(), hp.port()), CONNECT_TIMEOUT_MILLIS);
             s.setTcpNoDelay(true);
             s.setSoTimeout(REPLY_TIMEOUT_MILLIS);
@@ -79,7 +79,7 @@ public final class FsConnection implements AutoCloseable {
             if (tls == null) {
                 c = new FsConnection(address, s);
             } else {
-                EngineStreams secured = EngineStreams.handshake(s, tls.clientEngine());
+                EngineStreams secured = EngineStreams.handshake(s.getChannel(), tls.clientEngine());
                 c = new FsConnection(address, s, s, secured.in(), secured.out());
             }
             ObjectNode hello = Json.op("hello").put("epoch", epoch);
