@@ -43,7 +43,7 @@ final class BenchFibCommand extends Printing implements Callable<Integer> {
     @Option(names = "--no-prefetch", description = "Producers ask for a task only when a worker is idle.")
     boolean noPrefetch;
 
-    @Option(names = "--local", description = "RunCommand the same DAG on an in-process ForkJoinPool with P*W threads.")
+    @Option(names = "--local", description = "Run the same DAG on an in-process ForkJoinPool with P*W threads.")
     boolean local;
 
     @Option(names = "--warmup", defaultValue = "1", paramLabel = "K",

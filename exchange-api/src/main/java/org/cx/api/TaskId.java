@@ -1,5 +1,8 @@
 package org.cx.api;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -10,6 +13,11 @@ import java.util.Arrays;
  * <p>The path is kept as unsigned LEB128 varints, so a Fibonacci task 25 levels deep costs about 25 bytes.
  */
 public final class TaskId {
+    private static final VarHandle EIGHT_BYTES = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.LITTLE_ENDIAN);
+    /** The continuation bits of eight varint bytes read as one long. */
+    private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
+
     private final long computation;
     private final byte[] path;
     private final int level;
@@ -105,9 +113,14 @@ public final class TaskId {
     }
 
     private static int countLevels(byte[] path) {
-        int levels = 0;
+        int start = 0; // indices under 128, as most are, take a byte each: eight at a time up to the first that is not
+        while (start + Long.BYTES <= path.length && ((long) EIGHT_BYTES.get(path, start) & HIGH_BITS) == 0) {
+            start += Long.BYTES;
+        }
+        int levels = start;
         int run = 0;
-        for (byte b : path) {
+        for (int i = start; i < path.length; i++) {
+            byte b = path[i];
             if ((b & 0x80) == 0) {
                 levels++;
                 run = 0;

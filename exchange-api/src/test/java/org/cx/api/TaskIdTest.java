@@ -46,6 +46,24 @@ class TaskIdTest {
     }
 
     @Test
+    void deepPathsOfSmallAndLargeIndicesKeepTheirLevels() {
+        for (int large = 0; large <= 24; large++) { // a large index before, among and after runs of eight small ones
+            TaskId id = TaskId.root(9);
+            for (int level = 0; level < 24; level++) {
+                id = id.child(level == large ? 300_000 : level % 2);
+            }
+            TaskId read = TaskId.fromPath(9, id.pathBytes());
+            assertEquals(id, read, "large index at level " + large);
+            assertEquals(24, read.level(), "large index at level " + large);
+        }
+        byte[] longVarintAfterEight = {0, 1, 0, 1, 0, 1, 0, 1, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
+            (byte) 0x80, 1};
+        assertThrows(IllegalArgumentException.class, () -> TaskId.fromPath(1, longVarintAfterEight));
+        byte[] endsInsideAfterEight = {0, 1, 0, 1, 0, 1, 0, 1, 1, (byte) 0x80};
+        assertThrows(IllegalArgumentException.class, () -> TaskId.fromPath(1, endsInsideAfterEight));
+    }
+
+    @Test
     void refusesTruncatedPaths() {
         assertThrows(IllegalArgumentException.class, () -> TaskId.fromPath(1, new byte[] {(byte) 0x80}));
         assertThrows(IllegalArgumentException.class,

@@ -6,7 +6,7 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.MapReferenceResolver;
-import com.esotericsoftware.kryo.util.Pool;
+import java.util.function.Supplier;
 import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /**
@@ -17,8 +17,8 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
 public final class BodyCodec {
 
     private final ClassLoader classes;
-    private final Pool<Kryo> kryos;
-    private final Pool<Output> outputs;
+    private final SharedPool<Kryo> kryos;
+    private final SharedPool<Output> outputs;
     /** Where values over the inline limit are kept and read, or null: every value inline. */
     private final ValueStore values;
 
@@ -30,23 +30,17 @@ public final class BodyCodec {
     public BodyCodec(ComputationClassLoader classes, ValueStore values) {
         this.classes = classes;
         this.values = values;
-        this.kryos = new Pool<>(true, false, 64) {
-            @Override
-            protected Kryo create() {
-                Kryo kryo = new Kryo(new AllowListClassResolver(BodyCodec.this.classes), new MapReferenceResolver());
-                kryo.setRegistrationRequired(false);
-                kryo.setClassLoader(BodyCodec.this.classes);
-                kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
-                BulkArraySerializers.register(kryo);
-                return kryo;
-            }
-        };
-        this.outputs = new Pool<>(true, false, 64) {
-            @Override
-            protected Output create() {
-                return new Output(256, -1);
-            }
-        };
+        this.kryos = new SharedPool<>(this::newKryo);
+        this.outputs = new SharedPool<>(() -> new Output(256, -1));
+    }
+
+    private Kryo newKryo() {
+        Kryo kryo = new Kryo(new AllowListClassResolver(classes), new MapReferenceResolver());
+        kryo.setRegistrationRequired(false);
+        kryo.setClassLoader(classes);
+        kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
+        BulkArraySerializers.register(kryo);
+        return kryo;
     }
 
     /** The loader application classes of this computation come from. */
@@ -64,6 +58,11 @@ public final class BodyCodec {
      * @throws UnencodableException naming the class and field that cannot travel, and why
      */
     public byte[] encode(Object value, String what) {
+        return encode(value, () -> what);
+    }
+
+    /** As {@link #encode(Object, String)}, saying what the value is only if it cannot be encoded. */
+    public byte[] encode(Object value, Supplier<String> what) {
         Kryo kryo = kryos.obtain();
         long size = arrayBytes(value);
         Output output = size > 1 << 16 && size < Integer.MAX_VALUE - 64 ? new Output((int) size + 64, -1)
@@ -73,7 +72,7 @@ public final class BodyCodec {
             kryo.writeClassAndObject(output, value);
             return output.toBytes();
         } catch (KryoException e) {
-            throw new UnencodableException("cannot encode " + what + ": " + e.getMessage(), e);
+            throw new UnencodableException("cannot encode " + what.get() + ": " + e.getMessage(), e);
         } finally {
             kryos.free(kryo);
             if (output.getBuffer().length <= 1 << 16) {
@@ -87,7 +86,7 @@ public final class BodyCodec {
      * process's value store, returning a {@linkplain ValueRef reference} to it. A large primitive array goes straight
      * into the store, a chunk at a time, never whole into one buffer.
      */
-    public byte[] encodeValue(Object value, long computation, String what) {
+    public byte[] encodeValue(Object value, long computation, Supplier<String> what) {
         if (values == null) {
             return encode(value, what);
         }
@@ -101,9 +100,9 @@ public final class BodyCodec {
             output.flush();
             return spill.finish();
         } catch (KryoException e) {
-            throw new UnencodableException("cannot encode " + what + ": " + e.getMessage(), e);
+            throw new UnencodableException("cannot encode " + what.get() + ": " + e.getMessage(), e);
         } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot store " + what + " in " + values.directory() + ": "
+            throw new java.io.UncheckedIOException("cannot store " + what.get() + " in " + values.directory() + ": "
                     + e.getMessage(), e);
         } finally {
             kryos.free(kryo);

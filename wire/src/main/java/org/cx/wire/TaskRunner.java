@@ -221,7 +221,7 @@ public final class TaskRunner {
             TaskId childId = running.id().child(spawned.size());
             TaskBinding.bind(task, childId, sendTo, null);
             spawned.add(new TaskEnvelope(childId, sendTo, task.arity(), task.priority(), task.executeOnServer(),
-                    task.firstInputWins(), codec.encode(task, "task " + task.getClass().getName())));
+                    task.firstInputWins(), codec.encode(task, () -> "task " + task.getClass().getName())));
             return childId;
         }
 
@@ -237,7 +237,7 @@ public final class TaskRunner {
                         + " in one run: each input takes one value (is a continuation used twice?)");
             }
             values.add(new ValueEnvelope(k, codec.encodeValue(value, running.id().computation(),
-                    "value for " + describe(k))));
+                    () -> "value for " + describe(k))));
         }
 
         /** The inputs values were sent to, from the second value on. */

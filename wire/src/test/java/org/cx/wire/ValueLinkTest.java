@@ -54,12 +54,12 @@ class ValueLinkTest {
     @Test
     void aSmallValueTravelsInlineAndALargeOneAsAReferenceToAFile() {
         BodyCodec codec = codec(sender);
-        byte[] small = codec.encodeValue(new long[16], COMPUTATION, "small");
+        byte[] small = codec.encodeValue(new long[16], COMPUTATION, () -> "small");
         assertFalse(ValueRef.is(small));
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
         long[] large = randomLongs(LARGE_LONGS, seed);
-        byte[] ref = codec.encodeValue(large, COMPUTATION, "large");
+        byte[] ref = codec.encodeValue(large, COMPUTATION, () -> "large");
         assertTrue(ValueRef.is(ref));
         assertEquals(1, sender.count());
         assertTrue(sender.heldBytes() > 8L * large.length, "raw bytes and a header, not varints of a random long");
@@ -107,7 +107,7 @@ class ValueLinkTest {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
         long[] large = randomLongs(5 * ValueStore.CHUNK_BYTES / 8 + 3, seed);
-        byte[] ref = codec(sender).encodeValue(large, COMPUTATION, "large");
+        byte[] ref = codec(sender).encodeValue(large, COMPUTATION, () -> "large");
         TaskId task = TaskId.root(COMPUTATION).child(0);
         Message inputs = new Message.Inputs(new ValueEnvelope[] {new ValueEnvelope(Continuation.to(task, 0), ref)});
         EmbeddedChannel out = end(sender);
@@ -140,9 +140,9 @@ class ValueLinkTest {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
         long[] large = randomLongs(LARGE_LONGS, seed);
-        byte[] ref = codec(sender).encodeValue(large, COMPUTATION, "large");
+        byte[] ref = codec(sender).encodeValue(large, COMPUTATION, () -> "large");
         byte[] other = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed + 1), COMPUTATION,
-                "other");
+                () -> "other");
         Message.ValuesReleased released = new Message.ValuesReleased(new byte[][] {ref, other});
         EmbeddedChannel out = end(sender);
         EmbeddedChannel in = end(receiver);
@@ -175,7 +175,7 @@ class ValueLinkTest {
     void aValueRoutedOnIsNotCountedAsHeldByTheServerThatHandedItOn() throws Exception {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        byte[] ref = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, "v");
+        byte[] ref = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, () -> "v");
         ValueEnvelope value = new ValueEnvelope(Continuation.to(TaskId.root(COMPUTATION).child(0), 0), ref);
         Message.Inputs readsIt = new Message.Inputs(new ValueEnvelope[] {value});
         PeerValues fromServer = new PeerValues(receiver, true);
@@ -199,7 +199,7 @@ class ValueLinkTest {
     void aRoutedMessageAlwaysCarriesItsValues() {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        byte[] ref = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, "v");
+        byte[] ref = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, () -> "v");
         ValueEnvelope value = new ValueEnvelope(Continuation.to(TaskId.root(COMPUTATION).child(0), 0), ref);
         Message.Routed routed = new Message.Routed(1, 2, 1, new RoutedPayload.Value(COMPUTATION, value, null));
         PeerValues toServer = new PeerValues(sender, true);
@@ -218,7 +218,7 @@ class ValueLinkTest {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
         ValueRef ref = ValueRef.of(codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed),
-                COMPUTATION, "v"));
+                COMPUTATION, () -> "v"));
         for (int round = 0; round < 2; round++) {
             for (int copy = 0; copy < 2; copy++) {
                 try (ValueStore.Chunks chunks = sender.chunks(ref);
@@ -250,10 +250,10 @@ class ValueLinkTest {
         System.out.println("seed " + seed);
         long[] data = randomLongs(LARGE_LONGS, seed);
         BodyCodec codec = codec(sender);
-        byte[] first = codec.encodeValue(data, COMPUTATION, "v");
-        byte[] again = codec.encodeValue(data.clone(), COMPUTATION, "v");
+        byte[] first = codec.encodeValue(data, COMPUTATION, () -> "v");
+        byte[] again = codec.encodeValue(data.clone(), COMPUTATION, () -> "v");
         data[0]++;
-        byte[] other = codec.encodeValue(data, COMPUTATION, "v");
+        byte[] other = codec.encodeValue(data, COMPUTATION, () -> "v");
         assertFalse(java.util.Arrays.equals(first, again), "two ids");
         assertTrue(ValueRef.sameValue(first, again));
         assertFalse(ValueRef.sameValue(first, other));
@@ -266,7 +266,7 @@ class ValueLinkTest {
     void aReleaseFromAPeerThatIsNoServerIsRefused() {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        byte[] ref = codec(receiver).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, "v");
+        byte[] ref = codec(receiver).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, () -> "v");
         PeerValues fromProducer = new PeerValues(receiver, false);
         Exception e = assertThrows(MalformedMessageException.class,
                 () -> fromProducer.received(new Message.ValuesReleased(new byte[][] {ref})));
@@ -282,7 +282,7 @@ class ValueLinkTest {
     void overPipesAReleaseGoesOnlyWhereTheValueWent() throws Exception {
         long seed = System.nanoTime();
         System.out.println("seed " + seed);
-        byte[] ref = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, "v");
+        byte[] ref = codec(sender).encodeValue(randomLongs(LARGE_LONGS, seed), COMPUTATION, () -> "v");
         Message.ValuesReleased released = new Message.ValuesReleased(new byte[][] {ref});
         PeerValues toProcess = new PeerValues(sender, false);
         PeerValues inProcess = new PeerValues(receiver, true);
