@@ -83,6 +83,8 @@ final class ReadyQueues {
     private long opened;
     private int size;
     private int fresh;
+    /** The queue found last by {@link #queueOf}, while it is in {@link #queues}. */
+    private Queue last;
     /** The queue {@link #peek} chose, until anything changes; null: choose again. */
     private Queue best;
 
@@ -127,9 +129,9 @@ final class ReadyQueues {
     }
 
     void add(TaskEntry e) {
-        Queue q = queues.get(computationOf(e));
+        Queue q = queueOf(e);
         if (q == null) {
-            q = open(computationOf(e));
+            q = open(e.computation);
         }
         int before = q.heap.size();
         q.heap.add(e);
@@ -140,7 +142,7 @@ final class ReadyQueues {
         if (e.heapIndex < 0) {
             return;
         }
-        Queue q = queues.get(computationOf(e));
+        Queue q = queueOf(e);
         int before = q.heap.size();
         q.heap.remove(e);
         changed(q, before);
@@ -151,14 +153,14 @@ final class ReadyQueues {
         if (e.heapIndex < 0) {
             return;
         }
-        Queue q = queues.get(computationOf(e));
+        Queue q = queueOf(e);
         q.heap.update(e);
         changed(q, q.heap.size());
     }
 
     /** A producer was given a copy of {@code e}: its computation and user have used a task's time more. */
     void used(TaskEntry e) {
-        Queue q = queues.get(computationOf(e));
+        Queue q = queueOf(e);
         if (q != null) {
             double cost = q.computation.meanTaskNanos(FIRST_TASK_NANOS);
             q.computation.usage.add(cost, now);
@@ -236,8 +238,16 @@ final class ReadyQueues {
         return q == null ? 0 : q.held;
     }
 
-    private static long computationOf(TaskEntry e) {
-        return e.computation;
+    /** {@code e}'s computation's queue, or null; most calls in a row are for one computation. */
+    private Queue queueOf(TaskEntry e) {
+        Queue q = last;
+        if (q == null || q.computation.id != e.computation) {
+            q = queues.get(e.computation);
+            if (q != null) {
+                last = q;
+            }
+        }
+        return q;
     }
 
     private Queue open(long id) {
@@ -275,6 +285,9 @@ final class ReadyQueues {
         if (q.heap.isEmpty()) {
             queues.remove(q.computation.id);
             q.user.queues--;
+            if (last == q) {
+                last = null;
+            }
         }
     }
 

@@ -17,6 +17,8 @@ public final class Replication {
     private final Scheduler s;
     /** Computations whose counts changed since {@link #logTallies} last ran. */
     private final Set<ComputationState> tallied = new LinkedHashSet<>(); // iterated: insertion order, repeatable
+    /** The computation last added to {@link #tallied}, which a burst of completions names again and again. */
+    private ComputationState lastTallied;
     /** Usage sealed and not yet acknowledged by the accounting service (replicated). */
     private final UsageBatches usageBatches = new UsageBatches();
 
@@ -26,12 +28,16 @@ public final class Replication {
 
     /** {@code c}'s counts changed: they go to the mirrors with the next batch. */
     void tallied(ComputationState c) {
-        tallied.add(c);
+        if (c != lastTallied) {
+            tallied.add(c);
+            lastTallied = c;
+        }
     }
 
     /** {@code c} ended here: its counts go nowhere. */
     void untallied(ComputationState c) {
         tallied.remove(c);
+        lastTallied = null;
     }
 
     /**
@@ -56,11 +62,13 @@ public final class Replication {
             }
         }
         tallied.clear();
+        lastTallied = null;
     }
 
     /** Every change needed to rebuild this server's replicated state from nothing, for a new mirror. */
     void snapshot(List<MirrorOp> ops) {
         tallied.clear();
+        lastTallied = null;
         for (ComputationState c : s.computations.values()) {
             MirrorOp.Tally untold = c.logTally(true);
             if (untold != null) {
