@@ -226,16 +226,18 @@ final class EngineStreams {
                 }
                 synchronized (reading) {
                     while (appIn.position() == 0) {
-                        // Large reads take the records straight into the caller's array: one copy fewer.
-                        ByteBuffer into = len >= appIn.capacity() ? ByteBuffer.wrap(b, off, len) : appIn;
-                        SSLEngineResult r = unwrap(into);
+                        // Large reads take the records straight into the caller's array: one copy fewer. Otherwise
+                        // they go into appIn, which unwrap may replace by a larger one (the engine's record size is
+                        // known only after the handshake): what it produced is then in the new one.
+                        boolean direct = len >= appIn.capacity();
+                        SSLEngineResult r = unwrap(direct ? ByteBuffer.wrap(b, off, len) : appIn);
                         if (r == null) {
                             return -1;
                         }
-                        if (into != appIn && r.bytesProduced() > 0) {
+                        if (direct && r.bytesProduced() > 0) {
                             return r.bytesProduced();
                         }
-                        if (into != appIn && r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
+                        if (direct && r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
                             len = Math.min(len, appIn.capacity() - 1); // read through appIn from now on
                         }
                     }

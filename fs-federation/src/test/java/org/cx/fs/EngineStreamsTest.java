@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -28,8 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The client side of a TLS file service connection, against the JDK's own TLS server socket: bytes go through whole
- * in both directions at once, and a silent peer makes a read fail after the socket's read timeout, as a plain
- * socket's would.
+ * in both directions at once, read in small and large pieces alike, and a silent peer makes a read fail after the
+ * socket's read timeout, as a plain socket's would.
  */
 class EngineStreamsTest {
     /** The peer and the client's writer each on a thread of its own (the common pool may have a single one). */
@@ -79,7 +80,13 @@ class EngineStreamsTest {
                 }
             }, THREADS);
             byte[] received = new byte[sent.length];
-            new DataInputStream(tls.in()).readFully(received);
+            // As a connection reads frames: a header of a few bytes, then a block, through a buffer of its own.
+            DataInputStream frames = new DataInputStream(new BufferedInputStream(tls.in(), 16 << 10));
+            for (int at = 0, i = 0; at < sent.length; i++) {
+                int n = Math.min(i % 2 == 0 ? 5 : (1 << 20) + random.nextInt(100), sent.length - at);
+                frames.readFully(received, at, n);
+                at += n;
+            }
             writer.join();
             assertArrayEquals(sent, received, "the echo of every byte sent");
         }
