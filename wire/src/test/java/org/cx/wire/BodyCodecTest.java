@@ -44,6 +44,38 @@ class BodyCodecTest {
     }
 
     @Test
+    void eachGraphStandsAloneAfterAnother() {
+        // One encoder writes a graph of many classes and shared objects, then small graphs naming some of them
+        // again: each must decode in a codec that saw none of the others (a fresh process), so nothing of one graph's
+        // class names or objects may carry over to the next, few or many.
+        List<Object> shared = new ArrayList<>(List.of("shared"));
+        List<Object> big = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            Map<String, Object> node = new java.util.HashMap<>();
+            node.put("next", shared);
+            node.put("payload", i % 3 == 0 ? new TreeMap<>(Map.of("k", i)) : i % 3 == 1 ? new HashSet<>(List.of(i))
+                    : node);
+            big.add(node);
+        }
+        List<Object> small = new ArrayList<>();
+        small.add(small);
+        small.add(new TreeMap<>(Map.of("only", 1)));
+        for (Object value : List.of(big, small, big, small, small)) {
+            byte[] bytes = codec.encode(value);
+            List<?> back = (List<?>) new BodyCodecs(getClass().getClassLoader()).forComputation(2).decode(bytes);
+            if (value == small) {
+                assertSame(back, back.get(0), "a reference to itself stays one");
+                assertEquals(Map.of("only", 1), back.get(1));
+            } else {
+                assertEquals(100, back.size());
+                assertSame(((Map<?, ?>) back.get(0)).get("next"), ((Map<?, ?>) back.get(99)).get("next"),
+                        "one shared object");
+                assertSame(back.get(2), ((Map<?, ?>) back.get(2)).get("payload"), "a map holding itself");
+            }
+        }
+    }
+
+    @Test
     void aLambdaIsRefusedWhenEncodedNamingTheFieldThatHoldsIt() {
         String reason = assertThrows(BodyCodec.UnencodableException.class,
                 () -> codec.encode(new HoldsALambda(), "task HoldsALambda")).getMessage();
