@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
             "          --sort-workers workers) against Arrays.parallelSort in this JVM and",
             "          against the same tasks in a ForkJoinPool of as many threads as the producers' workers,",
             "          with the peak resident memory of each process (of this one, or with --sort-processes of",
-            "          the server's and each producer's) during each.",
+            "          the server's and each producer's) during each, and, in this JVM, the bytes of large",
+            "          values into and out of the server.",
             "Runs each --runs times and prints the medians. Needs a large heap: CX_JAVA_OPTS=-Xmx8g."})
 final class BenchDataCommand extends Printing implements Callable<Integer> {
     @Option(names = "--only", paramLabel = "PART", split = ",",
@@ -42,7 +43,8 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
                     + "${DEFAULT-VALUE}.")
     int taskHeapMiB;
 
-    @Option(names = "--plain", description = "The value bench over plain connections instead of TLS.")
+    @Option(names = "--plain", description = "The value bench and the merge sort over plain connections instead of "
+            + "TLS (the sort not with --sort-processes).")
     boolean plain;
 
     @Option(names = "--shared-mb", defaultValue = "100", paramLabel = "MIB",
@@ -101,6 +103,10 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
         if (sortProcesses && timeline != null) {
             throw new IllegalArgumentException("--timeline records a network in this JVM: not with --sort-processes");
         }
+        if (sortProcesses && plain) {
+            throw new IllegalArgumentException("--plain runs the merge sort's network in this JVM: not with "
+                    + "--sort-processes");
+        }
         TaskBox box = isolation == TaskBox.Isolation.IN_PROCESS ? TaskBox.inProcess()
                 : new TaskBox(isolation, taskHeapMiB, java.time.Duration.ofHours(1));
         if (wanted("value")) {
@@ -137,17 +143,18 @@ final class BenchDataCommand extends Printing implements Callable<Integer> {
             DataBench.SortSample last = null;
             for (int i = 0; i < runs; i++) {
                 last = DataBench.sort(new DataBench.SortSettings(sortN, leaf, sortProducers, sortWorkers,
-                        i == runs - 1 ? timeline : null, sortProcesses ? Cx.class.getName() : null, processHeapMiB),
+                        i == runs - 1 ? timeline : null, sortProcesses ? Cx.class.getName() : null, processHeapMiB,
+                        plain),
                         System.err);
                 ratios.add(last.ratio());
                 forkJoinRatios.add(last.forkJoinRatio());
             }
             out().printf("sort: %,d longs, merge sort on 1 server and %s of %s at %.2f x the time of "
                     + "Arrays.parallelSort and %.2f x that of the same tasks in a ForkJoinPool of %d (medians of %d "
-                    + "runs); peak resident memory %s, against %d MiB for Arrays.parallelSort%n", sortN,
+                    + "runs%s); peak resident memory %s, against %d MiB for Arrays.parallelSort%s%n", sortN,
                     count(sortProducers, "producer"), count(sortWorkers, "worker"), DataBench.median(ratios),
-                    DataBench.median(forkJoinRatios), sortProducers * sortWorkers, runs, last.peaksInMiB(),
-                    last.parallelSortPeakBytes() >> 20);
+                    DataBench.median(forkJoinRatios), sortProducers * sortWorkers, runs, plain ? ", plain" : "",
+                    last.peaksInMiB(), last.parallelSortPeakBytes() >> 20, last.serverValuesInMiB());
         }
         return 0;
     }

@@ -193,7 +193,7 @@ public final class DataBench {
      * say.
      */
     public record SortSample(int n, double cxMs, double parallelSortMs, double forkJoinMs, Map<String, Long> cxPeaks,
-                             long parallelSortPeakBytes) {
+                             long parallelSortPeakBytes, long[] serverValueBytes) {
         public double ratio() {
             return cxMs / parallelSortMs;
         }
@@ -210,15 +210,22 @@ public final class DataBench {
                     .append(bytes >> 20).append(" MiB"));
             return sb.toString();
         }
+
+        /** Large values' bytes the server received and sent during the run, as "in N MiB, out M MiB", or "". */
+        public String serverValuesInMiB() {
+            return serverValueBytes == null ? "" : String.format("; values through the server: in %d MiB, out %d MiB",
+                    serverValueBytes[0] >> 20, serverValueBytes[1] >> 20);
+        }
     }
 
     /**
      * Where the merge sort runs: {@code processesMain} null, the whole network in this process; otherwise the main
      * class of the {@code cx} command, whose {@code cx server} and {@code cx producer} run as processes of their own
-     * with {@code processHeapMiB} of heap each. {@code timeline}, in this process only: where to write the sort's.
+     * with {@code processHeapMiB} of heap each. {@code timeline}, in this process only: where to write the sort's;
+     * {@code plain}, in this process only: plain connections instead of TLS.
      */
     public record SortSettings(int n, int leafSize, int producers, int workers, java.nio.file.Path timeline,
-                               String processesMain, int processHeapMiB) {
+                               String processesMain, int processHeapMiB, boolean plain) {
         /** Workers in all: the threads of the ForkJoinPool the same tasks run in. */
         public int threads() {
             return producers * workers;
@@ -266,19 +273,25 @@ public final class DataBench {
             log.printf("  the sort's server and producers log to %s%n", logs);
         }
         try (SortNetwork network = logs == null
-                ? SortNetwork.inThisProcess(s.producers(), s.workers(), s.timeline() != null)
+                ? SortNetwork.inThisProcess(s.producers(), s.workers(), s.timeline() != null, s.plain())
                 : SortNetwork.ofProcesses(s.processesMain(), s.producers(), s.workers(), s.processHeapMiB(), logs)) {
             Consumer consumer = network.consumer();
             consumer.<long[]>submit(new MergeSort(n, s.leafSize()), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS); // warm up, and the data reaches the producers
             System.gc();
             network.resetPeaks();
+            long[] valuesBefore = network.serverValueBytes();
             long t1 = System.nanoTime();
             long[] sorted = consumer.<long[]>submit(new MergeSort(n, s.leafSize()), input, r -> { })
                     .result().get(600, TimeUnit.SECONDS);
             long t2 = System.nanoTime();
             double cxMs = (t2 - t1) / 1e6;
             Map<String, Long> peaks = network.peaks();
+            long[] moved = network.serverValueBytes();
+            if (moved != null) {
+                moved[0] -= valuesBefore[0];
+                moved[1] -= valuesBefore[1];
+            }
             if (s.timeline() != null && network instanceof SortNetwork.InProcess in) {
                 Timeline.write(s.timeline(), in.cluster(), t1, t2);
                 log.printf("timeline of the merge sort: %s (open it in https://ui.perfetto.dev)%n", s.timeline());
@@ -286,10 +299,11 @@ public final class DataBench {
             if (!Arrays.equals(expected, sorted)) {
                 throw new IllegalStateException("the merge sort's answer differs from Arrays.parallelSort's");
             }
-            SortSample sample = new SortSample(n, cxMs, parallelMs, forkJoinMs, peaks, parallelPeak);
-            log.printf("  %,d longs: merge sort %.0f ms (peak resident: %s), Arrays.parallelSort %.0f ms (peak "
+            SortSample sample = new SortSample(n, cxMs, parallelMs, forkJoinMs, peaks, parallelPeak, moved);
+            log.printf("  %,d longs: merge sort %.0f ms (peak resident: %s%s), Arrays.parallelSort %.0f ms (peak "
                     + "resident %d MiB), the same tasks in a ForkJoinPool of %d %.0f ms%n", n, cxMs,
-                    sample.peaksInMiB(), parallelMs, parallelPeak >> 20, s.threads(), forkJoinMs);
+                    sample.peaksInMiB(), sample.serverValuesInMiB(), parallelMs, parallelPeak >> 20, s.threads(),
+                    forkJoinMs);
             return sample;
         }
     }

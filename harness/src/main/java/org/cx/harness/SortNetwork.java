@@ -26,13 +26,25 @@ sealed interface SortNetwork extends AutoCloseable {
     /** Each process's peak resident memory since the last reset, by name, in bytes (-1 where unknown). */
     Map<String, Long> peaks();
 
+    /**
+     * Bytes of large values the server has received and sent so far (chunks of values by reference), or null where
+     * it runs as a process of its own.
+     */
+    default long[] serverValueBytes() {
+        return null;
+    }
+
     @Override
     void close();
 
-    /** The whole network in this process ({@link LocalCluster}): one value budget and one heap for all. */
-    static SortNetwork inThisProcess(int producers, int workers, boolean timelines)
+    /**
+     * The whole network in this process ({@link LocalCluster}): one value budget and one heap for all; with
+     * {@code plain}, over plain connections instead of TLS.
+     */
+    static SortNetwork inThisProcess(int producers, int workers, boolean timelines, boolean plain)
             throws IOException, InterruptedException {
-        LocalCluster cluster = LocalCluster.start(ServerConfig.defaults().withName("sort"), 1, producers, workers,
+        ServerConfig config = plain ? ServerConfig.defaults(null) : ServerConfig.defaults();
+        LocalCluster cluster = LocalCluster.start(config.withName("sort"), 1, producers, workers,
                 true, timelines);
         try {
             return new InProcess(cluster, cluster.consumer());
@@ -121,6 +133,12 @@ sealed interface SortNetwork extends AutoCloseable {
         @Override
         public Map<String, Long> peaks() {
             return Map.of("this process (server, producers, consumer)", peak("self"));
+        }
+
+        @Override
+        public long[] serverValueBytes() {
+            org.cx.wire.ValueStore store = cluster.server().values();
+            return new long[] {store.bytesReceived(), store.bytesSent()};
         }
 
         @Override

@@ -135,8 +135,9 @@ final class Dispatcher {
 
     /**
      * Hands fresh tasks (no holder) to the producers of {@code queue}, one at a time in round-robin order, while
-     * both last. Each step is O(log n): the served producer leaves the queue, and {@link ProducerDemand#set} (called
-     * by {@link #assign}) puts it back at the end if it still wants more.
+     * both last; a task whose large inputs a producer of the queue holds goes to that one instead. Each step is
+     * O(log n): the served producer leaves the queue, and {@link ProducerDemand#set} (called by {@link #assign}) puts
+     * it back at the end if it still wants more.
      */
     private void giveFresh(LinkedHashSet<ProducerState> queue, boolean prefetch) {
         while (!queue.isEmpty()) {
@@ -144,10 +145,32 @@ final class Dispatcher {
             if (top == null || top.holderCount() > 0) {
                 return;
             }
-            ProducerState p = queue.iterator().next();
+            ProducerState p = holderOfInputs(top, queue, prefetch);
+            if (p == null) {
+                p = queue.iterator().next();
+            }
             queue.remove(p);
+            top.dataAt = null;
             assign(p, top, prefetch);
         }
+    }
+
+    /**
+     * The producer that holds {@code e}'s large inputs ({@link TaskEntry#dataAt}) if it may take {@code e} now, else
+     * null: it is in {@code queue}, or, for an idle worker, it asked for tasks and holds fewer than it has open
+     * workers. Its request saying so may still be on its way, behind the completion that made {@code e} ready and
+     * the value it sent ahead of it.
+     */
+    private ProducerState holderOfInputs(TaskEntry e, LinkedHashSet<ProducerState> queue, boolean prefetch) {
+        ProducerState at = e.dataAt;
+        if (at == null) {
+            return null;
+        }
+        if (queue.contains(at)) {
+            return at;
+        }
+        boolean hasIdleWorker = demand.hungry.contains(at) && at.held.size() < Math.min(at.workers, at.openWorkers);
+        return !prefetch && hasIdleWorker ? at : null;
     }
 
     /**

@@ -651,8 +651,16 @@ public final class Scheduler {
         if (log.active()) {
             log.record(new MirrorOp.Input(to.target(), to.argNo(), v.value()));
         }
+        boolean completesByReference = target.isReady() && ValueRef.is(v.value());
         for (ProducerState keeper : target.keepers()) {
-            if (keeper != from) {
+            if (keeper == from) {
+                continue;
+            }
+            if (completesByReference) {
+                // A large value that completes the task is not copied to every keeper: the task is handed out here
+                // with the inputs its producer lacks, and the others let their copies go.
+                outbox.unkeep(keeper, target.envelope.id());
+            } else {
                 // A keeper learns of every input it did not send. One that completes the task tells it the task
                 // is handed out here (a Drop could overtake the task's own Assign to the keeper and cancel it).
                 outbox.input(keeper, v);
@@ -661,12 +669,34 @@ public final class Scheduler {
         }
         if (target.isReady()) {
             boolean claimValid = claimed && from != null && target.keptBy(from);
+            if (!claimValid) {
+                target.dataAt = holderOfInputs(target, v, from);
+            }
             target.clearKeepers();
             becameReady(target);
             if (claimValid && target.heapIndex >= 0) {
                 dispatcher.claim(from, target);
             }
         }
+    }
+
+    /**
+     * The producer that holds the inputs of {@code target}, made ready by {@code last} from {@code from}, that travel
+     * by reference, or null if none does: a keeper holds them all (it made them, or was sent them with its copy or
+     * since), else the maker of the last one holds that one.
+     */
+    private static ProducerState holderOfInputs(TaskEntry target, ValueEnvelope last, ProducerState from) {
+        if (!target.hasInputByReference()) {
+            return null;
+        }
+        if (from != null && target.keptBy(from)) {
+            return from;
+        }
+        ProducerState[] keepers = target.keepers();
+        if (keepers.length > 0) {
+            return keepers[0];
+        }
+        return ValueRef.is(last.value()) ? from : null;
     }
 
     private void becameReady(TaskEntry e) {

@@ -58,6 +58,11 @@ final class TaskEntry {
      * that stored it, and those given a task whose successor it is). Values from anyone else are forwarded to them.
      */
     private ProducerState[] keepers = NO_HOLDERS;
+    /**
+     * The producer here that holds this ready task's inputs that travel by reference (it made them, or was sent them
+     * as a keeper), or null: the task goes to it when it asks, so that those values need not move again.
+     */
+    ProducerState dataAt;
 
     TaskEntry(TaskEnvelope envelope, long seq) {
         this(envelope, seq, 0);
@@ -84,6 +89,16 @@ final class TaskEntry {
             n += input == null ? 0 : input.length;
         }
         return n;
+    }
+
+    /** Whether an input it has travels by reference (a large value held by a process, not in the entry). */
+    boolean hasInputByReference() {
+        for (byte[] input : inputs) {
+            if (ValueRef.is(input)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Stores an input; returns false if the slot already had a value (a duplicate argument). */

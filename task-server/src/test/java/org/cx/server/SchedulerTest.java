@@ -622,6 +622,34 @@ class SchedulerTest {
         assertEquals(1, scheduler.counters().tasksClaimed(), "only the left leaf was claimed");
     }
 
+    /** A completion of {@code leaf} whose value for input {@code argNo} of {@code sum} travels by reference. */
+    private static Completion largeLeafDone(TaskId leaf, TaskId sum, int argNo) {
+        byte[] ref = new org.cx.wire.ValueRef(leaf.computation(), argNo, 1, 64 << 20, 7).bytes();
+        return new Completion(leaf, new TaskEnvelope[0],
+                new ValueEnvelope[] {new ValueEnvelope(Continuation.to(sum, argNo), ref)}, 10);
+    }
+
+    @Test
+    void aTaskGoesToTheProducerThatHoldsItsLargeInputsThoughAnotherAskedFirst() {
+        p = scheduler.addProducer(1, "p", 1);
+        q = scheduler.addProducer(2, "q", 1);
+        root = submitToIdle(p);
+        sum = root.child(0);
+        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
+        scheduler.request(q, 2, 1); // an idle worker, and one task of prefetch
+        assertEquals(root.child(2), out.lastAssigned().task().id());
+
+        scheduler.completed(p, largeLeafDone(root.child(1), sum, 0));
+        assertTrue(out.log.contains("input " + Continuation.to(sum, 0) + " @ q"), "q keeps the sum: sent p's value");
+        scheduler.request(p, 1, 1); // p waits for a task; q's request saying it is idle is still on its way
+        scheduler.completed(q, largeLeafDone(root.child(2), sum, 1)); // q had not received p's value: no claim
+
+        assertEquals(sum, out.lastAssigned().task().id());
+        assertTrue(out.log.contains("assign " + sum + " -> q"), "q holds both inputs: p's was sent to it: " + out.log);
+        assertFalse(out.log.contains("input " + Continuation.to(sum, 1) + " @ p"), "the large value stays put");
+        assertTrue(out.log.contains("unkeep " + sum + " @ p"), "p lets its copy go");
+    }
+
     @Test
     void aClaimByAProducerThatHoldsNoCopyIsVoid() {
         keptForkJoin();
