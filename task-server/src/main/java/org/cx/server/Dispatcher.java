@@ -15,13 +15,15 @@ import org.cx.api.Continuation;
 import org.cx.api.TaskId;
 import org.cx.wire.Completion;
 import org.cx.wire.ValueEnvelope;
+import org.cx.wire.ValueRef;
 
 /**
  * Who gets which ready task, and who gives one back: the {@link Scheduler}'s dispatch policy with the state only it
  * uses (prefetched copies it may revoke, revokes not answered yet, idle workers next door, tasks of validated
  * computations that wait for another owner's opinion). Single-threaded like the scheduler, and called only by it;
- * time is passed in. Just over 500 lines because every way a producer comes to hold a task (assigned, prefetched,
- * claimed, cached by itself, copied when late) and every way it stops holding one is here, beside the state they share.
+ * time is passed in. Near 600 lines because every way a producer comes to hold a task (assigned, prefetched,
+ * claimed, cached by itself, copied when late, sent where its large inputs are) and every way it stops holding one is
+ * here, beside the state they share.
  */
 final class Dispatcher {
     /**
@@ -145,7 +147,7 @@ final class Dispatcher {
             if (top == null || top.holderCount() > 0) {
                 return;
             }
-            ProducerState p = holderOfInputs(top, queue, prefetch);
+            ProducerState p = holderIfFree(top, queue, prefetch);
             if (p == null) {
                 p = queue.iterator().next();
             }
@@ -156,21 +158,40 @@ final class Dispatcher {
     }
 
     /**
+     * The producer that holds the inputs of {@code target}, made ready by {@code last} from {@code from}, that travel
+     * by reference, or null if none does: a keeper holds them all (it made them, or was sent them with its copy or
+     * since), else the maker of the last one holds that one.
+     */
+    static ProducerState holderOfInputs(TaskEntry target, ValueEnvelope last, ProducerState from) {
+        if (!target.hasInputByReference()) {
+            return null;
+        }
+        if (from != null && target.keptBy(from)) {
+            return from;
+        }
+        ProducerState[] keepers = target.keepers();
+        if (keepers.length > 0) {
+            return keepers[0];
+        }
+        return ValueRef.is(last.value()) ? from : null;
+    }
+
+    /**
      * The producer that holds {@code e}'s large inputs ({@link TaskEntry#dataAt}) if it may take {@code e} now, else
      * null: it is in {@code queue}, or, for an idle worker, it asked for tasks and holds fewer than it has open
      * workers. Its request saying so may still be on its way, behind the completion that made {@code e} ready and
      * the value it sent ahead of it.
      */
-    private ProducerState holderOfInputs(TaskEntry e, LinkedHashSet<ProducerState> queue, boolean prefetch) {
+    private ProducerState holderIfFree(TaskEntry e, LinkedHashSet<ProducerState> queue, boolean prefetch) {
         ProducerState at = e.dataAt;
-        if (at == null) {
-            return null;
-        }
-        if (queue.contains(at)) {
+        if (at == null || queue.contains(at)) {
             return at;
         }
-        boolean hasIdleWorker = demand.hungry.contains(at) && at.held.size() < Math.min(at.workers, at.openWorkers);
-        return !prefetch && hasIdleWorker ? at : null;
+        if (prefetch) {
+            return null;
+        }
+        boolean idleWorker = demand.hungry.contains(at) && at.held.size() < Math.min(at.workers, at.openWorkers);
+        return idleWorker ? at : null;
     }
 
     /**

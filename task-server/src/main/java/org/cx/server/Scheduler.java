@@ -29,7 +29,7 @@ import org.cx.wire.ValueRef;
  * {@link Dispatcher} (who gets which ready task, revokes), {@link DiffusionSource} (tasks to and from neighbours)
  * and {@link Replication} (what mirrors and heirs need); rules of their own are in {@link ReadyQueues},
  * {@link ProducerDemand}, {@link LateTasks}, {@link TaskEntry}, {@link ComputationState} and {@link UserLedger}.
- * What stays here (about 980 lines) is the producers' and other servers' commands with what they share (storing a
+ * What stays here (about 990 lines) is the producers' and other servers' commands with what they share (storing a
  * task or a value, failing and ending a computation): split further, each part would reach into the others' maps.
  */
 public final class Scheduler {
@@ -670,7 +670,7 @@ public final class Scheduler {
         if (target.isReady()) {
             boolean claimValid = claimed && from != null && target.keptBy(from);
             if (!claimValid) {
-                target.dataAt = holderOfInputs(target, v, from);
+                target.dataAt = Dispatcher.holderOfInputs(target, v, from);
             }
             target.clearKeepers();
             becameReady(target);
@@ -678,25 +678,6 @@ public final class Scheduler {
                 dispatcher.claim(from, target);
             }
         }
-    }
-
-    /**
-     * The producer that holds the inputs of {@code target}, made ready by {@code last} from {@code from}, that travel
-     * by reference, or null if none does: a keeper holds them all (it made them, or was sent them with its copy or
-     * since), else the maker of the last one holds that one.
-     */
-    private static ProducerState holderOfInputs(TaskEntry target, ValueEnvelope last, ProducerState from) {
-        if (!target.hasInputByReference()) {
-            return null;
-        }
-        if (from != null && target.keptBy(from)) {
-            return from;
-        }
-        ProducerState[] keepers = target.keepers();
-        if (keepers.length > 0) {
-            return keepers[0];
-        }
-        return ValueRef.is(last.value()) ? from : null;
     }
 
     private void becameReady(TaskEntry e) {
