@@ -211,10 +211,14 @@ public final class DataBench {
             return sb.toString();
         }
 
-        /** Large values' bytes the server received and sent during the run, as "in N MiB, out M MiB", or "". */
+        /**
+         * Large values' bytes the server received and sent during the run, as "in N MiB, out M MiB (R MiB passed on
+         * as they arrived)", or "".
+         */
         public String serverValuesInMiB() {
-            return serverValueBytes == null ? "" : String.format("; values through the server: in %d MiB, out %d MiB",
-                    serverValueBytes[0] >> 20, serverValueBytes[1] >> 20);
+            return serverValueBytes == null ? "" : String.format("; values through the server: in %d MiB, out %d MiB "
+                    + "(%d MiB passed on as they arrived)", serverValueBytes[0] >> 20, serverValueBytes[1] >> 20,
+                    serverValueBytes[2] >> 20);
         }
     }
 
@@ -291,8 +295,9 @@ public final class DataBench {
             Map<String, Long> peaks = network.peaks();
             long[] moved = network.serverValueBytes();
             if (moved != null) {
-                moved[0] -= valuesBefore[0];
-                moved[1] -= valuesBefore[1];
+                for (int i = 0; i < moved.length; i++) {
+                    moved[i] -= valuesBefore[i];
+                }
             }
             if (s.timeline() != null && network instanceof SortNetwork.InProcess in) {
                 Timeline.write(s.timeline(), in.cluster(), t1, t2);

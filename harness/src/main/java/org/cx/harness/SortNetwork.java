@@ -27,8 +27,8 @@ sealed interface SortNetwork extends AutoCloseable {
     Map<String, Long> peaks();
 
     /**
-     * Bytes of large values the server has received and sent so far (chunks of values by reference), or null where
-     * it runs as a process of its own.
+     * Bytes of large values the server has received, sent, and of those sent passed on as they arrived, so far
+     * (chunks of values by reference), or null where it runs as a process of its own.
      */
     default long[] serverValueBytes() {
         return null;
@@ -138,7 +138,7 @@ sealed interface SortNetwork extends AutoCloseable {
         @Override
         public long[] serverValueBytes() {
             org.cx.wire.ValueStore store = cluster.server().values();
-            return new long[] {store.bytesReceived(), store.bytesSent()};
+            return new long[] {store.bytesReceived(), store.bytesSent(), store.bytesRelayed()};
         }
 
         @Override

@@ -31,6 +31,14 @@ public interface PeerConnection {
     default void takeValueReleases() {
     }
 
+    /**
+     * Passes the chunks of large value {@code ref}, about to arrive on this connection, on to {@code readers} as they
+     * come (see {@link org.cx.wire.ValueLink#relay}); a transport that cannot does nothing, and the value goes to
+     * them whole when a message refers to it.
+     */
+    default void relay(org.cx.wire.ValueRef ref, java.util.List<PeerConnection> readers) {
+    }
+
     /** Sends {@code message} and runs {@code written} once it has left (to pace a large transfer); never if it fails. */
     void send(Message message, Runnable written);
 
@@ -100,6 +108,23 @@ public interface PeerConnection {
         @Override
         public void flush() {
             channel.flush();
+        }
+
+        @Override
+        public void relay(org.cx.wire.ValueRef ref, java.util.List<PeerConnection> readers) {
+            org.cx.wire.ValueLink from = channel.pipeline().get(org.cx.wire.ValueLink.class);
+            java.util.List<org.cx.wire.ValueLink> to = new java.util.ArrayList<>(readers.size());
+            for (PeerConnection reader : readers) {
+                if (reader instanceof NettyConnection n) {
+                    org.cx.wire.ValueLink link = n.channel.pipeline().get(org.cx.wire.ValueLink.class);
+                    if (link != null) {
+                        to.add(link);
+                    }
+                }
+            }
+            if (from != null && !to.isEmpty()) {
+                from.relay(ref, to);
+            }
         }
 
         @Override

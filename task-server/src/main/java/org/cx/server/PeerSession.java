@@ -1,7 +1,10 @@
 package org.cx.server;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.cx.security.PeerIdentity;
 import org.cx.wire.Message;
+import org.cx.wire.ValueRef;
 import org.cx.wire.Role;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -169,6 +172,19 @@ abstract class PeerSession {
                 case Message.Completed c -> {
                     for (var completion : c.completions()) {
                         scheduler.completed(producer, completion);
+                    }
+                }
+                case Message.ValueHeading h -> {
+                    ValueRef ref = ValueRef.of(h.ref());
+                    List<PeerConnection> readers = new ArrayList<>(1);
+                    for (long peer : scheduler.readersAhead(producer, ref, h.to())) {
+                        PeerSession reader = node.sessions().get(peer);
+                        if (reader != null) {
+                            readers.add(reader.connection());
+                        }
+                    }
+                    if (!readers.isEmpty()) {
+                        connection().relay(ref, readers);
                     }
                 }
                 case Message.Released r -> scheduler.released(producer, r.ids());

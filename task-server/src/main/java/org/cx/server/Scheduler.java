@@ -35,6 +35,7 @@ import org.cx.wire.ValueRef;
 public final class Scheduler {
     /** A value this large is counted against its user's quota at once (smaller ones with the next stored tasks). */
     private static final int CHARGE_AT_ONCE_BYTES = 64 << 10;
+    private static final long[] NO_PEERS = {};
     /** How many forgotten computations are remembered. */
     static final int FORGOTTEN_REMEMBERED = 100_000;
 
@@ -678,6 +679,39 @@ public final class Scheduler {
                 dispatcher.claim(from, target);
             }
         }
+    }
+
+    /**
+     * The peers that will read the large value {@code ref} whose chunks producer {@code from} is about to send on
+     * their way to {@code to}, so that they may be passed on as they arrive: the consumer, for the result of a running
+     * computation that started here; the other keepers of a waiting task here that the value does not complete (one
+     * it completes runs where its inputs are, decided when it is ready) while no other of its inputs is on its way.
+     * None for anything else.
+     */
+    long[] readersAhead(ProducerState from, ValueRef ref, Continuation to) {
+        ComputationState c = computations.get(ref.computation());
+        if (c == null || c.phase != ComputationState.Phase.RUNNING) {
+            return NO_PEERS;
+        }
+        if (to.isConsumer()) {
+            return c.origin == self && c.consumer != null ? new long[] {c.consumer.peerId()} : NO_PEERS;
+        }
+        TaskEntry target = to.target().computation() == c.id ? c.tasks.get(to.target()) : null;
+        if (target == null || to.argNo() >= target.arity() || target.input(to.argNo()) != null
+                || target.lacksOnly(to.argNo())) {
+            return NO_PEERS;
+        }
+        if (target.inputAhead >= 0 && target.inputAhead != to.argNo() && target.input(target.inputAhead) == null) {
+            // Another input is arriving and passed on already: if it arrives first, this one completes the task, which
+            // then runs where its inputs are; if not, this one goes to the keepers whole when it is in.
+            return NO_PEERS;
+        }
+        long[] others = java.util.Arrays.stream(target.keepers()).filter(k -> k != from).mapToLong(k -> k.peerId)
+                .toArray();
+        if (others.length > 0) {
+            target.inputAhead = to.argNo();
+        }
+        return others;
     }
 
     private void becameReady(TaskEntry e) {

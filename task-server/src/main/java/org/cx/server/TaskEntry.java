@@ -59,6 +59,11 @@ final class TaskEntry {
      */
     private ProducerState[] keepers = NO_HOLDERS;
     /**
+     * The input whose value was last said to be on its way here by its producer ({@code Message.ValueHeading}) and
+     * passed on as it arrives to the keepers; -1: none.
+     */
+    int inputAhead = -1;
+    /**
      * The producer here that holds this ready task's inputs that travel by reference (it made them, or was sent them
      * as a keeper), or null: the task goes to it when it asks, so that those values need not move again.
      */
@@ -109,6 +114,11 @@ final class TaskEntry {
         inputs[argNo] = value;
         missing--;
         return true;
+    }
+
+    /** Whether input {@code argNo} is the one input still missing. */
+    boolean lacksOnly(int argNo) {
+        return missing == 1 && inputs[argNo] == null;
     }
 
     /** The numbers of the inputs that have not come. */

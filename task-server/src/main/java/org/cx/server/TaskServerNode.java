@@ -44,6 +44,8 @@ public final class TaskServerNode implements AutoCloseable {
     private final ExecutorService serverTasks;
     private final CompletableFuture<String> evicted = new CompletableFuture<>();
     private Channel serverChannel;
+    /** Caps what the server sends and receives ({@code -Dcx.serverLinkBytesPerSecond}); null: no cap. */
+    private io.netty.handler.traffic.GlobalTrafficShapingHandler link;
     /** Connections held, in all and per address; event loop only. */
     private final ConnectionLimits limits;
     /** The large values this server holds, in a directory of their own. */
@@ -97,6 +99,10 @@ public final class TaskServerNode implements AutoCloseable {
     }
 
     private void bind() throws InterruptedException {
+        long linkBytes = org.cx.wire.WireConfig.serverLinkBytesPerSecond();
+        // One shaper for every connection, as one network link carries them all.
+        link = linkBytes <= 0 ? null
+                : new io.netty.handler.traffic.GlobalTrafficShapingHandler(loop, linkBytes, linkBytes, 10);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(loop, loop)
                 .channel(EventLoops.serverChannel())
@@ -108,6 +114,9 @@ public final class TaskServerNode implements AutoCloseable {
                         ConnectionGuards guards = config.guards();
                         WirePipeline.install(ch, config.maxFrameBytes(), config.tls(), true, guards.frameStall(),
                                 values);
+                        if (link != null) {
+                            ch.pipeline().addFirst("link", link);
+                        }
                         InetAddress from = ch.remoteAddress().getAddress();
                         String refusal = limits.admit(from);
                         if (refusal != null) {
@@ -352,6 +361,9 @@ public final class TaskServerNode implements AutoCloseable {
         }
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
+        }
+        if (link != null) {
+            link.release();
         }
         loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         serverTasks.shutdownNow();

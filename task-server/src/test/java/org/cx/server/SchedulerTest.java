@@ -16,6 +16,7 @@ import org.cx.wire.ReadyTask;
 import org.cx.wire.RoutedPayload;
 import org.cx.wire.TaskEnvelope;
 import org.cx.wire.ValueEnvelope;
+import org.cx.wire.ValueRef;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -648,6 +649,33 @@ class SchedulerTest {
         assertTrue(out.log.contains("assign " + sum + " -> q"), "q holds both inputs: p's was sent to it: " + out.log);
         assertFalse(out.log.contains("input " + Continuation.to(sum, 1) + " @ p"), "the large value stays put");
         assertTrue(out.log.contains("unkeep " + sum + " @ p"), "p lets its copy go");
+    }
+
+    /**
+     * Before a large value's chunks arrive, the server names who will read it, to pass them on as they come: the
+     * consumer for the result; the task's other keepers for a value that does not complete it, while no other input of
+     * that task is on its way; nobody for the value that completes it (the task then runs where its inputs are).
+     */
+    @Test
+    void theReadersOfALargeValueAreNamedBeforeItArrives() {
+        p = scheduler.addProducer(1, "p", 1);
+        q = scheduler.addProducer(2, "q", 1);
+        root = submitToIdle(p);
+        sum = root.child(0);
+        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
+        scheduler.request(q, 2, 1); // q runs the second leaf and keeps the sum too
+        ValueRef first = ValueRef.of(largeLeafDone(root.child(1), sum, 0).values()[0].value());
+        ValueRef second = ValueRef.of(largeLeafDone(root.child(2), sum, 1).values()[0].value());
+
+        assertArrayEquals(new long[] {1}, scheduler.readersAhead(q, second, Continuation.CONSUMER), "the consumer");
+        assertArrayEquals(new long[] {2}, scheduler.readersAhead(p, first, Continuation.to(sum, 0)), "q keeps the sum");
+        assertArrayEquals(new long[0], scheduler.readersAhead(q, second, Continuation.to(sum, 1)),
+                "p's value is on its way: if it comes first, this one completes the sum");
+        scheduler.completed(p, largeLeafDone(root.child(1), sum, 0));
+        assertArrayEquals(new long[0], scheduler.readersAhead(q, second, Continuation.to(sum, 1)),
+                "it completes the sum, which runs where its inputs are");
+        assertArrayEquals(new long[0], scheduler.readersAhead(p, first, Continuation.to(root.child(9), 0)),
+                "no such task");
     }
 
     @Test

@@ -225,6 +225,13 @@ public sealed interface Message {
     record ValueChunk(byte[] ref, long offset, byte[] data) implements Message {
     }
 
+    /**
+     * Producer: the chunks of large value {@code ref} follow, and the value goes to {@code to}. The server may pass
+     * the chunks on as they arrive to where the value will be read ({@link ValueLink#relay}).
+     */
+    record ValueHeading(byte[] ref, org.cx.api.Continuation to) implements Message {
+    }
+
     /** Server: these tasks are now in your cache. */
     record Assign(ReadyTask[] tasks) implements Message {
     }

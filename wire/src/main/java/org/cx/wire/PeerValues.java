@@ -72,6 +72,26 @@ public final class PeerValues {
         return missing;
     }
 
+    /** Whether the other end holds {@code ref} (it sent it, referred to it, or was sent it here). */
+    public boolean peerHolds(ValueRef ref) {
+        return peerHolds.contains(ref);
+    }
+
+    /** Whether {@code ref} is held here or arriving on this connection. */
+    boolean heldOrArriving(ValueRef ref) {
+        return store.holds(ref) || arriving.containsKey(ref);
+    }
+
+    /** {@code ref}'s chunks arriving here, null if none are. */
+    ValueStore.Arrival arriving(ValueRef ref) {
+        return arriving.get(ref);
+    }
+
+    /** Every chunk of {@code ref} was sent to the other end, not by {@link #toSendBefore}: it holds the value now. */
+    void sentWhole(ValueRef ref) {
+        peerHolds.add(ref);
+    }
+
     /** Where a connection's messages go, in order. */
     public interface Sink {
         void write(Message message) throws IOException;
@@ -155,6 +175,10 @@ public final class PeerValues {
                 ValueRef ref = ValueRef.of(bytes);
                 peerHolds.remove(ref);
                 store.release(ref);
+                ValueStore.Arrival partial = arriving.remove(ref); // a relay cut short (ValueLink#relay)
+                if (partial != null) {
+                    partial.close();
+                }
             }
             return true;
         }

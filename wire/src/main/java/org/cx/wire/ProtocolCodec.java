@@ -293,6 +293,17 @@ public final class ProtocolCodec {
         });
         register(kryo, Message.ComputationStarted.class, id++, (out, m) -> out.writeLong(m.computation()),
                 in -> new Message.ComputationStarted(in.readLong()));
+        register(kryo, Message.ValueHeading.class, id++, (out, m) -> {
+            writeBytes(out, m.ref());
+            writeContinuation(out, m.to());
+        }, in -> {
+            byte[] ref = readBytes(in);
+            if (!ValueRef.is(ref)) {
+                throw new MalformedMessageException("ValueHeading holds " + ref.length + " bytes that are no value "
+                        + "reference");
+            }
+            return new Message.ValueHeading(ref, readContinuation(in));
+        });
     }
 
     /** An array of objects (each may be null or a registered subtype), its length checked before allocation. */

@@ -9,7 +9,13 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.stream.ChunkedInput;
 import io.netty.handler.stream.ChunkedWriteHandler;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.cx.api.Continuation;
 
 /**
  * Large values on a connection ({@link PeerValues}): ahead of a message that refers to a value the other end may not
@@ -17,11 +23,25 @@ import java.util.List;
  * when the first value goes, keeps up to 16 chunks in flight and every message in order behind them); chunks that
  * arrive are kept by the store and not passed on. A {@link Message.ValuesReleased} leaves only for an end that holds
  * one of its values, and one that arrives lets them go from the store. Sits just after the codecs.
+ *
+ * <p>A producer says where each value it sends goes ({@link Message.ValueHeading}) before its chunks, and a server
+ * may then {@link #relay} them, as they arrive, to the connections of the processes that will read the value: the
+ * value's last hop overlaps its first instead of following it. A value is relayed only while it arrives, before
+ * any message can refer to it (a server refers to a value once it holds it whole); a message that refers to one
+ * still being relayed here ends that relay, and the value goes ahead of it as usual.
  */
 public final class ValueLink extends ChannelDuplexHandler {
     static final String NAME = "values";
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ValueLink.class);
+    private static final boolean RELAY = WireConfig.relayValues();
     private final PeerValues values;
+    private ChannelHandlerContext ctx;
+    /** Values arriving on this connection that are passed on as they come, and to where. */
+    private final Map<ValueRef, List<ValueLink>> relays = new HashMap<>();
+    /** Values being relayed to this connection's other end, not yet whole there. */
+    private final Set<ValueRef> relaying = new HashSet<>();
+    /** Bytes of values this link passed on as they arrived ({@link #relay}). */
+    private long bytesRelayed;
 
     /** @param takesReleases see {@link PeerValues#PeerValues(ValueStore, boolean)} */
     public ValueLink(ValueStore store, boolean takesReleases) {
@@ -34,15 +54,127 @@ public final class ValueLink extends ChannelDuplexHandler {
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (msg instanceof Message.ValueChunk chunk && !relays.isEmpty()) {
+            ValueRef ref = ValueRef.of(chunk.ref());
+            List<ValueLink> to = relays.get(ref);
+            if (to != null) {
+                try {
+                    values.received(chunk);
+                } catch (Exception e) {
+                    relays.remove(ref);
+                    to.forEach(t -> t.relayEnded(ref));
+                    throw e;
+                }
+                passOn(ref, chunk, to);
+                return;
+            }
+        }
         if (msg instanceof Message m && values.received(m)) {
             return;
         }
         ctx.fireChannelRead(msg);
     }
 
+    /**
+     * Passes {@code chunk}, now taken in here, on to {@code to}; the last one only once the value is whole and its
+     * checksum checked. The relay ends, cut short, if the value no longer fits in memory here.
+     */
+    private void passOn(ValueRef ref, Message.ValueChunk chunk, List<ValueLink> to) {
+        ValueStore.Arrival arrival = values.arriving(ref);
+        boolean whole = arrival == null;
+        if (!whole && !arrival.inMemory()) {
+            relays.remove(ref);
+            to.forEach(t -> t.relayEnded(ref));
+            return;
+        }
+        for (ValueLink t : to) {
+            if (t.relayed(ref, chunk, whole)) {
+                bytesRelayed += chunk.data().length;
+            }
+        }
+        if (whole) {
+            relays.remove(ref);
+        }
+    }
+
+    /**
+     * Passes the chunks of {@code ref}, which are about to arrive on this connection, on to {@code to} as they come
+     * (a server, to the processes that will read the value). Nothing is relayed if any of it is here already; a
+     * link whose other end holds it, that is closed, or that runs on another event loop than this one is left out
+     * (a server's connections share one). Nothing either with {@code -Dcx.relayValues=false}. On this link's event
+     * loop.
+     */
+    public void relay(ValueRef ref, List<ValueLink> to) {
+        if (!RELAY || values.heldOrArriving(ref) || relays.containsKey(ref)) {
+            return;
+        }
+        List<ValueLink> targets = new ArrayList<>(to.size());
+        for (ValueLink t : to) {
+            if (t != this && t.ctx != null && t.ctx.executor().inEventLoop() && t.ctx.channel().isActive()
+                    && !t.values.peerHolds(ref) && t.relaying.add(ref)) {
+                targets.add(t);
+            }
+        }
+        if (!targets.isEmpty()) {
+            relays.put(ref, targets);
+        }
+    }
+
+    /** Bytes of values this link passed on to other connections as they arrived. */
+    public long bytesRelayed() {
+        return bytesRelayed;
+    }
+
+    /**
+     * A chunk of {@code ref}, relayed to this connection's other end; {@code last}: it is whole there after it.
+     * @return false if it was not sent: the relay to this end ended meanwhile (its computation ended)
+     */
+    private boolean relayed(ValueRef ref, Message.ValueChunk chunk, boolean last) {
+        if (!relaying.contains(ref)) {
+            return false;
+        }
+        byte[] header = MessageEncoder.chunkHeader(chunk.ref(), chunk.offset(), chunk.data().length);
+        ctx.write(Unpooled.wrappedBuffer(header, chunk.data()));
+        values.store().relayed(chunk.data().length);
+        if (last) {
+            relaying.remove(ref);
+            values.sentWhole(ref);
+        }
+        ctx.flush();
+        return true;
+    }
+
+    /**
+     * The relay of {@code ref} to this connection ended before the value was whole: the other end lets go of what
+     * it has of it. Anything that refers to the value later takes it along whole, as if it had never been relayed.
+     */
+    private void relayEnded(ValueRef ref) {
+        if (relaying.remove(ref)) {
+            ctx.write(new Message.ValuesReleased(new byte[][] {ref.bytes()}));
+            ctx.flush();
+        }
+    }
+
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (!relaying.isEmpty() && msg instanceof Message m) {
+            // A server refers to a value once it holds it whole, when its relay has ended: one still relayed here
+            // ends, and the value goes whole ahead of the message as usual.
+            ValueRef.forEachIn(m, this::relayEnded);
+            if (msg instanceof Message.ComputationEnded e) {
+                for (ValueRef ref : List.copyOf(relaying)) {
+                    if (ref.computation() == e.computation()) {
+                        relayEnded(ref);
+                    }
+                }
+            }
+        }
         if (msg instanceof Message.ValuesReleased released) {
             Message.ValuesReleased held = values.passOn(released);
             if (held == null) {
@@ -62,6 +194,12 @@ public final class ValueLink extends ChannelDuplexHandler {
                             8 * ValueStore.CHUNK_BYTES, 16 * ValueStore.CHUNK_BYTES));
                 }
                 for (ValueRef ref : missing) {
+                    if (msg instanceof Message.Completed completed) {
+                        Continuation to = destination(completed, ref);
+                        if (to != null) {
+                            ctx.write(new Message.ValueHeading(ref.bytes(), to));
+                        }
+                    }
                     try {
                         ctx.write(new StoreChunks(values.store().chunks(ref)));
                     } catch (java.io.IOException e) {
@@ -75,8 +213,23 @@ public final class ValueLink extends ChannelDuplexHandler {
         ctx.write(msg, promise);
     }
 
+    /** Where {@code ref} goes as a value of {@code completed}; null if it is none of its values. */
+    private static Continuation destination(Message.Completed completed, ValueRef ref) {
+        for (Completion c : completed.completions()) {
+            for (ValueEnvelope v : c.values()) {
+                if (ValueRef.is(v.value()) && ValueRef.of(v.value()).equals(ref)) {
+                    return v.to();
+                }
+            }
+        }
+        return null;
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        relays.forEach((ref, to) -> to.forEach(t -> t.relayEnded(ref)));
+        relays.clear();
+        relaying.clear();
         values.closed();
         super.channelInactive(ctx);
     }

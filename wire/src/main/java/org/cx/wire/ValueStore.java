@@ -66,6 +66,7 @@ public final class ValueStore implements AutoCloseable {
     private final AtomicLong budgeted;
     private final AtomicLong bytesReceived = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
+    private final AtomicLong bytesRelayed = new AtomicLong();
     private final AtomicLong released = new AtomicLong();
     private final List<java.util.function.Consumer<ValueRef>> releaseListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -342,6 +343,17 @@ public final class ValueStore implements AutoCloseable {
         return bytesSent.get();
     }
 
+    /** Counts {@code bytes} of a value passed on to another process as they arrived here ({@link ValueLink#relay}). */
+    void relayed(int bytes) {
+        bytesSent.addAndGet(bytes);
+        bytesRelayed.addAndGet(bytes);
+    }
+
+    /** Of {@link #bytesSent}, those passed on as they arrived, before the value was whole here. */
+    public long bytesRelayed() {
+        return bytesRelayed.get();
+    }
+
     @Override
     public void close() {
         held.forEach(this::release);
@@ -454,6 +466,10 @@ public final class ValueStore implements AutoCloseable {
             while (b.hasRemaining()) {
                 out.write(b);
             }
+        }
+
+        boolean inMemory() {
+            return out == null;
         }
 
         /** Holds what came in as {@code ref}. */
@@ -701,6 +717,11 @@ public final class ValueStore implements AutoCloseable {
             sink.hold(ref);
             whole = true;
             return true;
+        }
+
+        /** Whether what arrived so far is held in memory (not yet written to a file beyond the budget). */
+        boolean inMemory() {
+            return sink.inMemory();
         }
 
         /** Lets go of what arrived unless the value is whole. */

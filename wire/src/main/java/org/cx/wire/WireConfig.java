@@ -4,7 +4,7 @@ package org.cx.wire;
 public final class WireConfig {
 
     /** Bumped on every incompatible change to {@link Message} or its encoding. */
-    public static final int PROTOCOL_VERSION = 19;
+    public static final int PROTOCOL_VERSION = 20;
 
     /**
      * Default hard limit on one frame. 16 MiB holds a batch of thousands of tasks; a larger frame is refused before
@@ -30,5 +30,22 @@ public final class WireConfig {
     /** The limit in force: {@code -Dcx.maxFrameBytes} or {@link #DEFAULT_MAX_FRAME_BYTES}. */
     public static int maxFrameBytes() {
         return Integer.getInteger("cx.maxFrameBytes", DEFAULT_MAX_FRAME_BYTES);
+    }
+
+    /**
+     * Whether a server passes a large value on as it arrives to where it will be read ({@link ValueLink#relay}):
+     * {@code -Dcx.relayValues}, true unless set to false.
+     */
+    public static boolean relayValues() {
+        return !"false".equals(System.getProperty("cx.relayValues"));
+    }
+
+    /**
+     * Bytes a second that a server sends, and that it receives, at most over all its connections: {@code
+     * -Dcx.serverLinkBytesPerSecond}; 0 (the default) for no cap. It stands in for the server machine's network link
+     * when a whole network runs on one machine (benchmarks), and caps what a server takes of a shared one.
+     */
+    public static long serverLinkBytesPerSecond() {
+        return Long.getLong("cx.serverLinkBytesPerSecond", 0);
     }
 }
