@@ -630,15 +630,23 @@ class SchedulerTest {
                 new ValueEnvelope[] {new ValueEnvelope(Continuation.to(sum, argNo), ref)}, 10);
     }
 
-    @Test
-    void aTaskGoesToTheProducerThatHoldsItsLargeInputsThoughAnotherAskedFirst() {
+    /**
+     * {@code p} runs the fork-join root and keeps the sum; {@code q}, asking with an idle worker and one task of
+     * prefetch, runs the second leaf and keeps the sum too.
+     */
+    private void bothKeepTheSum() {
         p = scheduler.addProducer(1, "p", 1);
         q = scheduler.addProducer(2, "q", 1);
         root = submitToIdle(p);
         sum = root.child(0);
         scheduler.completed(p, forkJoinRootKeepingTheSum(root));
-        scheduler.request(q, 2, 1); // an idle worker, and one task of prefetch
+        scheduler.request(q, 2, 1);
         assertEquals(root.child(2), out.lastAssigned().task().id());
+    }
+
+    @Test
+    void aTaskGoesToTheProducerThatHoldsItsLargeInputsThoughAnotherAskedFirst() {
+        bothKeepTheSum();
 
         scheduler.completed(p, largeLeafDone(root.child(1), sum, 0));
         assertTrue(out.log.contains("input " + Continuation.to(sum, 0) + " @ q"), "q keeps the sum: sent p's value");
@@ -658,12 +666,7 @@ class SchedulerTest {
      */
     @Test
     void theReadersOfALargeValueAreNamedBeforeItArrives() {
-        p = scheduler.addProducer(1, "p", 1);
-        q = scheduler.addProducer(2, "q", 1);
-        root = submitToIdle(p);
-        sum = root.child(0);
-        scheduler.completed(p, forkJoinRootKeepingTheSum(root));
-        scheduler.request(q, 2, 1); // q runs the second leaf and keeps the sum too
+        bothKeepTheSum();
         ValueRef first = ValueRef.of(largeLeafDone(root.child(1), sum, 0).values()[0].value());
         ValueRef second = ValueRef.of(largeLeafDone(root.child(2), sum, 1).values()[0].value());
 

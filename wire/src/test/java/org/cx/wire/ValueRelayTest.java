@@ -97,6 +97,15 @@ class ValueRelayTest {
         return all;
     }
 
+    /** The value's chunks, of which the first two have arrived at the server and gone on to the reader. */
+    private List<Message.ValueChunk> relayedPart() throws Exception {
+        List<Message.ValueChunk> chunks = chunks();
+        link(fromProducer).relay(ref, List.of(link(toReader)));
+        fromProducer.writeInbound(chunks.get(0));
+        fromProducer.writeInbound(chunks.get(1));
+        return chunks;
+    }
+
     private Message.Inputs readsIt() {
         return new Message.Inputs(new ValueEnvelope[] {new ValueEnvelope(TO, ref.bytes())});
     }
@@ -154,10 +163,7 @@ class ValueRelayTest {
      */
     @Test
     void aMessageReferringToAValueStillRelayedEndsTheRelay() throws Exception {
-        List<Message.ValueChunk> chunks = chunks();
-        link(fromProducer).relay(ref, List.of(link(toReader)));
-        fromProducer.writeInbound(chunks.get(0));
-        fromProducer.writeInbound(chunks.get(1));
+        List<Message.ValueChunk> chunks = relayedPart();
         toReader.writeOutbound(readsIt());
         List<Object> read = carry(toReader, atReader);
         assertEquals(1, read.size(), "the message went at once: " + read);
@@ -177,10 +183,7 @@ class ValueRelayTest {
     /** The producer's connection closes mid-value: the reader lets go of the part it has. */
     @Test
     void aRelayCutShortLeavesNothingAtTheReader() throws Exception {
-        List<Message.ValueChunk> chunks = chunks();
-        link(fromProducer).relay(ref, List.of(link(toReader)));
-        fromProducer.writeInbound(chunks.get(0));
-        fromProducer.writeInbound(chunks.get(1));
+        List<Message.ValueChunk> chunks = relayedPart();
         carry(toReader, atReader);
         assertTrue(reader.memoryBytes() > 0, "part of the value is at the reader");
         fromProducer.close();
