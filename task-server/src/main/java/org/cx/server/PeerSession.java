@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.cx.security.PeerIdentity;
 import org.cx.wire.Message;
-import org.cx.wire.ValueRef;
 import org.cx.wire.Role;
+import org.cx.wire.ValueRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

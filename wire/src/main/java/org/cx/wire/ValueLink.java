@@ -194,14 +194,14 @@ public final class ValueLink extends ChannelDuplexHandler {
                             8 * ValueStore.CHUNK_BYTES, 16 * ValueStore.CHUNK_BYTES));
                 }
                 for (ValueRef ref : missing) {
-                    if (msg instanceof Message.Completed completed) {
-                        Continuation to = destination(completed, ref);
+                    try {
+                        StoreChunks chunks = new StoreChunks(values.store().chunks(ref));
+                        Continuation to = msg instanceof Message.Completed completed ? destination(completed, ref)
+                                : null;
                         if (to != null) {
                             ctx.write(new Message.ValueHeading(ref.bytes(), to));
                         }
-                    }
-                    try {
-                        ctx.write(new StoreChunks(values.store().chunks(ref)));
+                        ctx.write(chunks);
                     } catch (java.io.IOException e) {
                         // let go here meanwhile (its computation ended): the message still goes, and whoever
                         // reads the reference says the value is not held
