@@ -200,9 +200,32 @@ final class Dispatcher {
      */
     private void prefetch() {
         if (ready.computationCount() > 1 && favouredWaits()) {
+            prefetchFavouredBacklog();
             return;
         }
         giveFresh(demand.hungry, true);
+    }
+
+    /**
+     * Beside a favoured computation, its own tasks (and those of others it is owed as much as) still go to prefetch
+     * credit while more of them are ready than producers ask for: they would wait for a worker anyway, and a cached one
+     * spares that worker the round trip.
+     */
+    private void prefetchFavouredBacklog() {
+        double margin = largeUse();
+        if (ready.freshOwedMore(margin) <= demand.hungry.size()) {
+            return;
+        }
+        while (!demand.hungry.isEmpty()) {
+            TaskEntry top = ready.peek();
+            if (top == null || top.holderCount() > 0 || !ready.owedMoreThanAny(top.computation, margin)) {
+                return;
+            }
+            ProducerState p = demand.hungry.iterator().next();
+            demand.hungry.remove(p);
+            top.dataAt = null;
+            assign(p, top, true);
+        }
     }
 
     /**

@@ -232,6 +232,20 @@ final class ReadyQueues {
         return 2 * a <= b && b - a >= margin;
     }
 
+    /**
+     * Fresh tasks of the computations clearly owed more than some other here ({@link #owedMoreThanAny}): what the
+     * workers freeing next would take if nothing else were prefetched.
+     */
+    int freshOwedMore(double margin) {
+        int n = 0;
+        for (Queue q : queues.values()) {
+            if (q.heap.freshCount() > 0 && clearlyBeside(q.computation.id, true, margin)) {
+                n += q.heap.freshCount();
+            }
+        }
+        return n;
+    }
+
     /** Tasks of {@code computation} that producers hold here. */
     int held(long computation) {
         Queue q = queues.get(computation);

@@ -779,6 +779,57 @@ class SchedulerTest {
         return alice;
     }
 
+    /**
+     * Beside a computation fair share clearly favours, the others' tasks are not prefetched; the favoured one's are,
+     * but only while more of them are ready than busy producers ask for (they would wait for a worker anyway).
+     * Returns how many of {@code small} ready tasks of bob's computation went to the caches of 4 busy producers beside
+     * alice's large one, and checks that none of alice's did.
+     */
+    private int favouredTasksPrefetched(int small) {
+        scheduler.dispatcher().largeUsePerWorker(1_000); // a microsecond of every worker makes a computation large
+        ProducerState p = scheduler.addProducer(1, "p", 1);
+        long a = scheduler.submissions().submit(userNamed("alice", 7), task(TaskId.root(0), Continuation.CONSUMER, 0,
+                0), now);
+        scheduler.request(p, 1, 1);
+        List<TaskEnvelope> many = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            many.add(task(TaskId.root(a).child(i), Continuation.CONSUMER, 0, 0));
+        }
+        long tenMs = 10_000_000L;
+        scheduler.completed(p, new Completion(TaskId.root(a), many.toArray(TaskEnvelope[]::new), new ValueEnvelope[0],
+                tenMs));
+        for (int i = 0; i < 10; i++) { // alice's computation uses the producers
+            scheduler.request(p, 1, 1);
+            scheduler.completed(p, new Completion(out.lastAssigned().task().id(), new TaskEnvelope[0],
+                    new ValueEnvelope[0], tenMs));
+        }
+        long b = scheduler.submissions().submit(userNamed("bob", 8), task(TaskId.root(0), Continuation.CONSUMER, 0,
+                0), now);
+        scheduler.request(p, 1, 1);
+        assertEquals(TaskId.root(b), out.lastAssigned().task().id());
+        int before = out.log.size();
+        for (int i = 0; i < 4; i++) {
+            scheduler.request(scheduler.addProducer(10 + i, "busy" + i, 1), 1, 0); // credit, no idle worker
+        }
+        List<TaskEnvelope> few = new ArrayList<>();
+        for (int i = 0; i < small; i++) {
+            few.add(task(TaskId.root(b).child(i), Continuation.CONSUMER, 0, 0));
+        }
+        scheduler.completed(p, completion(TaskId.root(b), few, List.of()));
+        List<String> cached = out.log.subList(before, out.log.size()).stream()
+                .filter(l -> l.startsWith("assign ") && l.contains("-> busy")).toList();
+        assertTrue(cached.stream().noneMatch(l -> l.contains(TaskId.root(a).toString())),
+                "nothing of the large computation is prefetched beside the favoured one: " + cached);
+        return cached.size();
+    }
+
+    @Test
+    void besideAFavouredComputationOnlyItsBacklogIsPrefetched() {
+        assertEquals(0, favouredTasksPrefetched(3), "3 ready tasks, 4 producers asking: they go to the first worker free");
+        setUp();
+        assertEquals(4, favouredTasksPrefetched(12), "12 ready tasks: each producer asking caches one");
+    }
+
     @Test
     void usersInCreditWeighTwiceInTheFairShare() {
         int alone = aliceShareOf(30, java.util.Set.of());
