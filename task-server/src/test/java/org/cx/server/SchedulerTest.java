@@ -825,7 +825,8 @@ class SchedulerTest {
 
     @Test
     void besideAFavouredComputationOnlyItsBacklogIsPrefetched() {
-        assertEquals(0, favouredTasksPrefetched(3), "3 ready tasks, 4 producers asking: they go to the first worker free");
+        assertEquals(0, favouredTasksPrefetched(3),
+                "3 ready tasks, 4 producers asking: they go to the first worker free");
         setUp();
         assertEquals(4, favouredTasksPrefetched(12), "12 ready tasks: each producer asking caches one");
     }
