@@ -213,7 +213,7 @@ final class Dispatcher {
      */
     private void prefetchFavouredBacklog() {
         double margin = largeUse();
-        if (ready.freshOwedMore(margin) <= demand.hungry.size()) {
+        if (!ready.freshOwedMoreThan(demand.hungry.size(), margin)) {
             return;
         }
         while (!demand.hungry.isEmpty()) {

@@ -233,17 +233,25 @@ final class ReadyQueues {
     }
 
     /**
-     * Fresh tasks of the computations clearly owed more than some other here ({@link #owedMoreThanAny}): what the
-     * workers freeing next would take if nothing else were prefetched.
+     * Whether more than {@code n} fresh tasks are of computations clearly owed more than some other here ({@link
+     * #owedMoreThanAny}): what the workers freeing next would take if nothing else were prefetched. Stops counting
+     * once there are.
      */
-    int freshOwedMore(double margin) {
-        int n = 0;
+    boolean freshOwedMoreThan(int n, double margin) {
+        if (fresh <= n) {
+            return false;
+        }
+        int count = 0;
         for (Queue q : queues.values()) {
-            if (q.heap.freshCount() > 0 && clearlyBeside(q.computation.id, true, margin)) {
-                n += q.heap.freshCount();
+            int f = q.heap.freshCount();
+            if (f > 0 && clearlyBeside(q.computation.id, true, margin)) {
+                count += f;
+                if (count > n) {
+                    return true;
+                }
             }
         }
-        return n;
+        return false;
     }
 
     /** Tasks of {@code computation} that producers hold here. */
