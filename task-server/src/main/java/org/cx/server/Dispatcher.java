@@ -142,9 +142,15 @@ final class Dispatcher {
      * it back at the end if it still wants more.
      */
     private void giveFresh(LinkedHashSet<ProducerState> queue, boolean prefetch) {
+        giveFresh(queue, prefetch, top -> true);
+    }
+
+    /** As {@link #giveFresh(LinkedHashSet, boolean)}, while the next fresh task is one that {@code goes}. */
+    private void giveFresh(LinkedHashSet<ProducerState> queue, boolean prefetch,
+                           java.util.function.Predicate<TaskEntry> goes) {
         while (!queue.isEmpty()) {
             TaskEntry top = ready.peek();
-            if (top == null || top.holderCount() > 0) {
+            if (top == null || top.holderCount() > 0 || !goes.test(top)) {
                 return;
             }
             ProducerState p = holderIfFree(top, queue, prefetch);
@@ -213,18 +219,8 @@ final class Dispatcher {
      */
     private void prefetchFavouredBacklog() {
         double margin = largeUse();
-        if (!ready.freshOwedMoreThan(demand.hungry.size(), margin)) {
-            return;
-        }
-        while (!demand.hungry.isEmpty()) {
-            TaskEntry top = ready.peek();
-            if (top == null || top.holderCount() > 0 || !ready.owedMoreThanAny(top.computation, margin)) {
-                return;
-            }
-            ProducerState p = demand.hungry.iterator().next();
-            demand.hungry.remove(p);
-            top.dataAt = null;
-            assign(p, top, true);
+        if (ready.freshOwedMoreThan(demand.hungry.size(), margin)) {
+            giveFresh(demand.hungry, true, top -> ready.owedMoreThanAny(top.computation, margin));
         }
     }
 
