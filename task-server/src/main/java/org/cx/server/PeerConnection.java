@@ -2,9 +2,13 @@ package org.cx.server;
 
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import java.util.ArrayList;
+import java.util.List;
 import org.cx.security.PeerIdentity;
 import org.cx.security.Tls;
 import org.cx.wire.Message;
+import org.cx.wire.ValueLink;
+import org.cx.wire.ValueRef;
 
 /**
  * One connection as the server's logic sees it: messages out, in order, and whether it is still open. The server
@@ -33,10 +37,10 @@ public interface PeerConnection {
 
     /**
      * Passes the chunks of large value {@code ref}, about to arrive on this connection, on to {@code readers} as they
-     * come (see {@link org.cx.wire.ValueLink#relay}); a transport that cannot does nothing, and the value goes to
+     * come (see {@link ValueLink#relay}); a transport that cannot does nothing, and the value goes to
      * them whole when a message refers to it.
      */
-    default void relay(org.cx.wire.ValueRef ref, java.util.List<PeerConnection> readers) {
+    default void relay(ValueRef ref, List<PeerConnection> readers) {
     }
 
     /** Sends {@code message} and runs {@code written} once it has left (to pace a large transfer); never if it fails. */
@@ -99,7 +103,7 @@ public interface PeerConnection {
 
         @Override
         public void takeValueReleases() {
-            org.cx.wire.ValueLink values = channel.pipeline().get(org.cx.wire.ValueLink.class);
+            ValueLink values = channel.pipeline().get(ValueLink.class);
             if (values != null) {
                 values.takeReleases();
             }
@@ -111,12 +115,12 @@ public interface PeerConnection {
         }
 
         @Override
-        public void relay(org.cx.wire.ValueRef ref, java.util.List<PeerConnection> readers) {
-            org.cx.wire.ValueLink from = channel.pipeline().get(org.cx.wire.ValueLink.class);
-            java.util.List<org.cx.wire.ValueLink> to = new java.util.ArrayList<>(readers.size());
+        public void relay(ValueRef ref, List<PeerConnection> readers) {
+            ValueLink from = channel.pipeline().get(ValueLink.class);
+            List<ValueLink> to = new ArrayList<>(readers.size());
             for (PeerConnection reader : readers) {
                 if (reader instanceof NettyConnection n) {
-                    org.cx.wire.ValueLink link = n.channel.pipeline().get(org.cx.wire.ValueLink.class);
+                    ValueLink link = n.channel.pipeline().get(ValueLink.class);
                     if (link != null) {
                         to.add(link);
                     }

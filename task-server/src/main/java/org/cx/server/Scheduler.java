@@ -29,8 +29,9 @@ import org.cx.wire.ValueRef;
  * {@link Dispatcher} (who gets which ready task, revokes), {@link DiffusionSource} (tasks to and from neighbours)
  * and {@link Replication} (what mirrors and heirs need); rules of their own are in {@link ReadyQueues},
  * {@link ProducerDemand}, {@link LateTasks}, {@link TaskEntry}, {@link ComputationState} and {@link UserLedger}.
- * What stays here (about 990 lines) is the producers' and other servers' commands with what they share (storing a
- * task or a value, failing and ending a computation): split further, each part would reach into the others' maps.
+ * What stays here (about 1,020 lines) is the producers' and other servers' commands with what they share (storing
+ * a task or a value and naming who reads it, failing and ending a computation): split further, each part would reach
+ * into the others' maps.
  */
 public final class Scheduler {
     /** A value this large is counted against its user's quota at once (smaller ones with the next stored tasks). */

@@ -73,7 +73,7 @@ public final class PeerValues {
     }
 
     /** Whether the other end holds {@code ref} (it sent it, referred to it, or was sent it here). */
-    public boolean peerHolds(ValueRef ref) {
+    boolean peerHolds(ValueRef ref) {
         return peerHolds.contains(ref);
     }
 
