@@ -219,10 +219,63 @@ public sealed interface Message {
      * Bytes of a large value ({@link ValueRef}), sent in order ahead of the first message on a connection that refers
      * to it; see {@link ValueLink}.
      *
+     * <p>It holds {@code data} as a reference-counted buffer (a pooled one off the heap, as it came off the
+     * connection): whoever takes the chunk releases it, or hands it on, as with any Netty buffer. The store keeps
+     * it as it is ({@link ValueStore}), so the heap neither zeroes nor collects the bytes of values.
+     *
      * @param ref    the value's reference, as it travels
      * @param offset where {@code data} starts in the value
      */
-    record ValueChunk(byte[] ref, long offset, byte[] data) implements Message {
+    record ValueChunk(byte[] ref, long offset, io.netty.buffer.ByteBuf data)
+            implements Message, io.netty.util.ReferenceCounted {
+        /** A chunk over {@code data}, which it wraps. */
+        public ValueChunk(byte[] ref, long offset, byte[] data) {
+            this(ref, offset, io.netty.buffer.Unpooled.wrappedBuffer(data));
+        }
+
+        /** Bytes of data. */
+        public int length() {
+            return data.readableBytes();
+        }
+
+        @Override
+        public int refCnt() {
+            return data.refCnt();
+        }
+
+        @Override
+        public ValueChunk retain() {
+            data.retain();
+            return this;
+        }
+
+        @Override
+        public ValueChunk retain(int increment) {
+            data.retain(increment);
+            return this;
+        }
+
+        @Override
+        public ValueChunk touch() {
+            data.touch();
+            return this;
+        }
+
+        @Override
+        public ValueChunk touch(Object hint) {
+            data.touch(hint);
+            return this;
+        }
+
+        @Override
+        public boolean release() {
+            return data.release();
+        }
+
+        @Override
+        public boolean release(int decrement) {
+            return data.release(decrement);
+        }
     }
 
     /**

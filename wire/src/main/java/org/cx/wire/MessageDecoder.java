@@ -66,6 +66,7 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         if (message instanceof Message.Fragment f) {
             message = join(f.total(), Unpooled.wrappedBuffer(f.data()));
         } else if (message != null && joining != null) {
+            io.netty.util.ReferenceCountUtil.release(message);
             throw new MalformedMessageException(message.getClass().getSimpleName() + " between the fragments of a "
                     + "message of " + joining.length + " bytes");
         }
@@ -87,7 +88,11 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         return true;
     }
 
-    /** Reads a value's chunk: its header through Kryo, its data straight from the frame (one copy, not two). */
+    /**
+     * Reads a value's chunk: its header through Kryo, its data straight from the frame into a buffer of the {@link
+     * ChunkPool} (one copy, into memory the heap neither zeroes nor collects; not a slice of the frame, which would keep
+     * the connection's whole read buffer alive as long as the value).
+     */
     private static Message.ValueChunk chunkFrom(ByteBuf frame) {
         frame.skipBytes(CHUNK_PREFIX.length);
         byte[] head = new byte[Math.min(frame.readableBytes(), ValueRef.BYTES + 32)];
@@ -109,8 +114,8 @@ public final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
                     + frame.readableBytes());
         }
         WireFields.checkValueChunk(ref, offset, length);
-        byte[] data = new byte[length];
-        frame.readBytes(data);
+        ByteBuf data = ChunkPool.SHARED.take(length);
+        frame.readBytes(data, length);
         return new Message.ValueChunk(ref, offset, data);
     }
 

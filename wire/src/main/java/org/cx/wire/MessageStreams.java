@@ -46,7 +46,13 @@ public final class MessageStreams {
      * {@link Message.ValuesReleased} only as far as the other end holds its values ({@link PeerValues#passOn}).
      */
     public void write(Message message, PeerValues values) throws IOException {
-        values.write(message, this::write);
+        values.write(message, m -> {
+            try {
+                write(m);
+            } finally {
+                io.netty.util.ReferenceCountUtil.release(m); // a value's chunk, written now
+            }
+        });
     }
 
     public void flush() throws IOException {

@@ -92,7 +92,7 @@ public final class PeerValues {
         peerHolds.add(ref);
     }
 
-    /** Where a connection's messages go, in order. */
+    /** Where a connection's messages go, in order; it takes a {@link Message.ValueChunk}'s reference with it. */
     public interface Sink {
         void write(Message message) throws IOException;
     }

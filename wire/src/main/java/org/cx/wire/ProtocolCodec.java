@@ -271,7 +271,8 @@ public final class ProtocolCodec {
         register(kryo, Message.ValueChunk.class, id++, (out, c) -> {
             writeBytes(out, c.ref());
             out.writeVarLong(c.offset(), true);
-            writeBytes(out, c.data());
+            out.writeVarInt(c.length(), true);
+            out.writeBytes(io.netty.buffer.ByteBufUtil.getBytes(c.data(), c.data().readerIndex(), c.length(), false));
         }, in -> readValueChunk(in));
         register(kryo, Message.GiveBack.class, id++, (out, m) -> writeTaskIds(out, m.ids()),
                 in -> new Message.GiveBack(readTaskIds(in)));

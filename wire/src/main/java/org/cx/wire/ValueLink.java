@@ -2,7 +2,6 @@ package org.cx.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -64,14 +63,17 @@ public final class ValueLink extends ChannelDuplexHandler {
             ValueRef ref = ValueRef.of(chunk.ref());
             List<ValueLink> to = relays.get(ref);
             if (to != null) {
+                chunk.retain(); // the store takes the chunk's reference; this one passes it on
                 try {
                     values.received(chunk);
+                    passOn(ref, chunk, to);
                 } catch (Exception e) {
                     relays.remove(ref);
                     to.forEach(t -> t.relayEnded(ref));
                     throw e;
+                } finally {
+                    chunk.release();
                 }
-                passOn(ref, chunk, to);
                 return;
             }
         }
@@ -95,7 +97,7 @@ public final class ValueLink extends ChannelDuplexHandler {
         }
         for (ValueLink t : to) {
             if (t.relayed(ref, chunk, whole)) {
-                bytesRelayed += chunk.data().length;
+                bytesRelayed += chunk.length();
             }
         }
         if (whole) {
@@ -139,9 +141,9 @@ public final class ValueLink extends ChannelDuplexHandler {
         if (!relaying.contains(ref)) {
             return false;
         }
-        byte[] header = MessageEncoder.chunkHeader(chunk.ref(), chunk.offset(), chunk.data().length);
-        ctx.write(Unpooled.wrappedBuffer(header, chunk.data()));
-        values.store().relayed(chunk.data().length);
+        byte[] header = MessageEncoder.chunkHeader(chunk.ref(), chunk.offset(), chunk.length());
+        ctx.write(frame(ctx.alloc(), header, chunk.data().retainedDuplicate()));
+        values.store().relayed(chunk.length());
         if (last) {
             relaying.remove(ref);
             values.sentWhole(ref);
@@ -235,6 +237,16 @@ public final class ValueLink extends ChannelDuplexHandler {
     }
 
     /**
+     * A chunk's frame: {@code header}, then {@code data} (whose reference it takes) as it lies, not copied. The header
+     * goes into a buffer of the same kind as the data's, so that TLS encrypts straight from both (it copies a frame
+     * that mixes the heap with native memory into a native buffer first).
+     */
+    private static ByteBuf frame(ByteBufAllocator alloc, byte[] header, ByteBuf data) {
+        ByteBuf head = data.isDirect() ? alloc.directBuffer(header.length) : alloc.heapBuffer(header.length);
+        return alloc.compositeBuffer(2).addComponents(true, head.writeBytes(header), data);
+    }
+
+    /**
      * A held value's chunks as the chunked writer pulls them: each a whole frame, a chunk in memory wrapped as it is,
      * one in a file read straight into a transport buffer.
      */
@@ -267,10 +279,9 @@ public final class ValueLink extends ChannelDuplexHandler {
                 return null;
             }
             byte[] header = MessageEncoder.chunkHeader(chunks.ref().bytes(), chunks.offset(), chunks.nextLength());
-            byte[] held = chunks.nextHeld();
+            ByteBuf held = chunks.nextHeld();
             if (held != null) {
-                // not copied here: TLS encrypts it a record at a time from a small buffer that stays in cache
-                return Unpooled.wrappedBuffer(header, held);
+                return frame(allocator, header, held);
             }
             ByteBuf frame = allocator.directBuffer(header.length + chunks.nextLength());
             try {

@@ -1,11 +1,12 @@
 package org.cx.wire;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.Unpooled;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,7 +25,10 @@ import java.util.zip.CRC32C;
 /**
  * The large values one process holds: values a task made here, and values that arrived in chunks ahead of a message
  * referring to them ({@link ValueLink}). Each is held in memory, as the chunks it travels in, while the values so
- * held fit {@linkplain #memoryBudget() a budget}, and otherwise in a file of the store's directory. A value over
+ * held fit {@linkplain #memoryBudget() a budget}, and otherwise in a file of the store's directory. The chunks are
+ * reference-counted buffers off the heap (on it for a store {@linkplain #inMemory in memory}): the heap neither
+ * zeroes them when they are made nor copies them while they are held, and TLS encrypts them where they lie; a
+ * sender or reader takes a reference of its own, so a value let go meanwhile stays whole for it. A value over
  * {@linkplain #inlineLimit() the inline limit} is never copied whole into one buffer on its way: it is encoded a
  * chunk at a time, sent a chunk at a time (from a file as the connection drains), kept as it arrives, and decoded
  * from its chunks. A value goes when nothing will read it again ({@link #release}), or at the latest when its
@@ -73,11 +76,39 @@ public final class ValueStore implements AutoCloseable {
 
     /**
      * A value held: in memory as its chunks, or in a file; since when (for {@link #sweep}); and how many copies of it
-     * came here (made or arrived), each for a role this process plays, of which {@link #letGo} lets one go.
+     * came here (made or arrived), each for a role this process plays, of which {@link #letGo} lets one go (changed
+     * only inside the map's atomic updates).
      */
-    private record Held(List<byte[]> chunks, Path file, long sinceMillis, int copies) {
-        Held plusCopies(int n) {
-            return new Held(chunks, file, sinceMillis, copies + n);
+    private static final class Held {
+        final List<ByteBuf> chunks;
+        final Path file;
+        final long sinceMillis;
+        int copies = 1;
+        /** Its chunks were released: nobody may take a reference to them any more. Guarded by this. */
+        private boolean freed;
+
+        Held(List<ByteBuf> chunks, Path file, long sinceMillis) {
+            this.chunks = chunks;
+            this.file = file;
+            this.sinceMillis = sinceMillis;
+        }
+
+        /** A reference of the caller's own to each chunk; null once the value was let go. */
+        synchronized List<ByteBuf> borrow() {
+            if (freed) {
+                return null;
+            }
+            List<ByteBuf> mine = new ArrayList<>(chunks.size());
+            chunks.forEach(c -> mine.add(c.retainedDuplicate()));
+            return mine;
+        }
+
+        /** Releases the store's reference to the chunks: the memory goes once every borrower released theirs. */
+        synchronized void free() {
+            if (!freed) {
+                freed = true;
+                chunks.forEach(ByteBuf::release);
+            }
         }
     }
 
@@ -215,9 +246,11 @@ public final class ValueStore implements AutoCloseable {
                     + "message referring to it, or its computation has ended here");
         }
         if (h.chunks != null) {
-            List<InputStream> parts = new ArrayList<>(h.chunks.size());
-            h.chunks.forEach(c -> parts.add(new ByteArrayInputStream(c)));
-            return new SequenceInputStream(Collections.enumeration(parts));
+            List<ByteBuf> mine = h.borrow();
+            if (mine == null) {
+                throw new IllegalStateException(ref + " was let go while it was opened: its computation ended here");
+            }
+            return new ByteBufInputStream(Unpooled.wrappedBuffer(mine.toArray(ByteBuf[]::new)), true);
         }
         try {
             return new BufferedInputStream(Files.newInputStream(h.file), 1 << 16);
@@ -232,7 +265,14 @@ public final class ValueStore implements AutoCloseable {
         if (h == null) {
             throw new IOException(ref + " is not held by this process, so it cannot be sent");
         }
-        return new Chunks(ref, h.chunks, h.chunks != null ? null : FileChannel.open(h.file, StandardOpenOption.READ));
+        if (h.chunks == null) {
+            return new Chunks(ref, null, FileChannel.open(h.file, StandardOpenOption.READ));
+        }
+        List<ByteBuf> mine = h.borrow();
+        if (mine == null) {
+            throw new IOException(ref + " was let go here meanwhile, so it cannot be sent");
+        }
+        return new Chunks(ref, mine, null);
     }
 
     /** An arrival of {@code ref}'s chunks, in order, on one connection. */
@@ -274,8 +314,9 @@ public final class ValueStore implements AutoCloseable {
     public void letGo(ValueRef ref) {
         Held[] gone = new Held[1];
         held.computeIfPresent(ref, (r, h) -> {
-            if (h.copies() > 1) {
-                return h.plusCopies(-1);
+            if (h.copies > 1) {
+                h.copies--;
+                return h;
             }
             gone[0] = h;
             return null;
@@ -373,6 +414,7 @@ public final class ValueStore implements AutoCloseable {
         heldBytes.addAndGet(-ref.size());
         if (h.chunks != null) {
             memory(-ref.size());
+            h.free();
         } else {
             h.file.toFile().delete();
         }
@@ -403,22 +445,31 @@ public final class ValueStore implements AutoCloseable {
         return dir.resolve(".part-" + Long.toUnsignedString(r.nextLong(), 16));
     }
 
+    /** A buffer for {@code bytes} of a value: off the heap, or on it for a store in memory (a simulation's). */
+    private ByteBuf newChunk(int bytes) {
+        return dir == null ? Unpooled.buffer(bytes) : ChunkPool.SHARED.take(bytes);
+    }
+
     /**
      * Holds {@code ref}, whose bytes are {@code chunks} (their memory reserved) or {@code file}; a value held already
      * keeps its bytes, counts one more copy, and the new bytes go.
      */
-    private void adopt(ValueRef ref, List<byte[]> chunks, Path file) throws IOException {
+    private void adopt(ValueRef ref, List<ByteBuf> chunks, Path file) throws IOException {
         Path target = null;
         if (file != null && !held.containsKey(ref)) {
             target = dir.resolve(ref.fileName());
             Files.move(file, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
-        Held h = new Held(chunks, target, millis.getAsLong(), 1);
+        Held h = new Held(chunks, target, millis.getAsLong());
         boolean[] added = new boolean[1];
         if (chunks != null || target != null) {
             held.compute(ref, (r, was) -> {
                 added[0] = was == null;
-                return was == null ? h : was.plusCopies(1);
+                if (was == null) {
+                    return h;
+                }
+                was.copies++;
+                return was;
             });
         }
         if (added[0]) {
@@ -427,6 +478,7 @@ public final class ValueStore implements AutoCloseable {
         }
         if (chunks != null) {
             memory(-ref.size());
+            h.free();
         }
         Path unused = target != null ? target : file;
         if (unused != null) {
@@ -436,33 +488,43 @@ public final class ValueStore implements AutoCloseable {
 
     /** Bytes going into a value: to memory while the budget allows, then to a file. */
     private abstract class Sink {
-        private List<byte[]> chunks = new ArrayList<>();
+        private List<ByteBuf> chunks = new ArrayList<>();
         private long reserved;
         private Path file;
         private FileChannel out;
 
-        /** Takes {@code data}, which the sink may keep: the caller must not change it. */
-        void add(byte[] data) throws IOException {
-            if (out == null && reserve(data.length)) {
-                reserved += data.length;
+        /** Takes {@code data}'s readable bytes, and with them the caller's reference: the caller must not change it. */
+        void add(ByteBuf data) throws IOException {
+            int n = data.readableBytes();
+            if (out == null && reserve(n)) {
+                reserved += n;
                 chunks.add(data);
                 return;
             }
-            if (out == null) {
-                file = temporaryFile();
-                out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                for (byte[] c : chunks) {
-                    write(c);
+            try {
+                if (out == null) {
+                    List<ByteBuf> inMemory = chunks;
+                    chunks = null;
+                    memory(-reserved);
+                    reserved = 0;
+                    try {
+                        file = temporaryFile();
+                        out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                        for (ByteBuf c : inMemory) {
+                            write(c);
+                        }
+                    } finally {
+                        inMemory.forEach(ByteBuf::release);
+                    }
                 }
-                chunks = null;
-                memory(-reserved);
-                reserved = 0;
+                write(data);
+            } finally {
+                data.release();
             }
-            write(data);
         }
 
-        private void write(byte[] data) throws IOException {
-            ByteBuffer b = ByteBuffer.wrap(data);
+        private void write(ByteBuf data) throws IOException {
+            ByteBuffer b = data.nioBuffer();
             while (b.hasRemaining()) {
                 out.write(b);
             }
@@ -478,7 +540,7 @@ public final class ValueStore implements AutoCloseable {
                 out.close();
                 out = null;
             }
-            List<byte[]> kept = file == null ? chunks : null;
+            List<ByteBuf> kept = file == null ? chunks : null;
             Path written = file;
             chunks = null;
             file = null;
@@ -488,24 +550,28 @@ public final class ValueStore implements AutoCloseable {
             adopt(ref, kept, written);
         }
 
-        /** What came in, then {@code tail}, {@code size} bytes in all, as one array; nothing is held. */
-        byte[] drain(byte[] tail, long size) throws IOException {
+        /** What came in, then {@code tail} (released), {@code size} bytes in all, as one array; nothing is held. */
+        byte[] drain(ByteBuf tail, long size) throws IOException {
             byte[] all = new byte[(int) size];
-            int at = 0;
-            if (out != null) {
-                out.close();
-                out = null;
-                try (InputStream in = Files.newInputStream(file)) {
-                    at = in.readNBytes(all, 0, (int) size - tail.length);
+            try {
+                int at = 0;
+                if (out != null) {
+                    out.close();
+                    out = null;
+                    try (InputStream in = Files.newInputStream(file)) {
+                        at = in.readNBytes(all, 0, (int) size - tail.readableBytes());
+                    }
+                } else {
+                    for (ByteBuf c : chunks) {
+                        c.getBytes(c.readerIndex(), all, at, c.readableBytes());
+                        at += c.readableBytes();
+                    }
                 }
-            } else {
-                for (byte[] c : chunks) {
-                    System.arraycopy(c, 0, all, at, c.length);
-                    at += c.length;
-                }
+                tail.getBytes(tail.readerIndex(), all, at, tail.readableBytes());
+            } finally {
+                tail.release();
+                discard();
             }
-            System.arraycopy(tail, 0, all, at, tail.length);
-            discard();
             return all;
         }
 
@@ -521,7 +587,10 @@ public final class ValueStore implements AutoCloseable {
             }
             memory(-reserved);
             reserved = 0;
-            chunks = null;
+            if (chunks != null) {
+                chunks.forEach(ByteBuf::release);
+                chunks = null;
+            }
         }
     }
 
@@ -532,8 +601,11 @@ public final class ValueStore implements AutoCloseable {
         private final CRC32C crc = new CRC32C();
         private final Sink sink = new Sink() {
         };
+        /** The value's first bytes, on the heap while the value may still turn out small. */
         private byte[] buffer = new byte[Math.min(4096, chunkBytes)];
         private int buffered;
+        /** The chunk being filled once the value outgrew {@link #buffer}; null before. */
+        private ByteBuf current;
         private long size;
         private boolean finished;
 
@@ -551,30 +623,50 @@ public final class ValueStore implements AutoCloseable {
             crc.update(b, off, len);
             size += len;
             while (len > 0) {
-                if (buffered == buffer.length) {
-                    if (buffer.length < chunkBytes) {
-                        buffer = java.util.Arrays.copyOf(buffer, Math.min(chunkBytes, 2 * buffer.length));
-                    } else {
-                        sink.add(buffer);
-                        buffer = new byte[chunkBytes];
-                        buffered = 0;
+                int n;
+                if (current != null) {
+                    if (!current.isWritable()) {
+                        ByteBuf full = current;
+                        current = null;
+                        sink.add(full);
+                        current = newChunk(chunkBytes);
                     }
+                    n = Math.min(len, current.writableBytes());
+                    current.writeBytes(b, off, n);
+                } else {
+                    if (buffered == buffer.length) {
+                        if (buffer.length < chunkBytes) {
+                            buffer = java.util.Arrays.copyOf(buffer, Math.min(chunkBytes, 2 * buffer.length));
+                        } else {
+                            current = newChunk(chunkBytes).writeBytes(buffer, 0, buffered);
+                            buffered = 0;
+                            continue;
+                        }
+                    }
+                    n = Math.min(len, buffer.length - buffered);
+                    System.arraycopy(b, off, buffer, buffered, n);
+                    buffered += n;
                 }
-                int n = Math.min(len, buffer.length - buffered);
-                System.arraycopy(b, off, buffer, buffered, n);
-                buffered += n;
                 off += n;
                 len -= n;
             }
+        }
+
+        /** What was written and not yet in the sink, taken out of this spill. */
+        private ByteBuf tail() {
+            ByteBuf tail = current != null ? current : Unpooled.wrappedBuffer(buffer, 0, buffered);
+            current = null;
+            buffered = 0;
+            return tail;
         }
 
         /** The value as it travels: its bytes if small, else a reference to the value now held here. */
         public byte[] finish() throws IOException {
             finished = true;
             if (size <= limit) {
-                return sink.drain(java.util.Arrays.copyOf(buffer, buffered), size);
+                return sink.drain(tail(), size);
             }
-            sink.add(java.util.Arrays.copyOf(buffer, buffered));
+            sink.add(tail());
             java.util.random.RandomGenerator r = ids != null ? ids : ThreadLocalRandom.current();
             ValueRef ref = new ValueRef(computation, r.nextLong(), r.nextLong(), size, (int) crc.getValue());
             sink.hold(ref);
@@ -584,21 +676,28 @@ public final class ValueStore implements AutoCloseable {
         /** Lets go of what was written unless {@link #finish} made it a value. */
         @Override
         public void close() throws IOException {
+            if (current != null) {
+                current.release();
+                current = null;
+            }
             if (!finished) {
                 sink.discard();
             }
         }
     }
 
-    /** A held value read a chunk at a time. */
+    /**
+     * A held value read a chunk at a time: from a file, or from references of its own to the chunks in memory, each
+     * handed on with the chunk it gives and the rest released on {@link #close}.
+     */
     public final class Chunks implements AutoCloseable {
         private final ValueRef ref;
-        private final List<byte[]> chunks;
+        private final List<ByteBuf> chunks;
         private final FileChannel channel;
         private int index;
         private long offset;
 
-        private Chunks(ValueRef ref, List<byte[]> chunks, FileChannel channel) {
+        private Chunks(ValueRef ref, List<ByteBuf> chunks, FileChannel channel) {
             this.ref = ref;
             this.chunks = chunks;
             this.channel = channel;
@@ -618,20 +717,21 @@ public final class ValueStore implements AutoCloseable {
 
         /** Bytes of the next chunk; only when not {@link #done}. */
         public int nextLength() {
-            return chunks != null ? chunks.get(index).length : (int) Math.min(chunkBytes, ref.size() - offset);
+            return chunks != null ? chunks.get(index).readableBytes()
+                    : (int) Math.min(chunkBytes, ref.size() - offset);
         }
 
         /**
          * The next chunk itself if it is held in memory (never changed once held), else null and nothing read; only
-         * when not {@link #done}.
+         * when not {@link #done}. The caller takes the reference with it and releases it.
          */
-        public byte[] nextHeld() {
+        public ByteBuf nextHeld() {
             if (chunks == null) {
                 return null;
             }
-            byte[] data = chunks.get(index++);
-            offset += data.length;
-            bytesSent.addAndGet(data.length);
+            ByteBuf data = chunks.set(index++, null);
+            offset += data.readableBytes();
+            bytesSent.addAndGet(data.readableBytes());
             return data;
         }
 
@@ -652,28 +752,31 @@ public final class ValueStore implements AutoCloseable {
             bytesSent.addAndGet(n);
         }
 
-        /** The next chunk; only when not {@link #done}. */
+        /** The next chunk, which the caller releases or hands on; only when not {@link #done}. */
         public Message.ValueChunk next() throws IOException {
-            byte[] data;
-            if (chunks != null) {
-                data = chunks.get(index++);
-            } else {
+            long at = offset;
+            ByteBuf data = nextHeld();
+            if (data == null) {
                 ByteBuffer b = ByteBuffer.allocate(nextLength());
                 while (b.hasRemaining()) {
                     if (channel.read(b, offset + b.position()) < 0) {
                         throw new IOException(ref + " ends after " + (offset + b.position()) + " bytes");
                     }
                 }
-                data = b.array();
+                data = Unpooled.wrappedBuffer(b.array());
+                offset += b.capacity();
+                bytesSent.addAndGet(b.capacity());
             }
-            Message.ValueChunk chunk = new Message.ValueChunk(ref.bytes(), offset, data);
-            offset += data.length;
-            bytesSent.addAndGet(data.length);
-            return chunk;
+            return new Message.ValueChunk(ref.bytes(), at, data);
         }
 
         @Override
         public void close() throws IOException {
+            if (chunks != null) {
+                for (int i = index; i < chunks.size(); i++) {
+                    chunks.set(i, null).release();
+                }
+            }
             if (channel != null) {
                 channel.close();
             }
@@ -694,19 +797,22 @@ public final class ValueStore implements AutoCloseable {
         }
 
         /**
-         * Takes {@code chunk} (keeping its data). @return true once the value is whole and held
+         * Takes {@code chunk}, and the caller's reference to its data, which it keeps or releases. @return true once
+         * the value is whole and held
          *
          * @throws MalformedMessageException for a chunk out of order or bytes that do not match the checksum
          */
         public boolean add(Message.ValueChunk chunk) throws IOException {
             if (chunk.offset() != received) {
+                chunk.release();
                 throw new MalformedMessageException("chunk of " + ref + " at " + chunk.offset() + " where "
                         + received + " was expected");
             }
-            crc.update(chunk.data());
+            int n = chunk.length();
+            crc.update(chunk.data().nioBuffer());
             sink.add(chunk.data());
-            received += chunk.data().length;
-            bytesReceived.addAndGet(chunk.data().length);
+            received += n;
+            bytesReceived.addAndGet(n);
             if (received < ref.size()) {
                 return false;
             }

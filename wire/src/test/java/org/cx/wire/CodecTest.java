@@ -106,7 +106,7 @@ class CodecTest {
     private static ByteBuf encodeAll(List<Message> messages) {
         EmbeddedChannel out = new EmbeddedChannel(new MessageEncoder(MAX));
         for (Message m : messages) {
-            assertTrue(out.writeOutbound(m));
+            assertTrue(out.writeOutbound(io.netty.util.ReferenceCountUtil.retain(m))); // the test encodes it again
         }
         ByteBuf all = Unpooled.buffer();
         for (ByteBuf b; (b = out.readOutbound()) != null; ) {
@@ -141,6 +141,7 @@ class CodecTest {
             assertEquals(messages.size(), decoded.size(), "split at " + split);
             for (int i = 0; i < messages.size(); i++) {
                 assertSame(messages.get(i), decoded.get(i));
+                io.netty.util.ReferenceCountUtil.release(decoded.get(i));
             }
             assertFalse(ch.finish());
         }
@@ -155,8 +156,8 @@ class CodecTest {
         }
         bytes.release();
         int n = 0;
-        while (ch.readInbound() != null) {
-            n++;
+        for (Object o; (o = ch.readInbound()) != null; n++) {
+            io.netty.util.ReferenceCountUtil.release(o);
         }
         assertEquals(samples().size(), n);
         assertFalse(ch.finish());

@@ -1,0 +1,76 @@
+package org.cx.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledUnsafeDirectByteBuf;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The buffers large values are held in ({@link ValueStore}) and arrive in ({@link MessageDecoder}): native memory
+ * of one chunk's size, used again once released. A value's chunks live as long as the value, hundreds of MiB at a
+ * time; Netty's pools give such buffers back to the system as they empty and zero new ones, which cost a merge
+ * sort of 128 MiB more than the heap's own arrays. Here a released buffer waits for the next chunk, up to the
+ * process's {@linkplain ValueStore#memoryBudget() memory budget for values} of them; beyond that the garbage
+ * collector frees it. Thread-safe.
+ */
+final class ChunkPool {
+    /** The process's pool, of {@link ValueStore#CHUNK_BYTES} buffers. */
+    static final ChunkPool SHARED = new ChunkPool(ValueStore.CHUNK_BYTES,
+            (int) Math.min(Integer.MAX_VALUE, ValueStore.memoryBudget() / ValueStore.CHUNK_BYTES));
+
+    private final int size;
+    private final int maxFree;
+    private final ConcurrentLinkedQueue<ByteBuffer> free = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger freeCount = new AtomicInteger();
+
+    ChunkPool(int size, int maxFree) {
+        this.size = size;
+        this.maxFree = maxFree;
+    }
+
+    /** An empty buffer of {@code capacity} bytes in native memory; a pooled one if it fits one. */
+    ByteBuf take(int capacity) {
+        if (capacity > size) {
+            return ByteBufAllocator.DEFAULT.directBuffer(capacity, capacity);
+        }
+        ByteBuffer b = free.poll();
+        if (b == null) {
+            b = ByteBuffer.allocateDirect(size);
+        } else {
+            freeCount.decrementAndGet();
+        }
+        return new Chunk(b.clear()).clear();
+    }
+
+    /** Buffers waiting to be used again. */
+    int free() {
+        return freeCount.get();
+    }
+
+    private void give(ByteBuffer b) {
+        if (freeCount.incrementAndGet() <= maxFree) {
+            free.add(b);
+        } else {
+            freeCount.decrementAndGet();
+        }
+    }
+
+    /** A buffer over pooled memory, which goes back to the pool with its last reference. */
+    private final class Chunk extends UnpooledUnsafeDirectByteBuf {
+        private final ByteBuffer memory;
+
+        Chunk(ByteBuffer memory) {
+            super(UnpooledByteBufAllocator.DEFAULT, memory, memory.capacity()); // never freed by the buffer itself
+            this.memory = memory;
+        }
+
+        @Override
+        protected void deallocate() {
+            super.deallocate();
+            give(memory);
+        }
+    }
+}
