@@ -68,7 +68,9 @@ final class WorkerCommand {
      */
     List<String> command(Path scratch, int heap, Path relay) {
         List<String> java = new ArrayList<>(List.of(javaExecutable(),
-                "-Xmx" + heap + "m", "-XX:MaxMetaspaceSize=256m", "-XX:MaxDirectMemorySize=64m",
+                "-Xmx" + heap + "m", "-XX:MaxMetaspaceSize=256m",
+                // the transport's buffers, and room for the chunks of the values it holds in memory (ValueStore)
+                "-XX:MaxDirectMemorySize=" + (64 + heap / 2) + "m",
                 "-XX:+UseSerialGC", "-XX:-UsePerfData",
                 "-Djava.io.tmpdir=" + scratch, "-Duser.home=" + scratch));
         if (Runtime.version().feature() >= 24) {

@@ -198,10 +198,24 @@ public final class ValueStore implements AutoCloseable {
 
     /**
      * Bytes of large values a process holds in memory before it writes them to files: {@code -Dcx.valueMemoryBytes},
-     * by default an eighth of the heap, at most 1 GiB.
+     * by default an eighth of the heap, at most 1 GiB, and at most a quarter of the native memory the JVM may give
+     * buffers ({@code -XX:MaxDirectMemorySize}, by default the heap's size), where the chunks are held.
      */
     public static long memoryBudget() {
-        return Long.getLong("cx.valueMemoryBytes", Math.min(Runtime.getRuntime().maxMemory() / 8, 1L << 30));
+        long heap = Runtime.getRuntime().maxMemory();
+        return Long.getLong("cx.valueMemoryBytes", Math.min(Math.min(heap / 8, 1L << 30), maxDirectMemory(heap) / 4));
+    }
+
+    /** {@code -XX:MaxDirectMemorySize}, or {@code heap} where it is not set. */
+    private static long maxDirectMemory(long heap) {
+        try {
+            String set = java.lang.management.ManagementFactory.getPlatformMXBean(
+                    com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption("MaxDirectMemorySize").getValue();
+            long bytes = Long.parseLong(set);
+            return bytes > 0 ? bytes : heap;
+        } catch (RuntimeException e) {
+            return heap;
+        }
     }
 
     /** Its directory; null for a store {@linkplain #inMemory in memory}. */
