@@ -354,6 +354,36 @@ class ValueLinkTest {
         encoder.finishAndReleaseAll();
     }
 
+    /**
+     * A value let go while it is being sent and read stays whole for the sender and the reader, which hold references
+     * of their own to its chunks; the chunks' memory goes back to the pool with the last of them.
+     */
+    @Test
+    void aValueLetGoWhileSentAndReadStaysWholeForThemAndItsMemoryGoesBackToThePool() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("seed " + seed);
+        long[] data = randomLongs(LARGE_LONGS, seed);
+        ValueRef ref = ValueRef.of(codec(sender).encodeValue(data, COMPUTATION, () -> "value"));
+        ValueStore.Chunks sending = sender.chunks(ref);
+        java.io.InputStream reading = sender.open(ref);
+        sender.release(ref);
+        assertFalse(sender.holds(ref));
+        assertThrows(java.io.IOException.class, () -> sender.chunks(ref), "let go: nobody else may start sending it");
+        PeerValues peer = new PeerValues(receiver, true);
+        int chunks = 0;
+        for (; !sending.done(); chunks++) {
+            peer.received(sending.next());
+        }
+        sending.close();
+        assertTrue(receiver.holds(ref));
+        assertArrayEquals(data, (long[]) codec(receiver).decode(ref.bytes()));
+        assertEquals(ref.size(), reading.readAllBytes().length);
+        reading.close();
+        int free = ChunkPool.SHARED.free();
+        receiver.release(ref); // held the sender's buffers themselves: both stores are in this process
+        assertEquals(free + chunks, ChunkPool.SHARED.free(), "the last references went: the memory is free again");
+    }
+
     /** The directory of a store whose process was killed goes when a store opens; a live process's stays. */
     @Test
     void storesLeftBehindByDeadProcessesAreDeleted(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
