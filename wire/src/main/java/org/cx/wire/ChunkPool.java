@@ -23,6 +23,7 @@ final class ChunkPool {
     /** Reports a chunk collected without its last release, as Netty does for its own buffers (sampled). */
     private static final ResourceLeakDetector<ByteBuf> LEAKS =
             ResourceLeakDetectorFactory.instance().newResourceLeakDetector(ByteBuf.class);
+    private static final boolean UNSAFE = io.netty.util.internal.PlatformDependent.hasUnsafe();
     /** The process's pool, of {@link ValueStore#CHUNK_BYTES} buffers. */
     static final ChunkPool SHARED = new ChunkPool(ValueStore.CHUNK_BYTES,
             (int) Math.min(Integer.MAX_VALUE, ValueStore.memoryBudget() / ValueStore.CHUNK_BYTES));
@@ -37,9 +38,12 @@ final class ChunkPool {
         this.maxFree = maxFree;
     }
 
-    /** An empty buffer of {@code capacity} bytes in native memory; a pooled one if it fits one. */
+    /**
+     * An empty buffer of {@code capacity} bytes in native memory; a pooled one if it fits one (and the JVM lets Netty
+     * reach native memory directly, as Kryo needs anyway).
+     */
     ByteBuf take(int capacity) {
-        if (capacity > size) {
+        if (capacity > size || !UNSAFE) {
             return ByteBufAllocator.DEFAULT.directBuffer(capacity, capacity);
         }
         ByteBuffer b = free.poll();
