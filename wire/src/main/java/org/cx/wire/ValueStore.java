@@ -753,7 +753,7 @@ public final class ValueStore implements AutoCloseable {
          * Appends the next chunk's bytes, read from the value's file, to {@code buffer}; only when not {@link #done}
          * and {@link #nextHeld} found the value in no memory.
          */
-        public void readFileInto(io.netty.buffer.ByteBuf buffer) throws IOException {
+        public void readFileInto(ByteBuf buffer) throws IOException {
             int n = nextLength();
             int end = buffer.writerIndex() + n;
             while (buffer.writerIndex() < end) {
@@ -771,15 +771,13 @@ public final class ValueStore implements AutoCloseable {
             long at = offset;
             ByteBuf data = nextHeld();
             if (data == null) {
-                ByteBuffer b = ByteBuffer.allocate(nextLength());
-                while (b.hasRemaining()) {
-                    if (channel.read(b, offset + b.position()) < 0) {
-                        throw new IOException(ref + " ends after " + (offset + b.position()) + " bytes");
-                    }
+                data = Unpooled.buffer(nextLength());
+                try {
+                    readFileInto(data);
+                } catch (IOException e) {
+                    data.release();
+                    throw e;
                 }
-                data = Unpooled.wrappedBuffer(b.array());
-                offset += b.capacity();
-                bytesSent.addAndGet(b.capacity());
             }
             return new Message.ValueChunk(ref.bytes(), at, data);
         }
