@@ -75,6 +75,13 @@ final class BulkArraySerializers {
             }
             int n = length.applyAsInt(array);
             output.writeVarInt(n + 1, true);
+            if (output instanceof PassThrough.Out out && out.spill() != null
+                    && out.spill().heldWith((long) n * elementBytes)) {
+                out.flush();
+                intoChunks(out.spill(), array, n);
+                out.passed((long) n * elementBytes);
+                return;
+            }
             byte[] scratch = new byte[(int) Math.min(CHUNK_BYTES, (long) n * elementBytes)];
             copy(n, scratch, (buffer, slice) -> {
                 put.accept(buffer, slice);
@@ -92,12 +99,78 @@ final class BulkArraySerializers {
                 throw new KryoException("an array of " + n + " elements is longer than the bytes left");
             }
             A array = create.apply(n);
+            long bytes = (long) n * elementBytes;
+            ByteBuffer[] runs = input instanceof PassThrough.In in && bytes <= Integer.MAX_VALUE
+                    ? in.runs((int) bytes) : null;
+            if (runs != null) {
+                fromRuns(runs, array, n);
+                return array;
+            }
             byte[] scratch = new byte[(int) Math.min(CHUNK_BYTES, (long) n * elementBytes)];
             copy(n, scratch, (buffer, slice) -> {
                 input.readBytes(scratch, 0, slice.count() * elementBytes);
                 get.accept(buffer, slice);
             }, array);
             return array;
+        }
+
+        /**
+         * Puts {@code array}'s {@code n} elements straight into the chunks of the value being encoded: one copy, where
+         * a scratch array took two. An element that does not fit the rest of a chunk goes through a small array.
+         */
+        private void intoChunks(ValueStore.Spill spill, A array, int n) {
+            try {
+                for (int at = 0; at < n; ) {
+                    ByteBuffer room = spill.room();
+                    int count = Math.min(n - at, room.remaining() / elementBytes);
+                    if (count == 0) {
+                        byte[] one = new byte[elementBytes];
+                        put.accept(ByteBuffer.wrap(one).order(ByteOrder.LITTLE_ENDIAN), new Slice<>(array, at, 1));
+                        spill.write(one, 0, elementBytes);
+                        at++;
+                        continue;
+                    }
+                    put.accept(room, new Slice<>(array, at, count));
+                    spill.filled(count * elementBytes);
+                    at += count;
+                }
+            } catch (java.io.IOException e) {
+                throw new KryoException(e);
+            }
+        }
+
+        /**
+         * Fills {@code array}'s {@code n} elements from {@code runs}, the bytes in order, one copy each; an element
+         * split between two runs is joined in a small array.
+         */
+        private void fromRuns(ByteBuffer[] runs, A array, int n) {
+            byte[] one = new byte[elementBytes];
+            int partial = 0;
+            int at = 0;
+            for (ByteBuffer run : runs) {
+                if (partial > 0) {
+                    int take = Math.min(elementBytes - partial, run.remaining());
+                    run.get(one, partial, take);
+                    partial += take;
+                    if (partial < elementBytes) {
+                        continue;
+                    }
+                    get.accept(ByteBuffer.wrap(one).order(ByteOrder.LITTLE_ENDIAN), new Slice<>(array, at++, 1));
+                    partial = 0;
+                }
+                int count = run.remaining() / elementBytes;
+                if (count > 0) {
+                    get.accept(run.slice(run.position(), count * elementBytes).order(ByteOrder.LITTLE_ENDIAN),
+                            new Slice<>(array, at, count));
+                    run.position(run.position() + count * elementBytes);
+                    at += count;
+                }
+                partial = run.remaining();
+                run.get(one, 0, partial);
+            }
+            if (at != n || partial != 0) {
+                throw new KryoException("an array of " + n + " elements ends after " + at);
+            }
         }
 
         /** Calls {@code step} per chunk of {@code array} with a little-endian view of {@code scratch}. */

@@ -3,14 +3,18 @@ package org.cx.wire;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
+import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Kryo's stream input and output, except that a run of bytes at least as long as the buffer passes straight between
  * the stream and the caller's array: a large value's bytes are copied once on their way into or out of the value
- * store, not twice (through the buffer). Primitive arrays reach here as such runs ({@link BulkArraySerializers}).
+ * store, not twice (through the buffer). Primitive arrays reach here as such runs ({@link BulkArraySerializers}), or,
+ * in and out of the value store's memory, go between their array and the store's chunks directly.
  */
 final class PassThrough {
 
@@ -21,6 +25,16 @@ final class PassThrough {
     static final class Out extends Output {
         Out(OutputStream stream, int bufferBytes) {
             super(stream, bufferBytes);
+        }
+
+        /** The value being encoded, if this output writes one into the value store; else null. */
+        ValueStore.Spill spill() {
+            return outputStream instanceof ValueStore.Spill spill ? spill : null;
+        }
+
+        /** {@code count} bytes went into {@link #spill} directly, after a {@link #flush}. */
+        void passed(long count) {
+            total += count;
         }
 
         @Override
@@ -43,6 +57,33 @@ final class PassThrough {
     static final class In extends Input {
         In(InputStream stream, int bufferBytes) {
             super(stream, bufferBytes);
+        }
+
+        /**
+         * The next {@code count} bytes as little-endian buffers in order, to be read from their positions: what this
+         * input has buffered, then the value's memory in place. Null if the stream is not a value held in memory.
+         */
+        ByteBuffer[] runs(int count) {
+            if (!(inputStream instanceof ValueStore.InMemory value)) {
+                return null;
+            }
+            int buffered = Math.min(limit - position, count);
+            ByteBuf rest = value.bytes();
+            if (count - buffered > rest.readableBytes()) {
+                throw new KryoException("Buffer underflow: the value ends " + (count - buffered - rest.readableBytes())
+                        + " bytes early");
+            }
+            ByteBuffer[] inPlace = rest.nioBuffers(rest.readerIndex(), count - buffered);
+            rest.skipBytes(count - buffered);
+            ByteBuffer[] runs = new ByteBuffer[inPlace.length + 1];
+            runs[0] = ByteBuffer.wrap(buffer, position, buffered);
+            position += buffered;
+            total += count - buffered;
+            System.arraycopy(inPlace, 0, runs, 1, inPlace.length);
+            for (ByteBuffer run : runs) {
+                run.order(ByteOrder.LITTLE_ENDIAN);
+            }
+            return runs;
         }
 
         @Override

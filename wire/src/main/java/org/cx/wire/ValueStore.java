@@ -264,12 +264,30 @@ public final class ValueStore implements AutoCloseable {
             if (mine == null) {
                 throw new IllegalStateException(ref + " was let go while it was opened: its computation ended here");
             }
-            return new ByteBufInputStream(Unpooled.wrappedBuffer(mine.toArray(ByteBuf[]::new)), true);
+            return new InMemory(Unpooled.wrappedBuffer(mine.toArray(ByteBuf[]::new)));
         }
         try {
             return new BufferedInputStream(Files.newInputStream(h.file), 1 << 16);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + ref + " from " + h.file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A held value's bytes in memory, read as a stream or, by a primitive array's decoder, a run at a time straight
+     * from its chunks ({@link #bytes}); the chunks' references go on close.
+     */
+    static final class InMemory extends ByteBufInputStream {
+        private final ByteBuf bytes;
+
+        private InMemory(ByteBuf bytes) {
+            super(bytes, true);
+            this.bytes = bytes;
+        }
+
+        /** The value's bytes from where the stream stands; reading them moves the stream on. */
+        ByteBuf bytes() {
+            return bytes;
         }
     }
 
@@ -639,12 +657,7 @@ public final class ValueStore implements AutoCloseable {
             while (len > 0) {
                 int n;
                 if (current != null) {
-                    if (!current.isWritable()) {
-                        ByteBuf full = current;
-                        current = null;
-                        sink.add(full);
-                        current = newChunk(chunkBytes);
-                    }
+                    nextChunkIfFull();
                     n = Math.min(len, current.writableBytes());
                     current.writeBytes(b, off, n);
                 } else {
@@ -664,6 +677,45 @@ public final class ValueStore implements AutoCloseable {
                 off += n;
                 len -= n;
             }
+        }
+
+        private void nextChunkIfFull() throws IOException {
+            if (!current.isWritable()) {
+                ByteBuf full = current;
+                current = null;
+                sink.add(full);
+                current = newChunk(chunkBytes);
+            }
+        }
+
+        /**
+         * Whether {@code bytes} more make this a value held by reference, so that a caller may put them straight into
+         * its chunks ({@link #room}) rather than pass them through an array.
+         */
+        boolean heldWith(long bytes) {
+            return size + bytes > limit;
+        }
+
+        /**
+         * The room left in the chunk being filled (a new one if it is full), as a little-endian buffer over the chunk's
+         * memory: the caller puts bytes there from its position and then says how many ({@link #filled}). The value's
+         * first bytes move from the heap into a chunk if they were still there.
+         */
+        ByteBuffer room() throws IOException {
+            if (current == null) {
+                current = newChunk(chunkBytes).writeBytes(buffer, 0, buffered);
+                buffered = 0;
+            }
+            nextChunkIfFull();
+            return current.nioBuffer(current.writerIndex(), current.writableBytes())
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        }
+
+        /** The caller put {@code n} bytes into the last {@link #room}. */
+        void filled(int n) {
+            crc.update(current.nioBuffer(current.writerIndex(), n));
+            current.writerIndex(current.writerIndex() + n);
+            size += n;
         }
 
         /** What was written and not yet in the sink, taken out of this spill. */
