@@ -15,10 +15,14 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
  * pooled.
  */
 public final class BodyCodec {
+    /** The buffer of a value's output: a value that outgrows it streams into the value store. */
+    private static final int VALUE_BUFFER_BYTES = 1 << 15;
 
     private final ClassLoader classes;
     private final SharedPool<Kryo> kryos;
     private final SharedPool<Output> outputs;
+    /** Outputs of the values tasks send. */
+    private final SharedPool<PassThrough.Out> valueOutputs;
     /** Where values over the inline limit are kept and read, or null: every value inline. */
     private final ValueStore values;
 
@@ -32,6 +36,7 @@ public final class BodyCodec {
         this.values = values;
         this.kryos = new SharedPool<>(this::newKryo);
         this.outputs = new SharedPool<>(() -> new Output(256, -1));
+        this.valueOutputs = new SharedPool<>(() -> new PassThrough.Out(VALUE_BUFFER_BYTES));
     }
 
     private Kryo newKryo() {
@@ -83,28 +88,32 @@ public final class BodyCodec {
 
     /**
      * Encodes a value that a task sends, of {@code computation}: as {@link #encode} if it is small, else into this
-     * process's value store, returning a {@linkplain ValueRef reference} to it. A large primitive array goes straight
-     * into the store, a chunk at a time, never whole into one buffer.
+     * process's value store, returning a {@linkplain ValueRef reference} to it. A large value streams into the store
+     * as it is encoded, its primitive arrays a chunk at a time, never whole into one buffer.
      */
     public byte[] encodeValue(Object value, long computation, Supplier<String> what) {
         if (values == null) {
             return encode(value, what);
         }
-        if (arrayBytes(value) <= values.inlineBytes()) {
-            return values.keep(computation, encode(value, what));
-        }
         Kryo kryo = kryos.obtain();
-        try (ValueStore.Spill spill = values.spill(computation)) {
-            Output output = new PassThrough.Out(spill, 1 << 16);
+        PassThrough.Out output = valueOutputs.obtain();
+        PassThrough.ToStore store = new PassThrough.ToStore(values, computation);
+        output.setOutputStream(store);
+        try (store) {
             kryo.writeClassAndObject(output, value);
+            if (!store.started()) {
+                return values.keep(computation, output.toBytes()); // it fit the buffer
+            }
             output.flush();
-            return spill.finish();
+            return store.spill().finish();
         } catch (KryoException e) {
             throw new UnencodableException("cannot encode " + what.get() + ": " + e.getMessage(), e);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("cannot store " + what.get() + " in " + values.directory() + ": "
                     + e.getMessage(), e);
         } finally {
+            output.setOutputStream(null);
+            valueOutputs.free(output);
             kryos.free(kryo);
         }
     }

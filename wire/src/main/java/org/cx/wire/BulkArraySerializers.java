@@ -75,11 +75,10 @@ final class BulkArraySerializers {
             }
             int n = length.applyAsInt(array);
             output.writeVarInt(n + 1, true);
-            if (output instanceof PassThrough.Out out && out.spill() != null
-                    && out.spill().heldWith((long) n * elementBytes)) {
-                out.flush();
-                intoChunks(out.spill(), array, n);
-                out.passed((long) n * elementBytes);
+            ValueStore.Spill spill = output instanceof PassThrough.Out out ? out.spillFor((long) n * elementBytes) : null;
+            if (spill != null) {
+                intoChunks(spill, array, n);
+                ((PassThrough.Out) output).passed((long) n * elementBytes);
                 return;
             }
             byte[] scratch = new byte[(int) Math.min(CHUNK_BYTES, (long) n * elementBytes)];

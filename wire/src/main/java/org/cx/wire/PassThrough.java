@@ -27,9 +27,21 @@ final class PassThrough {
             super(stream, bufferBytes);
         }
 
-        /** The value being encoded, if this output writes one into the value store; else null. */
-        ValueStore.Spill spill() {
-            return outputStream instanceof ValueStore.Spill spill ? spill : null;
+        /** An output whose stream is set later ({@link #setOutputStream}). */
+        Out(int bufferBytes) {
+            super(bufferBytes, bufferBytes);
+        }
+
+        /**
+         * The value being encoded, if this output writes one into the value store and {@code bytes} more make it a value
+         * held by reference (what was buffered is flushed into it first); else null.
+         */
+        ValueStore.Spill spillFor(long bytes) {
+            if (!(outputStream instanceof ToStore store) || total() + bytes <= store.inlineBytes) {
+                return null;
+            }
+            flush();
+            return store.spill();
         }
 
         /** {@code count} bytes went into {@link #spill} directly, after a {@link #flush}. */
@@ -50,6 +62,53 @@ final class PassThrough {
                 throw new KryoException(e);
             }
             total += count;
+        }
+    }
+
+    /**
+     * The value store as a stream, for a value being encoded: the value's {@link ValueStore.Spill} is made with the
+     * first byte that reaches it, so a value that never outgrows its output's buffer never makes one.
+     */
+    static final class ToStore extends OutputStream {
+        private final ValueStore store;
+        private final long computation;
+        private final long inlineBytes;
+        private ValueStore.Spill spill;
+
+        ToStore(ValueStore store, long computation) {
+            this.store = store;
+            this.computation = computation;
+            this.inlineBytes = store.inlineBytes();
+        }
+
+        /** Whether any byte reached the store. */
+        boolean started() {
+            return spill != null;
+        }
+
+        ValueStore.Spill spill() {
+            if (spill == null) {
+                spill = store.spill(computation);
+            }
+            return spill;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            spill().write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            spill().write(b, off, len);
+        }
+
+        /** Lets go of what was written unless it became a value. */
+        @Override
+        public void close() throws IOException {
+            if (spill != null) {
+                spill.close();
+            }
         }
     }
 

@@ -689,14 +689,6 @@ public final class ValueStore implements AutoCloseable {
         }
 
         /**
-         * Whether {@code bytes} more make this a value held by reference, so that a caller may put them straight into
-         * its chunks ({@link #room}) rather than pass them through an array.
-         */
-        boolean heldWith(long bytes) {
-            return size + bytes > limit;
-        }
-
-        /**
          * The room left in the chunk being filled (a new one if it is full), as a little-endian buffer over the chunk's
          * memory: the caller puts bytes there from its position and then says how many ({@link #filled}). The value's
          * first bytes move from the heap into a chunk if they were still there.

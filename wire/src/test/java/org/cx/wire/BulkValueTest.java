@@ -62,10 +62,26 @@ class BulkValueTest {
         check(codec, store, chars, char[].class);
         check(codec, store, floats, float[].class);
 
-        // Arrays among other objects, as in a task's result: runs start and end inside Kryo's buffer.
+        // Arrays among other objects, as in a task's result: it streams into the store like an array alone, and the
+        // runs start and end inside Kryo's buffer.
         Object[] mixed = {"seed " + seed, random.longs(n / 2 + 1).toArray(), 3, random.doubles(n / 2 + 2).toArray(),
             "end"};
         assertArrayEquals(mixed, (Object[]) codec.decode(encoded(codec, store, mixed)));
+    }
+
+    @Test
+    void aSmallValueTravelsInlineWhateverItHolds() {
+        try (ValueStore store = ValueStore.temporary("bulk-test")) {
+            BodyCodec codec = new BodyCodecs(BulkValueTest.class.getClassLoader(), 0, store)
+                    .forComputation(COMPUTATION);
+            Object[] small = {"small", new long[100], 5};
+            byte[] bytes = codec.encodeValue(small, COMPUTATION, () -> "small");
+            assertTrue(!ValueRef.is(bytes) && store.count() == 0, "inline, nothing held");
+            assertArrayEquals(codec.encode(small), bytes);
+            byte[] middle = codec.encodeValue(new long[20_000], COMPUTATION, () -> "160 KB"); // past the buffer
+            assertTrue(!ValueRef.is(middle) && store.count() == 0, "under the inline limit: inline, nothing held");
+            assertArrayEquals(new long[20_000], (long[]) codec.decode(middle));
+        }
     }
 
     private static <A> void check(BodyCodec codec, ValueStore store, A array, Class<A> type) throws IOException {
