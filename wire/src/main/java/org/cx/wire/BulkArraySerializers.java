@@ -75,7 +75,8 @@ final class BulkArraySerializers {
             }
             int n = length.applyAsInt(array);
             output.writeVarInt(n + 1, true);
-            ValueStore.Spill spill = output instanceof PassThrough.Out out ? out.spillFor((long) n * elementBytes) : null;
+            ValueStore.Spill spill = output instanceof PassThrough.Out out
+                    ? out.spillFor((long) n * elementBytes) : null;
             if (spill != null) {
                 intoChunks(spill, array, n);
                 ((PassThrough.Out) output).passed((long) n * elementBytes);

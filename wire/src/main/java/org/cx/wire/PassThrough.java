@@ -33,8 +33,8 @@ final class PassThrough {
         }
 
         /**
-         * The value being encoded, if this output writes one into the value store and {@code bytes} more make it a value
-         * held by reference (what was buffered is flushed into it first); else null.
+         * The value being encoded, if this output writes one into the value store and {@code bytes} more make it a
+         * value held by reference (what was buffered is flushed into it first); else null.
          */
         ValueStore.Spill spillFor(long bytes) {
             if (!(outputStream instanceof ToStore store) || total() + bytes <= store.inlineBytes) {
@@ -44,7 +44,7 @@ final class PassThrough {
             return store.spill();
         }
 
-        /** {@code count} bytes went into {@link #spill} directly, after a {@link #flush}. */
+        /** {@code count} bytes went straight into the value's spill ({@link #spillFor}). */
         void passed(long count) {
             total += count;
         }
