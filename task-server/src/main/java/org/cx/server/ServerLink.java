@@ -8,6 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import org.cx.security.Tls;
 import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
@@ -18,9 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A server's outbound link to another server over Netty ({@link PeerLink}, with the queueing and loss rules of
- * {@link QueuedPeerLink}): messages queue while it connects and are written in order once the handshake is done;
- * replies (acknowledgements) come back on it. A link that cannot connect, is refused or closes is lost, once: its
- * owner decides what that means (a repair, a snapshot, asking again).
+ * {@link QueuedPeerLink}): messages queue while it connects and are written in order once the handshake is done
+ * (its hello goes once the TLS handshake has ended); replies (acknowledgements) come back on it. A link that cannot
+ * connect, is refused or closes is lost, once: its owner decides what that means (a repair, a snapshot, asking
+ * again).
  */
 final class ServerLink extends QueuedPeerLink {
     private static final Logger LOG = LoggerFactory.getLogger(ServerLink.class);
@@ -94,7 +96,18 @@ final class ServerLink extends QueuedPeerLink {
                 return;
             }
             connection = PeerConnection.of(channel);
-            connected();
+            SslHandler tls = ctx.pipeline().get(SslHandler.class);
+            if (tls == null) {
+                connected();
+                return;
+            }
+            // Nothing is written before the handshake ends: a link closed during it leaves no message waiting
+            // inside the TLS handler. A failed handshake closes the channel, and the link is lost.
+            tls.handshakeFuture().addListener(f -> {
+                if (f.isSuccess() && !isClosed()) {
+                    connected();
+                }
+            });
         }
 
         @Override
