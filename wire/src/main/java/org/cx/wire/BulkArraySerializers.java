@@ -75,12 +75,13 @@ final class BulkArraySerializers {
             }
             int n = length.applyAsInt(array);
             output.writeVarInt(n + 1, true);
-            ValueStore.Spill spill = output instanceof PassThrough.Out out
-                    ? out.spillFor((long) n * elementBytes) : null;
-            if (spill != null) {
-                intoChunks(spill, array, n);
-                ((PassThrough.Out) output).passed((long) n * elementBytes);
-                return;
+            if (output instanceof PassThrough.Out out) {
+                ValueStore.Spill spill = out.spillFor((long) n * elementBytes);
+                if (spill != null) {
+                    intoChunks(spill, array, n);
+                    out.passed((long) n * elementBytes);
+                    return;
+                }
             }
             byte[] scratch = new byte[(int) Math.min(CHUNK_BYTES, (long) n * elementBytes)];
             copy(n, scratch, (buffer, slice) -> {

@@ -203,19 +203,8 @@ public final class ValueStore implements AutoCloseable {
      */
     public static long memoryBudget() {
         long heap = Runtime.getRuntime().maxMemory();
-        return Long.getLong("cx.valueMemoryBytes", Math.min(Math.min(heap / 8, 1L << 30), maxDirectMemory(heap) / 4));
-    }
-
-    /** {@code -XX:MaxDirectMemorySize}, or {@code heap} where it is not set. */
-    private static long maxDirectMemory(long heap) {
-        try {
-            String set = java.lang.management.ManagementFactory.getPlatformMXBean(
-                    com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption("MaxDirectMemorySize").getValue();
-            long bytes = Long.parseLong(set);
-            return bytes > 0 ? bytes : heap;
-        } catch (RuntimeException e) {
-            return heap;
-        }
+        long direct = io.netty.util.internal.PlatformDependent.estimateMaxDirectMemory(); // the option, else the heap
+        return Long.getLong("cx.valueMemoryBytes", Math.min(Math.min(heap / 8, 1L << 30), direct / 4));
     }
 
     /** Its directory; null for a store {@linkplain #inMemory in memory}. */
