@@ -6,11 +6,14 @@ import java.util.Arrays;
  * How many tasks a producer keeps cached beyond those it is running. Pure: fed measurements, asked for numbers.
  *
  * <p>To keep W workers busy across a refill that takes one round trip, the cache must hold the tasks the workers
- * finish in that time: {@code W × rtt / taskTime}, with a margin of two, rounded up, and at least one so that a
- * worker finishing a task finds another. Caching more than that only strands tasks behind long-running ones while
- * other producers idle. Requests are batched: a refill is sent when the cache falls to half of that depth (the low
- * watermark) and tops it up to the full depth (the high watermark). The depth is capped by {@code maxCached}. With
- * prefetch off the producer asks for a task only when a worker is idle, as in the paper's comparison.
+ * finish in that time: {@code W × rtt / taskTime}, with a margin of two, rounded up. Caching more than that only
+ * strands tasks behind long-running ones while other producers idle. Requests are batched: a refill is sent when the
+ * cache falls to half of that depth (the low watermark) and tops it up to the full depth (the high watermark). The
+ * depth is at least two, so that the low watermark is at least one and a refill leaves while a task is still
+ * cached: with a depth of one the producer asked only once its cache was empty, and a worker that took a task
+ * shorter than the round trip (a composition after a leaf) then waited for the rest of it (decision 0030). The
+ * depth is capped by {@code maxCached}. With prefetch off the producer asks for a task only when a worker is idle,
+ * as in the paper's comparison.
  */
 public final class PrefetchPolicy {
     /** Weight of a new sample in the moving average of task times: about the last 16 samples count. */
@@ -18,6 +21,9 @@ public final class PrefetchPolicy {
 
     /** Round trips vary; cover twice the typical one so a slow one still finds a task cached. */
     private static final double RTT_MARGIN = 2.0;
+
+    /** The least depth: a low watermark of one, so that a refill leaves before the cache is empty. */
+    static final int MIN_DEPTH = 2;
 
     /** Round-trip samples the estimate is the median of. */
     static final int RTT_SAMPLES = 16;
@@ -77,7 +83,7 @@ public final class PrefetchPolicy {
             return Math.min(maxCached, workers); // no measurements yet: one spare task per worker
         }
         double cover = RTT_MARGIN * workers * rttNanos / Math.max(1.0, taskNanos);
-        long depth = Math.max(1, (long) Math.ceil(cover));
+        long depth = Math.max(MIN_DEPTH, (long) Math.ceil(cover));
         return (int) Math.min(maxCached, depth);
     }
 

@@ -12,7 +12,8 @@ class PrefetchPolicyTest {
         assertEquals(1, p.depth(), "before measurements: one spare per worker");
         p.recordTaskNanos(40_000_000);
         p.recordRoundTripNanos(200_000);
-        assertEquals(1, p.depth(), "long tasks: one spare is enough");
+        assertEquals(2, p.depth(), "long tasks: two, so that a refill leaves while one is still cached");
+        assertEquals(1, p.creditToRequest(0, 1, 0), "one left of two: the refill leaves now, not once it is gone");
         PrefetchPolicy fast = new PrefetchPolicy(2, true, 256);
         fast.recordTaskNanos(2_000);
         fast.recordRoundTripNanos(100_000);
@@ -71,12 +72,12 @@ class PrefetchPolicyTest {
         assertEquals(100, p.creditToRequest(0, 0, 0), "zero-load tasks: a deep cache");
         p.recordTaskNanos(40_000_000);
         for (int i = 0; i < 100; i++) {
-            p.recordTaskNanos(40_000_000); // then 40 ms tasks: the depth falls to one
+            p.recordTaskNanos(40_000_000); // then 40 ms tasks: the depth falls to its least, two
         }
-        assertEquals(1, p.depth());
-        assertEquals(-99, p.creditToRequest(0, 0, 100), "keep the target, withdraw the rest");
-        assertEquals(-98, p.creditToRequest(0, 2, 98), "the cache already holds more than the target: withdraw all");
-        assertEquals(0, p.creditToRequest(0, 1, 1), "within twice the target: leave it");
+        assertEquals(2, p.depth());
+        assertEquals(-98, p.creditToRequest(0, 0, 100), "keep the target, withdraw the rest");
+        assertEquals(-97, p.creditToRequest(0, 3, 97), "the cache already holds more than the target: withdraw all");
+        assertEquals(0, p.creditToRequest(0, 2, 1), "within twice the target: leave it");
         assertEquals(0, p.creditToRequest(0, 5, 0), "nothing outstanding: nothing to withdraw");
     }
 
