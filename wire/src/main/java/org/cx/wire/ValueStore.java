@@ -654,8 +654,7 @@ public final class ValueStore implements AutoCloseable {
                         if (buffer.length < chunkBytes) {
                             buffer = java.util.Arrays.copyOf(buffer, Math.min(chunkBytes, 2 * buffer.length));
                         } else {
-                            current = newChunk(chunkBytes).writeBytes(buffer, 0, buffered);
-                            buffered = 0;
+                            moveBufferToChunk();
                             continue;
                         }
                     }
@@ -666,6 +665,12 @@ public final class ValueStore implements AutoCloseable {
                 off += n;
                 len -= n;
             }
+        }
+
+        /** The value outgrew the heap: its first bytes go into its first chunk. */
+        private void moveBufferToChunk() throws IOException {
+            current = newChunk(chunkBytes).writeBytes(buffer, 0, buffered);
+            buffered = 0;
         }
 
         private void nextChunkIfFull() throws IOException {
@@ -684,8 +689,7 @@ public final class ValueStore implements AutoCloseable {
          */
         ByteBuffer room() throws IOException {
             if (current == null) {
-                current = newChunk(chunkBytes).writeBytes(buffer, 0, buffered);
-                buffered = 0;
+                moveBufferToChunk();
             }
             nextChunkIfFull();
             return current.nioBuffer(current.writerIndex(), current.writableBytes())
