@@ -242,6 +242,12 @@ public final class FsClient implements AutoCloseable {
         targets.forEach(t -> connections.release(t.connection));
         Entry file = new Entry(false, size, 0, identity, 0644, placement.stripeSize(), columns, crcs,
                 placement.only());
+        if (!source.name()) {
+            Map<String, String> addresses = new HashMap<>();
+            targets.forEach(t -> addresses.put(t.id, t.address));
+            source.unnamed(new Opened(path, file, addresses));
+            return file;
+        }
         ObjectNode put = Json.op("put").put("path", path);
         put.set("entry", Json.tree(file));
         return Json.entry(connections.names(put).get("entry"));
@@ -337,6 +343,19 @@ public final class FsClient implements AutoCloseable {
          * is done with it when it asks for the next one, so a source may hand the same array out again.
          */
         byte[] next() throws IOException;
+
+        /**
+         * Asked after the last block: whether the file is named now. A source that says no gets its blocks back as
+         * {@link #unnamed}: stored and checked on their file servers, in no directory, and left there as orphans
+         * (which {@code cx fs fsck --repair} deletes once old).
+         */
+        default boolean name() {
+            return true;
+        }
+
+        /** The blocks of a file not named, where they can be read. */
+        default void unnamed(Opened file) {
+        }
     }
 
     /** Takes the blocks of a file, in order. */

@@ -97,17 +97,31 @@ class FuseMountTest {
                     + "mv given/big.bin moved/ && cmp " + dir.resolve("big.bin") + " moved/big.bin"));
             assertEquals(0, sh(mnt, "python3 -c \"f = open('given/seek.txt', 'w'); f.write('a' * 10); f.seek(0); "
                     + "f.write('b' * 5); f.close()\""), "a write out of order: the file goes whole on close");
+            assertEquals(0, sh(mnt, "python3 -c \"f = open('given/patched.bin', 'wb'); f.write(bytes(range(256)) * "
+                    + "12289); f.seek(100); f.write(b'HEADER'); f.close()\""),
+                    "a header patched after 3 MiB went out: what was sent is read back, and the file goes whole");
+            assertEquals(0, sh(mnt, "dd if=" + dir.resolve("big.bin") + " of=given/dd.bin bs=4M status=none && cmp "
+                    + dir.resolve("big.bin") + " given/dd.bin"), "writes larger than a request, in pieces at once");
             assertEquals(0, sh(mnt, "echo delta >> given/words.txt"));
             assertEquals(0, sh(mnt, "rm given/py.txt"));
             assertTrue(sh(mnt, "cat given/nothing 2>/dev/null") != 0, "a missing file is an error, as on any disk");
 
             assertEquals("written by sh\n", read(fs, "/given/sh.txt"));
             assertEquals("bbbbbaaaaa", read(fs, "/given/seek.txt"));
+            byte[] patched = new byte[256 * 12289];
+            for (int i = 0; i < patched.length; i++) {
+                patched[i] = (byte) i;
+            }
+            System.arraycopy("HEADER".getBytes(StandardCharsets.US_ASCII), 0, patched, 100, 6);
+            ByteArrayOutputStream patchedOut = new ByteArrayOutputStream();
+            fs.read("/given/patched.bin", patchedOut, FsClient.Progress.NONE);
+            assertArrayEquals(patched, patchedOut.toByteArray());
             assertEquals("alpha\nbeta\ngamma\ndelta\n", read(fs, "/given/words.txt"));
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             fs.read("/moved/big.bin", out, FsClient.Progress.NONE);
             assertArrayEquals(big, out.toByteArray());
-            assertEquals(List.of("seek.txt", "sh.txt", "words.txt"), fs.list("/given").stream().map(n -> n.name()).toList());
+            assertEquals(List.of("dd.bin", "patched.bin", "seek.txt", "sh.txt", "words.txt"),
+                    fs.list("/given").stream().map(n -> n.name()).toList());
 
             assertEquals(0, sh(dir, "umount " + mnt), "unmounted from outside cx");
             mount.awaitLine("was unmounted; stopping", WAIT);

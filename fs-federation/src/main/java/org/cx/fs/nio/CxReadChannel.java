@@ -15,12 +15,15 @@ import org.cx.fs.FsClient;
 /**
  * Reads a federated file as it was when opened, at any position. A random read fetches its block alone; a read of
  * the block after the last one read starts a read-ahead: one request for the rest of the file, streamed in the
- * background up to {@link #AHEAD} blocks ahead of the reader. The block before the current one is kept too, for a
- * reader whose requests arrive a little out of order (a FUSE mount's threads). Memory: at most {@code AHEAD + 3}
- * blocks, and as many buffers to fill again.
+ * background up to {@link #AHEAD} blocks ahead of the reader. Up to {@link #KEPT} blocks before the current one are
+ * kept too, for a reader whose requests arrive a little out of order (a FUSE mount's threads, each with one of the
+ * kernel's read-ahead requests): a block the read-ahead passed over to reach a later one is kept for its request,
+ * which comes soon after. Memory: at most {@code AHEAD + KEPT + 2} blocks, and as many buffers to fill again.
  */
 final class CxReadChannel implements SeekableByteChannel {
     static final int AHEAD = 8;
+    /** Blocks kept below the one read last. */
+    static final int KEPT = 4;
     /**
      * Threads of read-ahead and write-behind transfers: one each while it runs, never the common pool, whose one
      * thread on a 2-core machine would let a second open file's transfer wait for the first's to end.
@@ -103,7 +106,7 @@ final class CxReadChannel implements SeekableByteChannel {
             }
             cache.put(b, data);
             cache.entrySet().removeIf(entry -> {
-                if (entry.getKey() < b - 1 || entry.getKey() > b) {
+                if (entry.getKey() < b - KEPT || entry.getKey() > b) {
                     recycle(entry.getValue());
                     return true;
                 }
@@ -208,10 +211,15 @@ final class CxReadChannel implements SeekableByteChannel {
                 }
                 byte[] data = (byte[]) o;
                 room.release();
-                if (next++ == b) {
+                int passed = next++;
+                if (passed == b) {
                     return data;
                 }
-                recycle(data);
+                if (b - passed <= KEPT) {
+                    cache.put(passed, data); // its request is likely on its way
+                } else {
+                    recycle(data);
+                }
             }
         }
 

@@ -32,10 +32,24 @@ public final class CxWriteChannel implements SeekableByteChannel {
     private int filled;
     private long written;
     private boolean open = true;
+    /** Whether the file is left unnamed when the transfer ends ({@link #detach}). */
+    private volatile boolean detached;
+    /** Where the blocks of a detached file are, once the transfer has stored them. */
+    private volatile FsClient.Opened unnamed;
 
     CxWriteChannel(FsClient client, String path, FsClient.Placement placement) {
         FsClient.BlockSource blocks = new FsClient.BlockSource() {
             private byte[] previous;
+
+            @Override
+            public boolean name() {
+                return !detached;
+            }
+
+            @Override
+            public void unnamed(FsClient.Opened file) {
+                unnamed = file;
+            }
 
             @Override
             public byte[] next() throws IOException {
@@ -157,9 +171,24 @@ public final class CxWriteChannel implements SeekableByteChannel {
 
     @Override
     public void close() throws IOException {
-        if (!open) {
-            return;
+        if (open) {
+            finish();
         }
+    }
+
+    /**
+     * Ends the transfer without naming the file: what was written is stored and checked on its file servers, in
+     * no directory, where the returned file reads it back. For a writer that must go back over what it sent. The
+     * blocks stay there as orphans ({@link FsClient.BlockSource#name}).
+     */
+    public FsClient.Opened detach() throws IOException {
+        ensureOpen();
+        detached = true;
+        finish();
+        return unnamed;
+    }
+
+    private void finish() throws IOException {
         open = false;
         if (filled > 0) {
             hand(java.util.Arrays.copyOf(block, filled));

@@ -135,7 +135,8 @@ final class CxFuse implements FuseOperations {
             Entry e = client.stat(path);
             stat.setMode((e.directory() ? Stat.S_IFDIR : Stat.S_IFREG) | (e.mode() & 07777));
             stat.setNLink((short) (e.directory() ? 2 : 1));
-            stat.setSize(w != null ? w.channel.size() : e.size());
+            stat.setSize(w != null ? w.size() : e.size());
+            NativeFields.blockSize(stat, Blocks.SIZE);
             stat.setUid(uid);
             stat.setGid(gid);
             stat.mTime().set(Instant.ofEpochMilli(e.mtime()));
@@ -148,7 +149,7 @@ final class CxFuse implements FuseOperations {
                 try {
                     stat.setMode(Stat.S_IFREG | 0644);
                     stat.setNLink((short) 1);
-                    stat.setSize(w.channel.size());
+                    stat.setSize(w.size());
                     stat.setUid(uid);
                     stat.setGid(gid);
                     return 0;
@@ -198,7 +199,7 @@ final class CxFuse implements FuseOperations {
         try {
             if (flags.contains(StandardOpenOption.WRITE)) {
                 ScratchWriter w = new ScratchWriter(client, scratch, path,
-                        !flags.contains(StandardOpenOption.TRUNCATE_EXISTING));
+                        !flags.contains(StandardOpenOption.TRUNCATE_EXISTING), !writeOnly(fi));
                 writing.put(path, w);
                 fi.setFh(handle(w));
             } else {
@@ -210,10 +211,20 @@ final class CxFuse implements FuseOperations {
         }
     }
 
+    /**
+     * Whether a file opened only for writing goes by direct I/O: each write reaches {@link #write} as the program made
+     * it (sized by the 1 MiB block size {@code getattr} reports), without the page cache's copy and the kernel's
+     * write-back, and what is sent in order is not kept in the scratch file. Nothing can map such a file (a shared
+     * mapping needs it readable), so nothing is lost by it.
+     */
+    private static boolean writeOnly(FileInfo fi) {
+        return !fi.getOpenFlags().contains(StandardOpenOption.READ) && NativeFields.directIo(fi);
+    }
+
     @Override
     public int create(String path, int mode, FileInfo fi) {
         try {
-            ScratchWriter w = new ScratchWriter(client, scratch, path, false);
+            ScratchWriter w = new ScratchWriter(client, scratch, path, false, !writeOnly(fi));
             writing.put(path, w);
             fi.setFh(handle(w));
             return 0;
@@ -277,7 +288,7 @@ final class CxFuse implements FuseOperations {
                 w.truncate(size);
                 return 0;
             }
-            ScratchWriter once = new ScratchWriter(client, scratch, path, size > 0);
+            ScratchWriter once = new ScratchWriter(client, scratch, path, size > 0, true);
             try {
                 once.truncate(size);
                 once.send();

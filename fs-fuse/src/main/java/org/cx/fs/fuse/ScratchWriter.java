@@ -23,6 +23,12 @@ import org.slf4j.LoggerFactory;
  * write a little out of order), read back from the scratch file; closing sends the rest from the scratch file and
  * finishes that transfer. A write or truncation below the end of what was sent abandons the transfer, and the
  * scratch file is sent whole instead.
+ *
+ * <p>A file opened only for writing need not keep what it sent ({@code keepsSent} false): a write at the end of what
+ * was sent then goes to the transfer alone, and the scratch file holds only what was written ahead of it. A write
+ * or truncation below the end of what was sent (rare: a header patched at the end) first reads the sent bytes back:
+ * from the transfer, ended without naming the file (its blocks are left as orphans), or from the file named by an
+ * earlier flush.
  */
 final class ScratchWriter {
     private static final Logger LOG = LoggerFactory.getLogger(ScratchWriter.class);
@@ -35,6 +41,12 @@ final class ScratchWriter {
     final Path scratch;
     final FileChannel channel;
     boolean dirty;
+    /** Whether bytes sent in order are written to the scratch file too. */
+    private final boolean keepsSent;
+    /** Whether the scratch file holds every byte of the file; false once bytes went to the transfer alone. */
+    private boolean scratchWhole = true;
+    /** Why bytes that went to the transfer alone were lost, if they were. */
+    private IOException lost;
     /** The transfer under way while no write touched what it sent; null once one did (or after a close). */
     private CxWriteChannel stream;
     /** Bytes of the file the transfer has sent: the scratch file's first bytes, unchanged since. */
@@ -48,10 +60,13 @@ final class ScratchWriter {
      * @param dir         where the scratch file goes
      * @param keepContent whether the file's content is fetched first (opened for writing without truncation);
      *                    otherwise it starts empty and streams while written in order
+     * @param keepsSent   whether bytes sent in order are kept in the scratch file too (the file may be read
+     *                    through this handle); otherwise a write below what was sent reads it back first
      */
-    ScratchWriter(FsClient client, Path dir, String path, boolean keepContent) throws IOException {
+    ScratchWriter(FsClient client, Path dir, String path, boolean keepContent, boolean keepsSent) throws IOException {
         this.client = client;
         this.path = path;
+        this.keepsSent = keepsSent;
         this.scratch = Files.createTempFile(dir, "cx-fuse-", ".part");
         this.channel = FileChannel.open(scratch, StandardOpenOption.READ, StandardOpenOption.WRITE);
         if (keepContent) {
@@ -76,34 +91,116 @@ final class ScratchWriter {
      * or a later write below its end abandons the transfer.
      */
     int write(ByteBuffer data, long offset) throws IOException {
-        ByteBuffer forStream = data.duplicate();
-        int total = 0;
-        while (data.hasRemaining()) {
-            total += channel.write(data, offset + total);
+        ByteBuffer again = data.duplicate();
+        if (!keepsSent) {
+            synchronized (this) {
+                if (stream != null && offset == streamed) {
+                    return sendAlone(data);
+                }
+                makeScratchWhole(offset);
+            }
         }
+        int total = writeScratch(data, offset);
         synchronized (this) {
             dirty = true;
             if (stream == null) {
                 return total;
             }
             if (offset < streamed) {
-                abandonStream(); // it rewrites what was sent: the scratch file goes whole on close instead
+                if (scratchWhole) {
+                    abandonStream(); // it rewrites what was sent: the scratch file goes whole on close instead
+                } else {
+                    // What was sent passed this write while it went to the scratch file: read what was sent back,
+                    // then this write again over it.
+                    makeScratchWhole(offset);
+                    writeScratch(again, offset);
+                }
             } else if (offset > streamed) {
                 addAhead(offset, offset + total);
             } else {
                 try {
-                    stream.write(forStream);
+                    stream.write(again);
                     streamed += total;
                     sendAhead();
                 } catch (IOException e) {
-                    abandonStream(); // the scratch file has it all
+                    failed(e);
                 }
             }
             return total;
         }
     }
 
+    private int writeScratch(ByteBuffer data, long offset) throws IOException {
+        int total = 0;
+        while (data.hasRemaining()) {
+            total += channel.write(data, offset + total);
+        }
+        return total;
+    }
+
+    /** Sends {@code data}, the bytes at the end of what was sent, to the transfer alone. */
+    private int sendAlone(ByteBuffer data) throws IOException {
+        int n = data.remaining();
+        dirty = true;
+        scratchWhole = false;
+        try {
+            stream.write(data);
+            streamed += n;
+            sendAhead();
+        } catch (IOException e) {
+            failed(e);
+        }
+        return n;
+    }
+
+    /**
+     * The transfer failed: the scratch file goes whole on close if it has every byte; otherwise what went to the
+     * transfer alone is lost, and this write and every later one fail.
+     */
+    private void failed(IOException e) throws IOException {
+        abandonStream();
+        if (!scratchWhole) {
+            lost = e;
+            throw e;
+        }
+    }
+
+    /**
+     * Before a write at {@code offset} or a truncation to it goes to the scratch file: if it falls below bytes that
+     * went to the transfer alone, reads those back into the scratch file, which is sent whole from then on.
+     */
+    private void makeScratchWhole(long offset) throws IOException {
+        if (lost != null) {
+            throw new IOException("an earlier write of " + path + " failed: " + lost.getMessage(), lost);
+        }
+        if (scratchWhole || offset >= streamed) {
+            return;
+        }
+        FsClient.Opened sent;
+        if (stream != null) {
+            CxWriteChannel s = stream;
+            stream = null;
+            ahead.clear(); // it is in the scratch file, which now goes whole
+            sent = s.detach();
+        } else {
+            sent = client.open(path); // named by an earlier flush
+        }
+        long[] at = {0};
+        client.readBlocks(sent, 0, sent.entry().layout().blocks(), (i, block, n) -> {
+            at[0] += writeScratch(ByteBuffer.wrap(block, 0, n), at[0]);
+        });
+        scratchWhole = true;
+        dirty = true;
+        LOG.debug("{}: a write below the {} bytes sent; read them back to send the file whole", path, at[0]);
+    }
+
+    /** The file's size as written so far. */
+    synchronized long size() throws IOException {
+        return scratchWhole ? channel.size() : Math.max(streamed, channel.size());
+    }
+
     synchronized void truncate(long size) throws IOException {
+        makeScratchWhole(size);
         channel.truncate(size);
         dirty = true;
         if (size < streamed) {
@@ -173,16 +270,18 @@ final class ScratchWriter {
         if (stream != null) {
             CxWriteChannel s = stream;
             try {
-                sendFromScratch(channel.size()); // what is left: writes ahead of a gap, and the gap if never written
+                sendFromScratch(size()); // what is left: writes ahead of a gap, and the gap if never written
                 stream = null;
                 ahead.clear();
                 s.close();
                 dirty = false;
                 return;
             } catch (IOException e) {
+                failed(e);
                 LOG.debug("streaming {} failed ({}); sending it whole", path, e.getMessage());
             }
         }
+        makeScratchWhole(0); // after an earlier flush, the file named then is the start of this one
         abandonStream();
         try (InputStream in = Files.newInputStream(scratch)) {
             client.write(path, in, channel.size(), FsClient.Progress.NONE);

@@ -21,13 +21,15 @@ import org.cx.testing.Await;
 import org.cx.testing.Seeds;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A file written through the mount, against a name service and a file server on loopback: writes a little out of
- * order still go as they are written, and whatever the order, holes and truncations, the file that appears is the
- * scratch file's content.
+ * order still go as they are written, and whatever the order, holes, truncations and flushes, the file that appears
+ * is what was written; each case both for a file that keeps what it sent in the scratch file and for one opened only
+ * for writing, which reads what it sent back when a write goes below it.
  */
 class ScratchWriterTest {
     private static final int PIECE = 64 << 10;
@@ -72,8 +74,9 @@ class ScratchWriterTest {
         return out.toByteArray();
     }
 
-    @Test
-    void aSequentialWriteDeliveredSlightlyOutOfOrderStillGoesAsItIsWritten() throws Exception {
+    @ParameterizedTest(name = "keeps what it sent: {0}")
+    @ValueSource(booleans = {true, false})
+    void aSequentialWriteDeliveredSlightlyOutOfOrderStillGoesAsItIsWritten(boolean keepsSent) throws Exception {
         byte[] content = bytes(96 * PIECE + 1234);
         List<Integer> pieces = new ArrayList<>();
         for (int p = 0; p * PIECE < content.length; p++) {
@@ -82,7 +85,7 @@ class ScratchWriterTest {
         for (int window = 0; window < pieces.size(); window += 8) { // as several threads would deliver them
             Collections.shuffle(pieces.subList(window, Math.min(pieces.size(), window + 8)), random);
         }
-        ScratchWriter w = new ScratchWriter(client, dir, "/seq.bin", false);
+        ScratchWriter w = new ScratchWriter(client, dir, "/seq.bin", false, keepsSent);
         try {
             for (int p : pieces) {
                 write(w, content, p * PIECE, Math.min(content.length, (p + 1) * PIECE));
@@ -96,11 +99,12 @@ class ScratchWriterTest {
         assertArrayEquals(content, read("/seq.bin"));
     }
 
-    @Test
-    void aRewriteOfSentBytesSendsTheScratchFileWhole() throws Exception {
+    @ParameterizedTest(name = "keeps what it sent: {0}")
+    @ValueSource(booleans = {true, false})
+    void aRewriteOfSentBytesSendsTheScratchFileWhole(boolean keepsSent) throws Exception {
         byte[] content = bytes(4 * PIECE);
         byte[] rewrite = bytes(100);
-        ScratchWriter w = new ScratchWriter(client, dir, "/rewritten.bin", false);
+        ScratchWriter w = new ScratchWriter(client, dir, "/rewritten.bin", false, keepsSent);
         try {
             write(w, content, 0, 2 * PIECE);
             w.write(ByteBuffer.wrap(rewrite), 10);
@@ -114,10 +118,11 @@ class ScratchWriterTest {
         assertArrayEquals(content, read("/rewritten.bin"));
     }
 
-    @Test
-    void holesGoAsZerosAndATruncationDropsWhatWasWrittenAheadBeyondIt() throws Exception {
+    @ParameterizedTest(name = "keeps what it sent: {0}")
+    @ValueSource(booleans = {true, false})
+    void holesGoAsZerosAndATruncationDropsWhatWasWrittenAheadBeyondIt(boolean keepsSent) throws Exception {
         byte[] content = bytes(10 * PIECE);
-        ScratchWriter w = new ScratchWriter(client, dir, "/holes.bin", false);
+        ScratchWriter w = new ScratchWriter(client, dir, "/holes.bin", false, keepsSent);
         try {
             write(w, content, 0, PIECE);
             write(w, content, 3 * PIECE, 5 * PIECE); // a hole before it, never written
@@ -134,5 +139,57 @@ class ScratchWriterTest {
         System.arraycopy(content, 3 * PIECE, expected, 3 * PIECE, 2 * PIECE);
         System.arraycopy(content, 8 * PIECE, expected, 8 * PIECE, PIECE);
         assertArrayEquals(expected, read("/holes.bin"));
+    }
+
+    @ParameterizedTest(name = "keeps what it sent: {0}")
+    @ValueSource(booleans = {true, false})
+    void aTruncationBelowWhatWasSentKeepsTheBytesBeforeIt(boolean keepsSent) throws Exception {
+        byte[] content = bytes(20 * PIECE + 99); // more than one block
+        ScratchWriter w = new ScratchWriter(client, dir, "/cut.bin", false, keepsSent);
+        try {
+            write(w, content, 0, content.length);
+            w.truncate(17 * PIECE + 7);
+            assertEquals(17 * PIECE + 7, w.size());
+            w.send();
+        } finally {
+            w.close();
+        }
+        assertArrayEquals(java.util.Arrays.copyOf(content, 17 * PIECE + 7), read("/cut.bin"));
+    }
+
+    @ParameterizedTest(name = "keeps what it sent: {0}")
+    @ValueSource(booleans = {true, false})
+    void writesAfterAFlushGoOnFromTheFileItNamed(boolean keepsSent) throws Exception {
+        byte[] content = bytes(24 * PIECE);
+        byte[] patch = bytes(300);
+        ScratchWriter w = new ScratchWriter(client, dir, "/flushed.bin", false, keepsSent);
+        try {
+            write(w, content, 0, 18 * PIECE);
+            w.send(); // a flush: one of the file's descriptors closed
+            assertArrayEquals(java.util.Arrays.copyOf(content, 18 * PIECE), read("/flushed.bin"));
+            write(w, content, 18 * PIECE, content.length);
+            w.write(ByteBuffer.wrap(patch), 1000);
+            w.send();
+        } finally {
+            w.close();
+        }
+        System.arraycopy(patch, 0, content, 1000, patch.length);
+        assertArrayEquals(content, read("/flushed.bin"));
+    }
+
+    @org.junit.jupiter.api.Test
+    void aFileOpenedOnlyForWritingDoesNotCopyWhatItSendsInOrder() throws Exception {
+        byte[] content = bytes(40 * PIECE + 5);
+        ScratchWriter w = new ScratchWriter(client, dir, "/alone.bin", false, false);
+        try {
+            write(w, content, 0, content.length);
+            assertEquals(content.length, w.sent());
+            assertEquals(content.length, w.size());
+            assertEquals(0, Files.size(w.scratch), "the scratch file holds nothing sent in order");
+            w.send();
+        } finally {
+            w.close();
+        }
+        assertArrayEquals(content, read("/alone.bin"));
     }
 }
