@@ -32,9 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The federation as FUSE sees it. Reads go straight to the file servers with read-ahead; a file opened for writing
- * is written to a local scratch file (so programs may seek and rewrite) and sent, whole, when it is closed
- * (close-to-open: other readers see the new content from then on; an error on the way is the error of
- * {@code close}). Entries appear owned by the mounting user; the name service checks every change against the
+ * goes to the federation as it is written in order, with a local scratch file for what comes out of order (so
+ * programs may seek and rewrite), and appears, whole, when it is closed ({@link ScratchWriter}; close-to-open: other
+ * readers see the new content from then on; an error on the way is the error of {@code close}). Entries appear owned by the mounting user; the name service checks every change against the
  * mounting identity. Times and modes cannot be set (the calls succeed and change nothing).
  */
 final class CxFuse implements FuseOperations {
@@ -85,11 +85,11 @@ final class CxFuse implements FuseOperations {
 
     /**
      * Asks the kernel for requests of a block (1 MiB) rather than its default 128 KiB, and to gather writes in its
-     * page cache (writeback cache) so that a program writing a few KiB at a time, or through {@code sendfile}, still
-     * sends whole runs of pages: far fewer calls for a large copy. The kernel may grant less (read-ahead is bounded
-     * by the mount's backing device setting). With the writeback cache the kernel opens files written as read-write
-     * (it may read a partial page back), writes them back in any order (out of order falls back to sending the
-     * scratch file whole) and writes every dirty page back before a close reaches {@link #flush}.
+     * page cache (writeback cache) so that a program writing a few KiB at a time to a file it also reads still sends
+     * whole runs of pages. Read-ahead is bounded by the mount's backing device setting, which {@link FuseMounter}
+     * raises to a block where it may. With the writeback cache the kernel writes pages back in any order (out of
+     * order falls back to sending the scratch file whole) and writes every dirty page back before a close reaches
+     * {@link #flush}. Files opened only for writing bypass the page cache ({@link #writeOnly}).
      */
     @Override
     public void init(FuseConnInfo conn, FuseConfig config) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Reads a Linux mount table ({@code /proc/self/mountinfo}, described in proc(5)): whether a FUSE file system is
@@ -18,12 +19,15 @@ final class MountTable {
      * then nothing can be known.
      */
     static boolean fuseAt(Path table, Path dir) {
-        List<String> lines;
         try {
-            lines = Files.readAllLines(table);
+            return fuseDevice(Files.readAllLines(table), dir).isPresent();
         } catch (IOException e) {
             return true; // no table here (not Linux), or none readable
         }
+    }
+
+    /** The device ({@code major:minor}) of the FUSE mount the table's {@code lines} list at {@code dir}, if any. */
+    static Optional<String> fuseDevice(List<String> lines, Path dir) {
         String wanted = dir.toString();
         for (String line : lines) {
             // id parent major:minor root MOUNT-POINT options [optional fields] - TYPE source super-options
@@ -31,10 +35,10 @@ final class MountTable {
             int separator = List.of(fields).indexOf("-");
             if (fields.length > 4 && separator > 0 && separator + 1 < fields.length
                     && unescape(fields[4]).equals(wanted) && fields[separator + 1].startsWith("fuse")) {
-                return true;
+                return Optional.of(fields[2]);
             }
         }
-        return false;
+        return Optional.empty();
     }
 
     /** Undoes the table's octal escapes of space, tab, newline and backslash ({@code \040}). */

@@ -34,6 +34,13 @@ class MountTableTest {
     }
 
     @Test
+    void givesTheDeviceOfAFuseMount() {
+        java.util.List<String> lines = TABLE.lines().toList();
+        assertEquals(java.util.Optional.of("0:53"), MountTable.fuseDevice(lines, Path.of("/tmp/plain")));
+        assertEquals(java.util.Optional.empty(), MountTable.fuseDevice(lines, Path.of("/tmp/not-fuse")));
+    }
+
+    @Test
     void cannotTellWithoutATable() {
         assertTrue(MountTable.fuseAt(dir.resolve("absent"), Path.of("/tmp/plain")));
     }
