@@ -2,6 +2,8 @@ package org.cx.fs;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
 import com.google.common.util.concurrent.MoreExecutors;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -14,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -88,6 +91,12 @@ public final class FileServer implements AutoCloseable {
         return t;
     });
     private final Registration registration;
+    /**
+     * Blobs a writer stored and said it will not name (a transfer ended to read back what it sent), by the caller
+     * who wrote them: that caller may delete them, as only the service's own processes and admins may others.
+     */
+    private final Cache<String, String> unnamed = CacheBuilder.newBuilder().maximumSize(10_000)
+            .expireAfterWrite(Duration.ofHours(1)).build();
 
     private FileServer(Config config) throws IOException {
         this.config = config;
@@ -187,6 +196,8 @@ public final class FileServer implements AutoCloseable {
         private final Executor serial = MoreExecutors.newSequentialExecutor(disk);
         private final AtomicLong waiting = new AtomicLong();
         private IncomingBlob put;
+        /** The blob {@link #put} stores. */
+        private String putBlob;
 
         @Override
         protected Tls tls() {
@@ -206,6 +217,7 @@ public final class FileServer implements AutoCloseable {
                         throw new FsException(Code.EINVAL, "a put makes a new blob, not a linked file");
                     }
                     put = new IncomingBlob(target, incoming, throttle, id);
+                    putBlob = blob;
                     IncomingBlob p = put;
                     serial.execute(() -> p.open(ctx));
                 }
@@ -215,6 +227,9 @@ public final class FileServer implements AutoCloseable {
                     }
                     IncomingBlob p = put;
                     put = null;
+                    if (r.path("unnamed").asBoolean(false)) {
+                        unnamed.put(putBlob, caller.name());
+                    }
                     List<Integer> crcs = new ArrayList<>();
                     r.path("crcs").forEach(c -> crcs.add(c.asInt()));
                     serial.execute(() -> p.end(ctx, crcs));
@@ -241,8 +256,13 @@ public final class FileServer implements AutoCloseable {
                     });
                 }
                 case "delete" -> {
-                    requireServer("delete blobs");
-                    Path file = blobPath(Json.text(r, "blob"));
+                    String blob = Json.text(r, "blob");
+                    if (caller.name().equals(unnamed.getIfPresent(blob))) {
+                        unnamed.invalidate(blob);
+                    } else {
+                        requireServer("delete blobs other than those they stored and did not name");
+                    }
+                    Path file = blobPath(blob);
                     serial.execute(() -> {
                         try {
                             Files.deleteIfExists(file);

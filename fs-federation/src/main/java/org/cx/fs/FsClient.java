@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import org.cx.fs.FsException.Code;
 import org.cx.security.Tls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The federation as a program sees it: names from the name service, bytes straight from and to the file servers, in
@@ -23,6 +25,8 @@ import org.cx.security.Tls;
  * a file replaced while it is read is read as it was).
  */
 public final class FsClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(FsClient.class);
+
     private final FsConnections connections;
     private String identity;
 
@@ -185,6 +189,7 @@ public final class FsClient implements AutoCloseable {
         List<Integer> crcs = new ArrayList<>();
         long size = 0;
         Target current = null;
+        boolean naming = true;
         try {
             for (Target t : targets) {
                 current = t;
@@ -216,9 +221,10 @@ public final class FsClient implements AutoCloseable {
                     break;
                 }
             }
+            naming = source.name();
             for (Target t : targets) {
                 current = t;
-                ObjectNode end = Json.op("end");
+                ObjectNode end = Json.op("end").put("unnamed", !naming);
                 end.set("crcs", Json.tree(columnCrcs.get(t.column)));
                 t.connection.send(end);
             }
@@ -242,7 +248,7 @@ public final class FsClient implements AutoCloseable {
         targets.forEach(t -> connections.release(t.connection));
         Entry file = new Entry(false, size, 0, identity, 0644, placement.stripeSize(), columns, crcs,
                 placement.only());
-        if (!source.name()) {
+        if (!naming) {
             Map<String, String> addresses = new HashMap<>();
             targets.forEach(t -> addresses.put(t.id, t.address));
             source.unnamed(new Opened(path, file, addresses));
@@ -346,8 +352,8 @@ public final class FsClient implements AutoCloseable {
 
         /**
          * Asked after the last block: whether the file is named now. A source that says no gets its blocks back as
-         * {@link #unnamed}: stored and checked on their file servers, in no directory, and left there as orphans
-         * (which {@code cx fs fsck --repair} deletes once old).
+         * {@link #unnamed}: stored and checked on their file servers, in no directory, until {@link #discard}
+         * deletes them (or, left there, {@code cx fs fsck --repair} once they are old).
          */
         default boolean name() {
             return true;
@@ -515,7 +521,31 @@ public final class FsClient implements AutoCloseable {
         return out;
     }
 
-    /** Deletes {@code blob} from file server {@code address} (only an admin may): for blobs nothing names. */
+    /**
+     * Deletes the blocks of a file written and not named ({@link BlockSource#name}) from its file servers, each of
+     * which lets the caller that stored them do so for an hour. A file server that cannot be reached keeps its copy
+     * as an orphan; that is logged, not thrown.
+     */
+    public void discard(Opened unnamed) {
+        for (Entry.Column column : unnamed.entry().columns()) {
+            for (String server : column.servers()) {
+                String address = unnamed.addresses().get(server);
+                try {
+                    if (address != null) {
+                        deleteBlob(address, column.blob());
+                    }
+                } catch (FsException e) {
+                    LOG.warn("blob {} of {} stays on file server {} as an orphan: {}", column.blob(), unnamed.path(),
+                            server, e.getMessage());
+                }
+            }
+        }
+    }
+
+    /**
+     * Deletes {@code blob} from file server {@code address}: for blobs nothing names (only an admin may, or the caller
+     * that stored it unnamed).
+     */
     public void deleteBlob(String address, String blob) throws FsException {
         connections.onServer(address, Json.op("delete").put("blob", blob));
     }

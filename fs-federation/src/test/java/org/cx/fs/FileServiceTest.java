@@ -138,6 +138,58 @@ class FileServiceTest {
         }
     }
 
+    @Test
+    void blocksStoredUnnamedAreDeletedByTheirWriterAlone() throws Exception {
+        ThrowAwayCredentials keys = ThrowAwayCredentials.make();
+        Tls serverTls = keys.tls(CredentialRole.SERVER, "fs");
+        try (NameService names = NameService.start(new NameService.Config(dir.resolve("names"), "127.0.0.1", 0,
+                serverTls));
+             FileServer one = server(names, "disk1", serverTls);
+             FsClient a = FsClient.connect("127.0.0.1:" + names.port(), keys.tls(CredentialRole.USER, "ann"), null);
+             FsClient b = FsClient.connect("127.0.0.1:" + names.port(), keys.tls(CredentialRole.USER, "bob"), null)) {
+            Await.until("the file server to register", WAIT, one::registered);
+            a.mkdir("/ann", false);
+            Entry named = a.write("/ann/named.bin", new ByteArrayInputStream(new byte[10]), 10,
+                    FsClient.Progress.NONE);
+            byte[] block = new byte[1000];
+            FsClient.Opened[] unnamed = new FsClient.Opened[1];
+            a.write("/ann/unnamed.bin", new FsClient.BlockSource() {
+                private boolean given;
+
+                @Override
+                public byte[] next() {
+                    byte[] b = given ? new byte[0] : block;
+                    given = true;
+                    return b;
+                }
+
+                @Override
+                public boolean name() {
+                    return false;
+                }
+
+                @Override
+                public void unnamed(FsClient.Opened file) {
+                    unnamed[0] = file;
+                }
+            }, -1, FsClient.Placement.SINGLE, FsClient.Progress.NONE);
+            assertEquals(Code.ENOENT, assertThrows(FsException.class, () -> a.stat("/ann/unnamed.bin")).code());
+            String blob = unnamed[0].entry().columns().get(0).blob();
+            assertEquals(Code.EACCES, assertThrows(FsException.class, () -> b.deleteBlob(one.address(), blob)).code(),
+                    "another user may not delete it");
+            assertEquals(Code.EACCES, assertThrows(FsException.class,
+                    () -> a.deleteBlob(one.address(), named.columns().get(0).blob())).code(),
+                    "nor its writer a blob it left to be named");
+            byte[][] back = new byte[1][];
+            a.readBlocks(unnamed[0], 0, 1, (i, data, n) -> back[0] = java.util.Arrays.copyOf(data, n));
+            assertArrayEquals(block, back[0], "what was stored unnamed reads back");
+            a.discard(unnamed[0]);
+            assertThrows(FsException.class, () -> a.readBlocks(unnamed[0], 0, 1, (i, data, n) -> { }),
+                    "discarded: gone from its file server");
+            assertArrayEquals(new byte[10], read(b, "/ann/named.bin"));
+        }
+    }
+
     /** An output that takes {@code limit} bytes and then fails, as a full disk does. */
     private static final class FailsAfter extends java.io.OutputStream {
         private long left;

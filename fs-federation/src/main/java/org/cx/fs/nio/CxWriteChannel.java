@@ -178,8 +178,8 @@ public final class CxWriteChannel implements SeekableByteChannel {
 
     /**
      * Ends the transfer without naming the file: what was written is stored and checked on its file servers, in
-     * no directory, where the returned file reads it back. For a writer that must go back over what it sent. The
-     * blocks stay there as orphans ({@link FsClient.BlockSource#name}).
+     * no directory, where the returned file reads it back, until {@link FsClient#discard} deletes it. For a writer
+     * that must go back over what it sent.
      */
     public FsClient.Opened detach() throws IOException {
         ensureOpen();

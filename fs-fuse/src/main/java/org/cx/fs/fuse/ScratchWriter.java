@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * <p>A file opened only for writing need not keep what it sent ({@code keepsSent} false): a write at the end of what
  * was sent then goes to the transfer alone, and the scratch file holds only what was written ahead of it. A write
  * or truncation below the end of what was sent (rare: a header patched at the end) first reads the sent bytes back:
- * from the transfer, ended without naming the file (its blocks are left as orphans), or from the file named by an
+ * from the transfer, ended without naming the file (its blocks are then deleted), or from the file named by an
  * earlier flush.
  */
 final class ScratchWriter {
@@ -177,7 +177,8 @@ final class ScratchWriter {
             return;
         }
         FsClient.Opened sent;
-        if (stream != null) {
+        boolean detached = stream != null;
+        if (detached) {
             CxWriteChannel s = stream;
             stream = null;
             ahead.clear(); // it is in the scratch file, which now goes whole
@@ -186,9 +187,15 @@ final class ScratchWriter {
             sent = client.open(path); // named by an earlier flush
         }
         long[] at = {0};
-        client.readBlocks(sent, 0, sent.entry().layout().blocks(), (i, block, n) -> {
-            at[0] += writeScratch(ByteBuffer.wrap(block, 0, n), at[0]);
-        });
+        try {
+            client.readBlocks(sent, 0, sent.entry().layout().blocks(), (i, block, n) -> {
+                at[0] += writeScratch(ByteBuffer.wrap(block, 0, n), at[0]);
+            });
+        } finally {
+            if (detached) {
+                client.discard(sent);
+            }
+        }
         scratchWhole = true;
         dirty = true;
         LOG.debug("{}: a write below the {} bytes sent; read them back to send the file whole", path, at[0]);

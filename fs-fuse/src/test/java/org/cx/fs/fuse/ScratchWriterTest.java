@@ -116,6 +116,7 @@ class ScratchWriterTest {
         }
         System.arraycopy(rewrite, 0, content, 10, rewrite.length);
         assertArrayEquals(content, read("/rewritten.bin"));
+        assertEquals(1, client.blobs(server.address()).size(), "what was sent before the rewrite is deleted");
     }
 
     @ParameterizedTest(name = "keeps what it sent: {0}")
