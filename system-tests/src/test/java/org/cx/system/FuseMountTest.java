@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Unmodified programs ({@code sh}, {@code cat}, {@code grep}, {@code python3}, {@code cp}, {@code mv}) on a FUSE
  * mount of the federation ({@code cx fs mount}), with a name service and a file server as processes; the mount ends
- * when its directory is unmounted from outside. Skipped, saying why, where the machine has no {@code /dev/fuse} or no
- * libfuse3.
+ * when its directory is unmounted from outside, and a program writing through it when its file server is killed is
+ * told so and leaves nothing named. Skipped, saying why, where the machine has no {@code /dev/fuse} or no libfuse3.
  */
 class FuseMountTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -61,31 +61,53 @@ class FuseMountTest {
         return p.waitFor();
     }
 
-    @Test
-    void unmodifiedProgramsReadAndWriteFederatedFiles() throws Exception {
+    private static void assumeFuse() {
         assumeTrue(Files.exists(Path.of("/dev/fuse")), "FuseMountTest skipped: this machine has no /dev/fuse");
         assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfuse3.so.3"))
                 || Files.exists(Path.of("/usr/lib/aarch64-linux-gnu/libfuse3.so.3")),
                 "FuseMountTest skipped: libfuse3 is not installed (Debian: apt install fuse3)");
+    }
+
+    /** A name service and a file server (with {@code serve}'s further options); the name service's address. */
+    private String federation(String... serve) throws IOException {
         String names = start("names", "fs", "names", "--data", dir.resolve("names").toString(), "--port", "0")
                 .awaitLine("listening on", WAIT).replaceAll(".*listening on (\\S+?),.*", "$1");
-        start("disk", "fs", "serve", "--root", Files.createDirectories(dir.resolve("disk")).toString(), "--names",
-                names).awaitLine("exporting", WAIT);
-        try (FsClient fs = FsClient.connect(names, CxHome.local(CredentialRole.USER, false), null)) {
-            Await.until("the file server to register", WAIT, () -> {
-                try {
-                    return !fs.servers().isEmpty();
-                } catch (FsException e) {
-                    return false;
-                }
-            });
+        List<String> args = new ArrayList<>(List.of("fs", "serve", "--root",
+                Files.createDirectories(dir.resolve("disk")).toString(), "--names", names));
+        args.addAll(List.of(serve));
+        start("disk", args.toArray(String[]::new)).awaitLine("exporting", WAIT);
+        return names;
+    }
+
+    private static FsClient client(String names) throws Exception {
+        FsClient fs = FsClient.connect(names, CxHome.local(CredentialRole.USER, false), null);
+        Await.until("the file server to register", WAIT, () -> {
+            try {
+                return !fs.servers().isEmpty();
+            } catch (FsException e) {
+                return false;
+            }
+        });
+        return fs;
+    }
+
+    private Path mount(String names) throws IOException {
+        Path mnt = Files.createDirectories(dir.resolve("mnt"));
+        start("mount", "fs", "mount", "--names", names, mnt.toString()).awaitLine("mounted the federation", WAIT);
+        return mnt;
+    }
+
+    @Test
+    void unmodifiedProgramsReadAndWriteFederatedFiles() throws Exception {
+        assumeFuse();
+        String names = federation();
+        try (FsClient fs = client(names)) {
             fs.mkdir("/given", false);
             fs.write("/given/words.txt", new java.io.ByteArrayInputStream("alpha\nbeta\ngamma\n"
                     .getBytes(StandardCharsets.UTF_8)), -1, FsClient.Progress.NONE);
 
-            Path mnt = Files.createDirectories(dir.resolve("mnt"));
-            ChildProcess mount = start("mount", "fs", "mount", "--names", names, mnt.toString());
-            mount.awaitLine("mounted the federation", WAIT);
+            Path mnt = mount(names);
+            ChildProcess mount = processes.getLast();
             byte[] big = new byte[3 * (1 << 20) + 17];
             new java.util.Random(7).nextBytes(big);
             Files.write(dir.resolve("big.bin"), big);
@@ -126,6 +148,33 @@ class FuseMountTest {
             assertEquals(0, sh(dir, "umount " + mnt), "unmounted from outside cx");
             mount.awaitLine("was unmounted; stopping", WAIT);
             Await.until("cx fs mount to end once its directory is unmounted", WAIT, () -> !mount.isAlive());
+        }
+    }
+
+    @Test
+    void aFileServerKilledWhileAProgramWritesThroughTheMountFailsTheProgramAndNamesNothing() throws Exception {
+        assumeFuse();
+        String names = federation("--throttle", "4M");
+        ChildProcess server = processes.getLast();
+        try (FsClient fs = client(names)) {
+            Path mnt = mount(names);
+            Path local = Files.write(dir.resolve("big.bin"), new byte[64 << 20]);
+            Process cp = new ProcessBuilder("cp", local.toString(), mnt.resolve("half.bin").toString())
+                    .redirectErrorStream(true).start();
+            Path incoming = dir.resolve("disk/.cx-fs/incoming");
+            Await.until("the write to be under way", WAIT, () -> {
+                try (var parts = Files.list(incoming)) {
+                    return parts.anyMatch(p -> p.toFile().length() > 0);
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            server.kill();
+            assertTrue(cp.waitFor(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS), "cp to end");
+            String said = new String(cp.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(cp.exitValue() != 0 && said.contains("Input/output error"), "cp says why it failed: " + said);
+            assertEquals(FsException.Code.ENOENT, org.junit.jupiter.api.Assertions.assertThrows(FsException.class,
+                    () -> fs.stat("/half.bin")).code(), "nothing of it is named");
         }
     }
 

@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * The federation as FUSE sees it. Reads go straight to the file servers with read-ahead; a file opened for writing
  * goes to the federation as it is written in order, with a local scratch file for what comes out of order (so
  * programs may seek and rewrite), and appears, whole, when it is closed ({@link ScratchWriter}; close-to-open: other
- * readers see the new content from then on; an error on the way is the error of {@code close}). Entries appear owned by the mounting user; the name service checks every change against the
- * mounting identity. Times and modes cannot be set (the calls succeed and change nothing).
+ * readers see the new content from then on; an error on the way is the error of {@code close}). Entries appear
+ * owned by the mounting user; the name service checks every change against the mounting identity. Times and modes
+ * cannot be set (the calls succeed and change nothing).
  */
 final class CxFuse implements FuseOperations {
     private static final Logger LOG = LoggerFactory.getLogger(CxFuse.class);

@@ -176,25 +176,30 @@ final class ScratchWriter {
         if (scratchWhole || offset >= streamed) {
             return;
         }
-        FsClient.Opened sent;
-        boolean detached = stream != null;
-        if (detached) {
-            CxWriteChannel s = stream;
-            stream = null;
-            ahead.clear(); // it is in the scratch file, which now goes whole
-            sent = s.detach();
-        } else {
-            sent = client.open(path); // named by an earlier flush
-        }
         long[] at = {0};
         try {
-            client.readBlocks(sent, 0, sent.entry().layout().blocks(), (i, block, n) -> {
-                at[0] += writeScratch(ByteBuffer.wrap(block, 0, n), at[0]);
-            });
-        } finally {
+            FsClient.Opened sent;
+            boolean detached = stream != null;
             if (detached) {
-                client.discard(sent);
+                CxWriteChannel s = stream;
+                stream = null;
+                ahead.clear(); // it is in the scratch file, which now goes whole
+                sent = s.detach();
+            } else {
+                sent = client.open(path); // named by an earlier flush
             }
+            try {
+                client.readBlocks(sent, 0, sent.entry().layout().blocks(), (i, block, n) -> {
+                    at[0] += writeScratch(ByteBuffer.wrap(block, 0, n), at[0]);
+                });
+            } finally {
+                if (detached) {
+                    client.discard(sent);
+                }
+            }
+        } catch (IOException e) {
+            lost = e; // what went to the transfer alone cannot be had back
+            throw e;
         }
         scratchWhole = true;
         dirty = true;
