@@ -113,6 +113,12 @@ class FuseMountTest {
             Files.write(dir.resolve("big.bin"), big);
 
             assertEquals(0, sh(mnt, "grep -q beta given/words.txt"));
+            fs.write("/given/v.txt", new java.io.ByteArrayInputStream("one\n".getBytes(StandardCharsets.UTF_8)), -1,
+                    FsClient.Progress.NONE);
+            assertEquals(0, sh(mnt, "grep -q one given/v.txt && grep -q one given/v.txt"), "read, then from the cache");
+            fs.write("/given/v.txt", new java.io.ByteArrayInputStream("two\n".getBytes(StandardCharsets.UTF_8)), -1,
+                    FsClient.Progress.NONE);
+            assertEquals(0, sh(mnt, "grep -q two given/v.txt"), "a file replaced by another client is read anew");
             assertEquals(0, sh(mnt, "echo written by sh > given/sh.txt && cat given/sh.txt | grep -q 'written by'"));
             assertEquals(0, sh(mnt, "python3 -c \"open('given/py.txt','w').write('x' * 100000)\""));
             assertEquals(0, sh(mnt, "cp " + dir.resolve("big.bin") + " given/big.bin && mkdir moved && "
@@ -142,7 +148,7 @@ class FuseMountTest {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             fs.read("/moved/big.bin", out, FsClient.Progress.NONE);
             assertArrayEquals(big, out.toByteArray());
-            assertEquals(List.of("dd.bin", "patched.bin", "seek.txt", "sh.txt", "words.txt"),
+            assertEquals(List.of("dd.bin", "patched.bin", "seek.txt", "sh.txt", "v.txt", "words.txt"),
                     fs.list("/given").stream().map(n -> n.name()).toList());
 
             assertEquals(0, sh(dir, "umount " + mnt), "unmounted from outside cx");

@@ -219,7 +219,12 @@ public final class CxFileSystemProvider extends FileSystemProvider {
      * reads from.
      */
     public static SeekableByteChannel reader(FsClient client, String path) throws FsException {
-        return new CxReadChannel(client, client.open(path));
+        return reader(client, client.open(path));
+    }
+
+    /** As {@link #reader(FsClient, String)}, for a file opened before. */
+    public static SeekableByteChannel reader(FsClient client, FsClient.Opened file) {
+        return new CxReadChannel(client, file);
     }
 
     /**

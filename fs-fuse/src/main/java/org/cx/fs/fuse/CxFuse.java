@@ -31,7 +31,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The federation as FUSE sees it. Reads go straight to the file servers with read-ahead; a file opened for writing
+ * The federation as FUSE sees it. Reads go straight to the file servers with read-ahead, and a file opened again
+ * unchanged is read from the kernel's page cache ({@link PageCacheVersions}); a file opened for writing
  * goes to the federation as it is written in order, with a local scratch file for what comes out of order (so
  * programs may seek and rewrite), and appears, whole, when it is closed ({@link ScratchWriter}; close-to-open: other
  * readers see the new content from then on; an error on the way is the error of {@code close}). Entries appear
@@ -49,6 +50,7 @@ final class CxFuse implements FuseOperations {
     private final Map<Long, Object> handles = new ConcurrentHashMap<>();
     /** Files open for writing, by path: what getattr reports for them until they are closed. */
     private final Map<String, ScratchWriter> writing = new ConcurrentHashMap<>();
+    private final PageCacheVersions cached = new PageCacheVersions();
     private final int uid;
     private final int gid;
 
@@ -199,12 +201,19 @@ final class CxFuse implements FuseOperations {
         Set<StandardOpenOption> flags = fi.getOpenFlags();
         try {
             if (flags.contains(StandardOpenOption.WRITE)) {
+                cached.forget(path);
                 ScratchWriter w = new ScratchWriter(client, scratch, path,
                         !flags.contains(StandardOpenOption.TRUNCATE_EXISTING), !writeOnly(fi));
                 writing.put(path, w);
                 fi.setFh(handle(w));
             } else {
-                fi.setFh(handle(CxFileSystemProvider.reader(client, path)));
+                FsClient.Opened file = client.open(path);
+                fi.setFh(handle(CxFileSystemProvider.reader(client, file)));
+                if (writing.containsKey(path)) {
+                    cached.forget(path); // its pages may hold what is being written
+                } else if (cached.opened(path, file.entry())) {
+                    NativeFields.keepCache(fi);
+                }
             }
             return 0;
         } catch (IOException e) {
@@ -224,6 +233,7 @@ final class CxFuse implements FuseOperations {
 
     @Override
     public int create(String path, int mode, FileInfo fi) {
+        cached.forget(path);
         try {
             ScratchWriter w = new ScratchWriter(client, scratch, path, false, !writeOnly(fi));
             writing.put(path, w);
@@ -282,6 +292,7 @@ final class CxFuse implements FuseOperations {
 
     @Override
     public int truncate(String path, long size, FileInfo fi) {
+        cached.forget(path);
         try {
             ScratchWriter w = fi != null && handles.get(fi.getFh()) instanceof ScratchWriter open ? open
                     : writing.get(path);
@@ -351,6 +362,7 @@ final class CxFuse implements FuseOperations {
 
     @Override
     public int rmdir(String path) {
+        cached.forget(path);
         try {
             if (!client.stat(path).directory()) {
                 return -errno.enotdir();
@@ -364,6 +376,7 @@ final class CxFuse implements FuseOperations {
 
     @Override
     public int unlink(String path) {
+        cached.forget(path);
         try {
             if (client.stat(path).directory()) {
                 return -errno.eisdir();
@@ -377,6 +390,7 @@ final class CxFuse implements FuseOperations {
 
     @Override
     public int rename(String oldpath, String newpath, int flags) {
+        cached.forgetAll();
         try {
             client.rename(oldpath, newpath);
             return 0;

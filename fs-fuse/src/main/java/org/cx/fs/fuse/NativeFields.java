@@ -13,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Two fields libfuse has and jfuse's API does not reach: the {@code direct_io} bit of an open file's
- * {@code struct fuse_file_info}, and the {@code st_blksize} of a {@code struct stat}. jfuse's Linux classes are
+ * Fields libfuse has and jfuse's API does not reach: the {@code direct_io} and {@code keep_cache} bits of an open
+ * file's {@code struct fuse_file_info}, and the {@code st_blksize} of a {@code struct stat}. jfuse's Linux classes are
  * records over the native structs; this writes the fields into their memory (libfuse 3 on x86-64 and aarch64, where
  * both sit at the same offsets). Both are hints for speed: where the memory cannot be reached (another jfuse, another
  * processor), the mount logs it once and goes on without them.
@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
 final class NativeFields {
     private static final Logger LOG = LoggerFactory.getLogger(NativeFields.class);
 
-    /** {@code struct fuse_file_info}: {@code int flags}, then the bit fields, {@code direct_io} the second. */
+    /** {@code struct fuse_file_info}: {@code int flags}, then the bit fields: writepage, direct_io, keep_cache. */
     private static final long FILE_INFO_BITS = 4;
     private static final int DIRECT_IO = 1 << 1;
+    private static final int KEEP_CACHE = 1 << 2;
     /**
      * {@code struct stat}: {@code st_blksize} at 56, a long on x86-64 and an int followed by padding on aarch64;
      * writing a little-endian long there sets either.
@@ -44,11 +45,20 @@ final class NativeFields {
      * the kernel's page cache (no page cache copy; a program cannot map it shared). Returns whether it could.
      */
     static boolean directIo(FileInfo fi) {
+        return setBit(fi, DIRECT_IO);
+    }
+
+    /** Lets the kernel keep what its page cache holds of the file from before this open. */
+    static void keepCache(FileInfo fi) {
+        setBit(fi, KEEP_CACHE);
+    }
+
+    private static boolean setBit(FileInfo fi, int bit) {
         MemorySegment s = segment(fi);
         if (s == null) {
             return false;
         }
-        s.set(ValueLayout.JAVA_INT, FILE_INFO_BITS, s.get(ValueLayout.JAVA_INT, FILE_INFO_BITS) | DIRECT_IO);
+        s.set(ValueLayout.JAVA_INT, FILE_INFO_BITS, s.get(ValueLayout.JAVA_INT, FILE_INFO_BITS) | bit);
         return true;
     }
 
@@ -96,8 +106,8 @@ final class NativeFields {
 
     private static void warnOnce(String why) {
         if (WARNED.compareAndSet(false, true)) {
-            LOG.warn("the FUSE mount runs without direct I/O for writes and a 1 MiB block size ({}): slower, "
-                    + "otherwise the same", why);
+            LOG.warn("the FUSE mount runs without direct I/O for writes, a 1 MiB block size and a page cache kept "
+                    + "across opens ({}): slower, otherwise the same", why);
         }
     }
 }
