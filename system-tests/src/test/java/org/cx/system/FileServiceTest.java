@@ -140,13 +140,7 @@ class FileServiceTest {
                 }
             });
             Path incoming = dir.resolve("slow/.cx-fs/incoming");
-            Await.until("the write to be under way", WAIT, () -> {
-                try (var parts = Files.list(incoming)) {
-                    return parts.anyMatch(p -> p.toFile().length() > 0);
-                } catch (IOException e) {
-                    return false;
-                }
-            });
+            FsProcesses.awaitPartFile(incoming);
             slow.kill();
             ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                     () -> write.get(60, TimeUnit.SECONDS));

@@ -81,6 +81,17 @@ final class FsProcesses {
         });
     }
 
+    /** Waits until a file server's {@code incoming} directory holds a part file with bytes in it: a write under way. */
+    static void awaitPartFile(Path incoming) {
+        Await.until("the write to be under way", WAIT, () -> {
+            try (var parts = Files.list(incoming)) {
+                return parts.anyMatch(p -> p.toFile().length() > 0);
+            } catch (IOException e) {
+                return false;
+            }
+        });
+    }
+
     /** The processes started, in order. */
     List<ChildProcess> started() {
         return processes;

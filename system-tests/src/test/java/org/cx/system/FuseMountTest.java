@@ -16,8 +16,6 @@ import java.util.List;
 import org.cx.cli.Cx;
 import org.cx.fs.FsClient;
 import org.cx.fs.FsException;
-import org.cx.security.CredentialRole;
-import org.cx.security.CxHome;
 import org.cx.testing.Await;
 import org.cx.testing.ChildProcess;
 import org.junit.jupiter.api.AfterEach;
@@ -79,15 +77,9 @@ class FuseMountTest {
         return names;
     }
 
-    private static FsClient client(String names) throws Exception {
-        FsClient fs = FsClient.connect(names, CxHome.local(CredentialRole.USER, false), null);
-        Await.until("the file server to register", WAIT, () -> {
-            try {
-                return !fs.servers().isEmpty();
-            } catch (FsException e) {
-                return false;
-            }
-        });
+    private static FsClient client(String names) throws IOException {
+        FsClient fs = FsProcesses.client(names);
+        FsProcesses.awaitServers(fs, 1);
         return fs;
     }
 
@@ -168,13 +160,7 @@ class FuseMountTest {
             Process cp = new ProcessBuilder("cp", local.toString(), mnt.resolve("half.bin").toString())
                     .redirectErrorStream(true).start();
             Path incoming = dir.resolve("disk/.cx-fs/incoming");
-            Await.until("the write to be under way", WAIT, () -> {
-                try (var parts = Files.list(incoming)) {
-                    return parts.anyMatch(p -> p.toFile().length() > 0);
-                } catch (IOException e) {
-                    return false;
-                }
-            });
+            FsProcesses.awaitPartFile(incoming);
             server.kill();
             assertTrue(cp.waitFor(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS), "cp to end");
             String said = new String(cp.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
