@@ -418,9 +418,10 @@ final class FsCommand extends Group {
         @Parameters(paramLabel = "DIR", description = "An empty directory to mount on.")
         Path dir;
 
-        @Option(names = "--scratch", paramLabel = "DIR", description = {"Where a file being written is kept until "
-                + "it is closed (a copy of it, so that programs may seek and rewrite). A tmpfs such as /dev/shm "
-                + "is fastest where memory allows. Default: the temporary directory (${sys:java.io.tmpdir})."})
+        @Option(names = "--scratch", paramLabel = "DIR", description = {"Where a file being written keeps what is "
+                + "not sent yet (parts written out of order), and a copy of all of it when the program may also read "
+                + "it or has gone back over it, so that programs may seek and rewrite. A tmpfs such as /dev/shm is "
+                + "fastest where memory allows. Default: the temporary directory (${sys:java.io.tmpdir})."})
         Path scratch = Path.of(System.getProperty("java.io.tmpdir"));
 
         @Override
