@@ -105,6 +105,8 @@ class FuseMountTest {
             Files.write(dir.resolve("big.bin"), big);
 
             assertEquals(0, sh(mnt, "grep -q beta given/words.txt"));
+            assertEquals(0, sh(mnt, "test \"$(stat -c %o given/words.txt)\" = 1048576"),
+                    "the block size programs size their reads by: the mount reaches past jfuse's API");
             fs.write("/given/v.txt", new java.io.ByteArrayInputStream("one\n".getBytes(StandardCharsets.UTF_8)), -1,
                     FsClient.Progress.NONE);
             assertEquals(0, sh(mnt, "grep -q one given/v.txt && grep -q one given/v.txt"), "read, then from the cache");
