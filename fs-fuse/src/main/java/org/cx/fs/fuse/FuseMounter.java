@@ -4,16 +4,20 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.cryptomator.jfuse.api.Fuse;
 import org.cryptomator.jfuse.api.FuseBuilder;
 import org.cryptomator.jfuse.api.FuseMountFailedException;
+import org.cx.fs.Blocks;
 import org.cx.fs.FsClient;
 import org.cx.fs.FsMounter;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Mounts the federation with libfuse3 through jfuse. */
 public final class FuseMounter implements FsMounter {
+    private static final Logger LOG = LoggerFactory.getLogger(FuseMounter.class);
     /** Where distributions put libfuse3 (Debian's package has no unversioned libfuse3.so without its -dev). */
     private static final List<String> LIBRARIES = List.of("/usr/lib/x86_64-linux-gnu/libfuse3.so.3",
             "/usr/lib/aarch64-linux-gnu/libfuse3.so.3", "/usr/lib64/libfuse3.so.3", "/usr/lib/libfuse3.so.3",
@@ -73,15 +77,13 @@ public final class FuseMounter implements FsMounter {
      */
     private static void readAhead(Path where) {
         try {
-            java.util.Optional<String> device = MountTable.fuseDevice(Files.readAllLines(MOUNTS), where);
-            if (device.isPresent()) {
-                Path knob = Path.of("/sys/class/bdi", device.get(), "read_ahead_kb");
-                if (Files.isWritable(knob)) {
-                    Files.writeString(knob, Integer.toString(org.cx.fs.Blocks.SIZE / 1024));
-                }
+            Optional<Path> knob = MountTable.fuseDevice(Files.readAllLines(MOUNTS), where)
+                    .map(device -> Path.of("/sys/class/bdi", device, "read_ahead_kb")).filter(Files::isWritable);
+            if (knob.isPresent()) {
+                Files.writeString(knob.get(), Integer.toString(Blocks.SIZE / 1024));
             }
         } catch (IOException e) {
-            LoggerFactory.getLogger(FuseMounter.class).debug("read-ahead left as it was: {}", e.getMessage());
+            LOG.debug("read-ahead left as it was: {}", e.getMessage());
         }
     }
 

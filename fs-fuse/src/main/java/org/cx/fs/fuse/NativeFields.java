@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.cryptomator.jfuse.api.FileInfo;
@@ -31,8 +32,8 @@ final class NativeFields {
      * writing a little-endian long there sets either.
      */
     private static final long ST_BLKSIZE = 56;
-    private static final boolean KNOWN_LAYOUT = Map.of("amd64", true, "x86_64", true, "aarch64", true)
-            .getOrDefault(System.getProperty("os.arch"), false);
+    private static final boolean KNOWN_LAYOUT = Set.of("amd64", "x86_64", "aarch64")
+            .contains(System.getProperty("os.arch"));
 
     private static final Map<Class<?>, Method> SEGMENTS = new ConcurrentHashMap<>();
     private static final AtomicBoolean WARNED = new AtomicBoolean();

@@ -118,13 +118,7 @@ final class ScratchWriter {
             } else if (offset > streamed) {
                 addAhead(offset, offset + total);
             } else {
-                try {
-                    stream.write(again);
-                    streamed += total;
-                    sendAhead();
-                } catch (IOException e) {
-                    failed(e);
-                }
+                sendNext(again);
             }
             return total;
         }
@@ -143,6 +137,13 @@ final class ScratchWriter {
         int n = data.remaining();
         dirty = true;
         scratchWhole = false;
+        sendNext(data);
+        return n;
+    }
+
+    /** Sends {@code data}, the bytes at the end of what was sent, and the ranges written ahead that it now joins. */
+    private void sendNext(ByteBuffer data) throws IOException {
+        int n = data.remaining();
         try {
             stream.write(data);
             streamed += n;
@@ -150,7 +151,6 @@ final class ScratchWriter {
         } catch (IOException e) {
             failed(e);
         }
-        return n;
     }
 
     /**
