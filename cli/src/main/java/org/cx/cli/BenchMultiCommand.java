@@ -12,8 +12,9 @@ import picocli.CommandLine.Option;
         description = {"Measures many consumers on one network (1 server, --producers one-worker producers in this",
             "process, leaves that sleep --leaf-ms):",
             "  latency:    N consumers (each of --consumers) submitting F(--small-n) one after another for",
-            "              --window, without and then beside F(--big-n); and the large one's rate beside them",
-            "              against its rate alone, with the share of the producers' time the small ones took;",
+            "              --window, without and then beside F(--big-n); and how much more slowly the large one",
+            "              progressed beside them (the producers' time its tasks took, against alone), with the",
+            "              share of the producers' time the small ones took;",
             "  throughput: --computations computations of F(--throughput-n), by one consumer one after another and",
             "              by as many consumers at once;",
             "  cancel:     from cancelling F(--big-n) (at the end of each window) to the last of its tasks gone",
@@ -78,16 +79,17 @@ final class BenchMultiCommand extends Printing implements Callable<Integer> {
         }
         out().printf("%d producers, leaves of %.1f ms, windows of %s; medians of %d runs%n", producers, leafMs,
                 window, runs);
-        out().printf("F(%d) alone: %.1f ms; F(%d) alone: %.0f tasks/s%n", smallN,
+        out().printf("F(%d) alone: %.1f ms; F(%d) alone: %.0f tasks/s, %.1f %% of the producers' time%n", smallN,
                 median(samples, MultiBench.Sample::idleSmallMs), bigN,
-                median(samples, MultiBench.Sample::bigAlonePerS));
+                median(samples, MultiBench.Sample::bigAlonePerS),
+                100 * median(samples, MultiBench.Sample::bigAloneShare));
         for (int c = 0; c < consumers.size(); c++) {
             int k = c;
             double baseline = median(samples, s -> MultiBench.median(s.contention().get(k).baselineMs()));
             double beside = median(samples, s -> MultiBench.median(s.contention().get(k).smallMs()));
             double ratio = median(samples, s -> MultiBench.median(s.contention().get(k).smallMs())
                     / MultiBench.median(s.contention().get(k).baselineMs()));
-            double slowdown = median(samples, s -> s.bigAlonePerS() / s.contention().get(k).bigPerS());
+            double slowdown = median(samples, s -> s.contention().get(k).bigSlowdown(s));
             double share = median(samples, s -> s.contention().get(k).smallShare());
             out().printf("%2d consumer(s) of F(%d): latency %.1f ms without F(%d), %.1f ms beside it: %.2f x (%.2f x "
                             + "one F(%d) alone); F(%d) %.2f x slower while they took %.1f %% of the producers' time "

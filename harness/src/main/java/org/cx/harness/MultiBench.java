@@ -41,15 +41,23 @@ public final class MultiBench {
      *
      * @param baselineMs  each small computation's latency, submission to result, without the large one
      * @param smallMs     the same beside the large one
-     * @param bigPerS     the large one's tasks completed per second during the window
-     * @param smallShare  the small ones' task time in the window, as a part of the producers' time
+     * @param bigPerS     the large one's tasks completed per second while the small ones ran
+     * @param bigShare    its task time over the same interval, as a part of the producers' time: its progress
+     * @param smallShare  the small ones' task time over the same interval, as a part of the producers' time
      */
     public record Contention(int consumers, List<Double> baselineMs, List<Double> smallMs, double bigPerS,
-                             double smallShare) {
+                             double bigShare, double smallShare) {
+        /** How many times more slowly the large computation progressed than alone (by its task time). */
+        public double bigSlowdown(Sample alone) {
+            return alone.bigAloneShare() / bigShare;
+        }
     }
 
-    /** The figures of one run of the bench. */
-    public record Sample(double idleSmallMs, double bigAlonePerS, List<Contention> contention,
+    /**
+     * The figures of one run of the bench; {@code bigAloneShare}: the part of the producers' time the large
+     * computation's tasks took alone.
+     */
+    public record Sample(double idleSmallMs, double bigAlonePerS, double bigAloneShare, List<Contention> contention,
                          double oneConsumerTasksPerS, double manyConsumersTasksPerS, List<Double> cancelMs) {
     }
 
@@ -69,7 +77,8 @@ public final class MultiBench {
             log.printf("  F(%d) alone: median %.1f ms over %d runs%n", s.smallN(), idleMs, s.idleRuns());
             List<Double> cancels = new ArrayList<>();
             Window alone = beside(cluster, main, s, 0, cancels);
-            log.printf("  F(%d) alone: %.0f tasks/s%n", s.bigN(), alone.bigPerS());
+            log.printf("  F(%d) alone: %.0f tasks/s, %.1f %% of the producers' time%n", s.bigN(), alone.bigPerS(),
+                    100 * alone.bigShare());
 
             List<Contention> contention = new ArrayList<>();
             for (int consumers : consumerCounts) {
@@ -79,16 +88,16 @@ public final class MultiBench {
                     Timeline.write(s.timeline(), cluster, with.loops().lastStartNanos(), with.loops().lastEndNanos());
                     log.printf("  timeline of the last F(%d) beside F(%d): %s%n", s.smallN(), s.bigN(), s.timeline());
                 }
-                double share = with.loops().taskNanos() / (s.windowMs() * 1e6 * s.producers());
                 Contention c = new Contention(consumers, baseline.latencies(), with.loops().latencies(),
-                        with.bigPerS(), share);
+                        with.bigPerS(), with.bigShare(), with.smallShare());
                 contention.add(c);
                 log.printf("  %d consumer(s) of F(%d): latency median %.1f ms alone, %.1f ms beside F(%d) (%.2f x; "
-                                + "%.2f x F(%d) alone), max %.1f ms; they took %.1f %% of the producers' time; F(%d) "
-                                + "%.0f tasks/s (%.2f x slower)%n", consumers, s.smallN(), median(c.baselineMs()),
-                        median(c.smallMs()), s.bigN(), median(c.smallMs()) / median(c.baselineMs()),
-                        median(c.smallMs()) / idleMs, s.smallN(), max(c.smallMs()), 100 * share, s.bigN(),
-                        c.bigPerS(), alone.bigPerS() / c.bigPerS());
+                                + "%.2f x F(%d) alone), max %.1f ms; they took %.1f %% of the producers' time, F(%d) "
+                                + "%.1f %% (%.0f tasks/s; %.2f x slower)%n", consumers, s.smallN(),
+                        median(c.baselineMs()), median(c.smallMs()), s.bigN(),
+                        median(c.smallMs()) / median(c.baselineMs()), median(c.smallMs()) / idleMs, s.smallN(),
+                        max(c.smallMs()), 100 * c.smallShare(), s.bigN(), 100 * c.bigShare(), c.bigPerS(),
+                        alone.bigShare() / c.bigShare());
             }
 
             long total = Fib.taskCount(s.throughputN()) * s.throughputComputations();
@@ -106,38 +115,51 @@ public final class MultiBench {
                     + "(%.2f x)%n", many, s.throughputN(), one, many, all, all / one);
             log.printf("  cancel to the last task gone from server and producers: median %.0f ms, max %.0f ms%n",
                     median(cancels), max(cancels));
-            return new Sample(idleMs, alone.bigPerS(), contention, one, all, cancels);
+            return new Sample(idleMs, alone.bigPerS(), alone.bigShare(), contention, one, all, cancels);
         }
     }
 
-    /** Small computations' latencies, their task time summed, and when the last one counted ran. */
+    /**
+     * Small computations' latencies (of those that ended within the window), the task time of all of them (those
+     * still running at its end too: their tasks took the producers' time as well), and when the last one counted ran.
+     */
     private record Loops(List<Double> latencies, long taskNanos, long lastStartNanos, long lastEndNanos) {
     }
 
-    /** The large computation's rate during a window, and the small ones run beside it. */
-    private record Window(double bigPerS, Loops loops) {
+    /**
+     * From the window's start until the last small computation ended: the large computation's tasks completed per
+     * second, and the parts of the producers' time its tasks and the small ones' took.
+     */
+    private record Window(double bigPerS, double bigShare, double smallShare, Loops loops) {
     }
 
     /**
      * Starts the large computation, lets it spread for a second, then has {@code consumers} consumers run small ones
-     * for the window while counting its completed tasks; then cancels it, adding the time until none of its tasks is
-     * left anywhere to {@code cancels}.
+     * for the window while counting its completed tasks and its task time; then cancels it, adding the time until none
+     * of its tasks is left anywhere to {@code cancels}. Its task time is what the server applied in the interval less
+     * the small ones': a count of tasks would weigh its instant decompositions as much as its leaves, and how many of
+     * each it completes in a window depends on how far it has got.
      */
     private static Window beside(LocalCluster cluster, Consumer main, Settings s, int consumers, List<Double> cancels)
             throws Exception {
         Consumer.Pending<Long> big = main.submit(new Fib(s.bigN(), s.load()), SubmitOptions.defaults(), r -> { });
         long id = big.id();
         Thread.sleep(1_000); // the bench's own pacing: let it reach every producer
+        TaskServerNode server = cluster.servers().getFirst();
         long start = System.nanoTime();
         long before = main.diagnose(id).get(30, TimeUnit.SECONDS).completed();
+        long appliedBefore = server.status().execNanosApplied();
         Loops loops = loops(cluster, s, consumers, start + s.windowMs() * 1_000_000);
         long after = main.diagnose(id).get(30, TimeUnit.SECONDS).completed();
-        double perS = (after - before) / ((System.nanoTime() - start) / 1e9);
+        long applied = server.status().execNanosApplied() - appliedBefore;
+        long elapsed = System.nanoTime() - start;
+        double producerNanos = (double) elapsed * s.producers();
         if (big.result().isDone()) {
             throw new IllegalStateException("F(" + s.bigN() + ") ended within the window: give a larger --big-n");
         }
         cancels.add(cancelMs(cluster, big));
-        return new Window(perS, loops);
+        return new Window((after - before) / (elapsed / 1e9),
+                (applied - loops.taskNanos()) / producerNanos, loops.taskNanos() / producerNanos, loops);
     }
 
     /** {@code consumers} consumers each submit small computations one after another until {@code deadline}. */
@@ -156,9 +178,9 @@ public final class MultiBench {
                         r -> { });
                 check(p.result().get(600, TimeUnit.SECONDS), s.smallN());
                 long t1 = System.nanoTime();
+                taskNanos.addAndGet(p.summary().t1Nanos());
                 if (t1 <= deadline) { // one that ended after the window is not counted
                     latencies.add((t1 - t0) / 1e6);
-                    taskNanos.addAndGet(p.summary().t1Nanos());
                     synchronized (last) {
                         last[0] = t0;
                         last[1] = t1;
