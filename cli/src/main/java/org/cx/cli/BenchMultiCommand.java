@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
             "  latency:    N consumers (each of --consumers) submitting F(--small-n) one after another for",
             "              --window, without and then beside F(--big-n); and how much more slowly the large one",
             "              progressed beside them (the producers' time its tasks took, against alone), with the",
-            "              share of the producers' time the small ones took;",
+            "              share of the producers' time the small ones took; proportional is A / (A - that share),",
+            "              A the share its own tasks took alone: it lost just what they took;",
             "  throughput: --computations computations of F(--throughput-n), by one consumer one after another and",
             "              by as many consumers at once;",
             "  cancel:     from cancelling F(--big-n) (at the end of each window) to the last of its tasks gone",
@@ -91,11 +92,12 @@ final class BenchMultiCommand extends Printing implements Callable<Integer> {
                     / MultiBench.median(s.contention().get(k).baselineMs()));
             double slowdown = median(samples, s -> s.contention().get(k).bigSlowdown(s));
             double share = median(samples, s -> s.contention().get(k).smallShare());
+            double proportional = median(samples, s -> s.contention().get(k).proportionalSlowdown(s));
             out().printf("%2d consumer(s) of F(%d): latency %.1f ms without F(%d), %.1f ms beside it: %.2f x (%.2f x "
                             + "one F(%d) alone); F(%d) %.2f x slower while they took %.1f %% of the producers' time "
                             + "(proportional: %.2f x)%n", consumers.get(k), smallN, baseline, bigN, beside, ratio,
                     beside / median(samples, MultiBench.Sample::idleSmallMs), smallN, bigN, slowdown, 100 * share,
-                    1 / (1 - Math.min(share, 0.999)));
+                    proportional);
         }
         double one = median(samples, MultiBench.Sample::oneConsumerTasksPerS);
         double many = median(samples, MultiBench.Sample::manyConsumersTasksPerS);

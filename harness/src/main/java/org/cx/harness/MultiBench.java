@@ -51,6 +51,14 @@ public final class MultiBench {
         public double bigSlowdown(Sample alone) {
             return alone.bigAloneShare() / bigShare;
         }
+
+        /**
+         * Its slowdown had it lost exactly the producers' time the small ones took: its share alone over what was left
+         * of it, {@code A / (A - smallShare)} (its own idle share alone, {@code 1 - A}, is not theirs to give it).
+         */
+        public double proportionalSlowdown(Sample alone) {
+            return alone.bigAloneShare() / Math.max(alone.bigAloneShare() - smallShare, 1e-3);
+        }
     }
 
     /**
