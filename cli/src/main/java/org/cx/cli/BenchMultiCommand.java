@@ -93,11 +93,13 @@ final class BenchMultiCommand extends Printing implements Callable<Integer> {
             double slowdown = median(samples, s -> s.contention().get(k).bigSlowdown(s));
             double share = median(samples, s -> s.contention().get(k).smallShare());
             double proportional = median(samples, s -> s.contention().get(k).proportionalSlowdown(s));
+            double ofProportional = median(samples, s -> s.contention().get(k).bigSlowdown(s)
+                    / s.contention().get(k).proportionalSlowdown(s));
             out().printf("%2d consumer(s) of F(%d): latency %.1f ms without F(%d), %.1f ms beside it: %.2f x (%.2f x "
                             + "one F(%d) alone); F(%d) %.2f x slower while they took %.1f %% of the producers' time "
-                            + "(proportional: %.2f x)%n", consumers.get(k), smallN, baseline, bigN, beside, ratio,
-                    beside / median(samples, MultiBench.Sample::idleSmallMs), smallN, bigN, slowdown, 100 * share,
-                    proportional);
+                            + "(proportional: %.2f x; %.2f x of it)%n", consumers.get(k), smallN, baseline, bigN,
+                    beside, ratio, beside / median(samples, MultiBench.Sample::idleSmallMs), smallN, bigN, slowdown,
+                    100 * share, proportional, ofProportional);
         }
         double one = median(samples, MultiBench.Sample::oneConsumerTasksPerS);
         double many = median(samples, MultiBench.Sample::manyConsumersTasksPerS);
