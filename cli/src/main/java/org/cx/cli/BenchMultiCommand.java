@@ -90,11 +90,12 @@ final class BenchMultiCommand extends Printing implements Callable<Integer> {
             double beside = median(samples, s -> MultiBench.median(s.contention().get(k).smallMs()));
             double ratio = median(samples, s -> MultiBench.median(s.contention().get(k).smallMs())
                     / MultiBench.median(s.contention().get(k).baselineMs()));
-            double slowdown = median(samples, s -> s.contention().get(k).bigSlowdown(s));
+            double slowdown = median(samples, s -> s.contention().get(k).bigSlowdown(s.bigAloneShare()));
             double share = median(samples, s -> s.contention().get(k).smallShare());
-            double proportional = median(samples, s -> s.contention().get(k).proportionalSlowdown(s));
-            double ofProportional = median(samples, s -> s.contention().get(k).bigSlowdown(s)
-                    / s.contention().get(k).proportionalSlowdown(s));
+            double proportional = median(samples,
+                    s -> s.contention().get(k).proportionalSlowdown(s.bigAloneShare()));
+            double ofProportional = median(samples, s -> s.contention().get(k).bigSlowdown(s.bigAloneShare())
+                    / s.contention().get(k).proportionalSlowdown(s.bigAloneShare()));
             out().printf("%2d consumer(s) of F(%d): latency %.1f ms without F(%d), %.1f ms beside it: %.2f x (%.2f x "
                             + "one F(%d) alone); F(%d) %.2f x slower while they took %.1f %% of the producers' time "
                             + "(proportional: %.2f x; %.2f x of it)%n", consumers.get(k), smallN, baseline, bigN,

@@ -47,17 +47,20 @@ public final class MultiBench {
      */
     public record Contention(int consumers, List<Double> baselineMs, List<Double> smallMs, double bigPerS,
                              double bigShare, double smallShare) {
-        /** How many times more slowly the large computation progressed than alone (by its task time). */
-        public double bigSlowdown(Sample alone) {
-            return alone.bigAloneShare() / bigShare;
+        /**
+         * How many times more slowly the large computation progressed than alone, where its tasks took {@code
+         * aloneShare} of the producers' time.
+         */
+        public double bigSlowdown(double aloneShare) {
+            return aloneShare / bigShare;
         }
 
         /**
-         * Its slowdown had it lost exactly the producers' time the small ones took: its share alone over what was left
-         * of it, {@code A / (A - smallShare)} (its own idle share alone, {@code 1 - A}, is not theirs to give it).
+         * Its slowdown had it lost exactly the producers' time the small ones took: {@code A / (A - smallShare)}, A
+         * its share alone (its own idle share alone, {@code 1 - A}, is not theirs to give it).
          */
-        public double proportionalSlowdown(Sample alone) {
-            return alone.bigAloneShare() / Math.max(alone.bigAloneShare() - smallShare, 1e-3);
+        public double proportionalSlowdown(double aloneShare) {
+            return aloneShare / Math.max(aloneShare - smallShare, 1e-3);
         }
     }
 
@@ -101,11 +104,12 @@ public final class MultiBench {
                 contention.add(c);
                 log.printf("  %d consumer(s) of F(%d): latency median %.1f ms alone, %.1f ms beside F(%d) (%.2f x; "
                                 + "%.2f x F(%d) alone), max %.1f ms; they took %.1f %% of the producers' time, F(%d) "
-                                + "%.1f %% (%.0f tasks/s; %.2f x slower)%n", consumers, s.smallN(),
-                        median(c.baselineMs()), median(c.smallMs()), s.bigN(),
+                                + "%.1f %% (%.0f tasks/s; %.2f x slower, %.2f x of proportional)%n", consumers,
+                        s.smallN(), median(c.baselineMs()), median(c.smallMs()), s.bigN(),
                         median(c.smallMs()) / median(c.baselineMs()), median(c.smallMs()) / idleMs, s.smallN(),
                         max(c.smallMs()), 100 * c.smallShare(), s.bigN(), 100 * c.bigShare(), c.bigPerS(),
-                        alone.bigShare() / c.bigShare());
+                        c.bigSlowdown(alone.bigShare()),
+                        c.bigSlowdown(alone.bigShare()) / c.proportionalSlowdown(alone.bigShare()));
             }
 
             long total = Fib.taskCount(s.throughputN()) * s.throughputComputations();
