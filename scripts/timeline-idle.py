@@ -8,7 +8,9 @@ tenth of the run, the middle and the last tenth.
 
 A task is ready when its DAG predecessors have run (a decomposition's children when it ends, a composition when
 both values it sums exist), not when a server first stores it: producers run kept successors before the server
-records them. Only the first execution of a task counts (eager copies are duplicates).
+records them. Only the first execution of a task counts (eager copies are duplicates). A timeline of a window of
+a longer run (`cx bench multi --timeline`) holds tasks whose predecessors ran before it: those count as ready only
+when they started.
 
 With --compositions it also says how long compositions waited from the moment their last input was computed
 until they started, separately for those whose last input ran at a producer of another server: with one server the
@@ -59,6 +61,8 @@ def composition_waits(runs, where):
         if last != '0':
             continue
         inputs = [x + '/0' if x + '/0' in runs else x for x in (parent + '/1', parent + '/2')]
+        if any(x not in runs for x in inputs):
+            continue  # an input ran before the timeline began
         latest = max(inputs, key=lambda x: runs[x][1])
         (same if where[latest] == where[task] else other).append((runs[task][0] - ready[task]) / 1e3)
     return same, other
@@ -67,13 +71,15 @@ def composition_waits(runs, where):
 def ready_times(runs):
     """Task id -> when its inputs existed. Ids are paths: children of /a are /a/1 and /a/2, its sum is /a/0."""
     def value_at(task):
-        return runs[task + '/0'][1] if task + '/0' in runs else runs[task][1]
+        done = runs.get(task + '/0', runs.get(task))
+        return None if done is None else done[1]
 
     ready = {}
     for task, (start, _) in runs.items():
         parent, _, last = task.rpartition('/')
         if last == '0':
-            ready[task] = max(value_at(parent + '/1'), value_at(parent + '/2'))
+            inputs = [value_at(parent + '/1'), value_at(parent + '/2')]
+            ready[task] = start if None in inputs else max(inputs)  # None: computed before the timeline began
         elif parent in runs:
             ready[task] = runs[parent][1]
         else:
