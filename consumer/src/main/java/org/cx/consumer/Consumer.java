@@ -499,7 +499,8 @@ public final class Consumer implements TaskServer {
     private void answer(Message.Diagnosis d) {
         if (d.phase().isEmpty()) {
             diagnoses.fail(d.computation(), new ComputationFailedException(d.computation(), null, "no computation "
-                    + Long.toHexString(d.computation()) + " of this user on the server " + channel.remoteAddress()));
+                    + Long.toHexString(d.computation()) + " of this user on the server "
+                    + WireClient.hostPort(channel.remoteAddress())));
         } else {
             diagnoses.answer(d.computation(), d.toApi());
         }
@@ -635,7 +636,7 @@ public final class Consumer implements TaskServer {
             // The connection may have broken while its server lives on: ask there first, then its mirrors.
             List<String> candidates = new ArrayList<>();
             if (ctx.channel().remoteAddress() instanceof InetSocketAddress lost) {
-                candidates.add(lost.getHostString() + ":" + lost.getPort());
+                candidates.add(WireClient.hostPort(lost));
             }
             candidates.addAll(mirrors);
             if (closing || mirrors.isEmpty() || running.isEmpty()) {
@@ -644,8 +645,8 @@ public final class Consumer implements TaskServer {
                 return;
             }
             // Cancellations not answered are sent again to the server that takes over.
-            LOG.info("consumer lost its server {}; collecting {} computation(s) from {}", ctx.channel().remoteAddress(),
-                    running.size(), candidates);
+            LOG.info("consumer lost its server {}; collecting {} computation(s) from {}",
+                    WireClient.hostPort(ctx.channel().remoteAddress()), running.size(), candidates);
             failoverDeadline = System.nanoTime() + FAILOVER_NANOS;
             Thread t = new Thread(() -> failOver(candidates), "cx-consumer-failover");
             t.setDaemon(true);

@@ -68,17 +68,17 @@ public final class WireClient {
         try {
             return ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            String to = address.getHostString() + ":" + address.getPort();
+            String to = hostPort(address);
             String why = e.getCause() instanceof java.net.ConnectException
                     ? "nothing listens there (connection refused): is a cx server running at that address?"
                     : reason(e.getCause());
             throw new IOException("cannot connect to " + to + ": " + why, e.getCause());
         } catch (TimeoutException e) {
-            throw new IOException("no answer from " + address.getHostString() + ":" + address.getPort() + " within "
+            throw new IOException("no answer from " + hostPort(address) + " within "
                     + timeoutMillis + " ms", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while connecting to " + address, e);
+            throw new IOException("interrupted while connecting to " + hostPort(address), e);
         }
     }
 
@@ -162,6 +162,11 @@ public final class WireClient {
             ready.completeExceptionally(cause);
             ctx.close();
         }
+    }
+
+    /** {@code address} as a user writes it, HOST:PORT (not Java's "name/ip:port"); other addresses as they print. */
+    public static String hostPort(java.net.SocketAddress address) {
+        return address instanceof InetSocketAddress a ? a.getHostString() + ":" + a.getPort() : String.valueOf(address);
     }
 
     /** Parses {@code host:port}; throws with a message that says what is expected. */
