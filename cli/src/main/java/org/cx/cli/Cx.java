@@ -97,6 +97,7 @@ public final class Cx implements Runnable {
             LogSettings.apply(cx.logLevel, cx.logFile);
             return new CommandLine.RunLast().execute(parseResult);
         });
+        cl.setParameterExceptionHandler(Cx::wrongArguments);
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             boolean expected = e instanceof IllegalArgumentException || e instanceof IOException
                     || e instanceof ComputationFailedException || e instanceof IllegalStateException
@@ -111,6 +112,20 @@ public final class Cx implements Runnable {
             return expected ? 2 : 1;
         });
         return cl;
+    }
+
+    /**
+     * A wrong flag or argument: what was wrong, picocli's guesses at what was meant, and where the options are listed,
+     * rather than the whole usage (which buried the one line that mattered). Exits with picocli's usage-error code.
+     */
+    private static int wrongArguments(CommandLine.ParameterException e, String[] args) {
+        CommandLine commandLine = e.getCommandLine();
+        java.io.PrintWriter err = commandLine.getErr();
+        err.println(commandLine.getColorScheme().errorText(e.getMessage()));
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("'" + commandLine.getCommandSpec().qualifiedName() + " --help' lists its options.");
+        err.flush();
+        return commandLine.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     @Override
