@@ -56,8 +56,9 @@ final class FsFsckCommand extends FsCommand.Client {
                 }
             }
         }
-        out().println(files + " files, " + Sizes.human(bytes) + " checked: " + (bad == 0 ? "all well"
-                : bad + " columns with problems" + (repair ? " left" : " (--repair re-replicates)")));
+        String problems = bad + " columns with problems" + (repair ? " left" : " (--repair re-replicates)");
+        out().println(files + (files == 1 ? " file, " : " files, ") + Sizes.human(bytes) + " checked: "
+                + (bad == 0 ? "all well" : problems));
         if (FsPath.of(root).isRoot()) {
             bad += orphans(fs, named);
         }

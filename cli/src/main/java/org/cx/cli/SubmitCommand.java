@@ -222,9 +222,9 @@ final class SubmitCommand extends Printing implements Callable<Integer> {
             double rate = completed / Math.max(elapsed, 1e-3);
             String eta = rate > 0 && known > completed ? String.format("%.0f s", (known - completed) / rate) : "?";
             int filled = known == 0 ? 0 : (int) (BAR * completed / known);
-            String line = String.format("[%s%s] %,d / %,d tasks  %,.0f/s  %.0f s elapsed  ~%s left  (%d servers)",
+            String line = String.format("[%s%s] %,d / %,d tasks  %,.0f/s  %.0f s elapsed  ~%s left  (%d server%s)",
                     "#".repeat(filled), ".".repeat(BAR - filled), completed, known, rate, elapsed, eta,
-                    s.servers().length);
+                    s.servers().length, s.servers().length == 1 ? "" : "s");
             err.print(terminal ? "\r" + line : line + System.lineSeparator());
             err.flush();
         }
