@@ -90,7 +90,7 @@ class FileServiceTest {
         assertArrayEquals(bytes, Files.readAllBytes(dir.resolve("back.bin")));
         Cli.Run fsck = fs(names, "fsck");
         assertEquals(0, fsck.exit(), fsck.out());
-        assertTrue(fsck.out().contains("1 files, 5.0 MiB checked: all well"), fsck.out());
+        assertTrue(fsck.out().contains("1 file, 5.0 MiB checked: all well"), fsck.out());
         assertTrue(fsck.out().contains("orphans not checked"), "a user may not list a file server's blobs");
 
         Path stray = Files.createDirectories(dir.resolve("disk1/.cx-fs/blobs/ee")).resolve("ee" + "0".repeat(30));
