@@ -500,7 +500,7 @@ public final class Consumer implements TaskServer {
         if (d.phase().isEmpty()) {
             diagnoses.fail(d.computation(), new ComputationFailedException(d.computation(), null, "no computation "
                     + Long.toHexString(d.computation()) + " of this user on the server "
-                    + WireClient.hostPort(channel.remoteAddress())));
+                    + WireClient.hostPort(WireClient.serverAddress(channel))));
         } else {
             diagnoses.answer(d.computation(), d.toApi());
         }
@@ -635,7 +635,7 @@ public final class Consumer implements TaskServer {
             }
             // The connection may have broken while its server lives on: ask there first, then its mirrors.
             List<String> candidates = new ArrayList<>();
-            if (ctx.channel().remoteAddress() instanceof InetSocketAddress lost) {
+            if (WireClient.serverAddress(ctx.channel()) instanceof InetSocketAddress lost) {
                 candidates.add(WireClient.hostPort(lost));
             }
             candidates.addAll(mirrors);
@@ -646,7 +646,7 @@ public final class Consumer implements TaskServer {
             }
             // Cancellations not answered are sent again to the server that takes over.
             LOG.info("consumer lost its server {}; collecting {} computation(s) from {}",
-                    WireClient.hostPort(ctx.channel().remoteAddress()), running.size(), candidates);
+                    WireClient.hostPort(WireClient.serverAddress(ctx.channel())), running.size(), candidates);
             failoverDeadline = System.nanoTime() + FAILOVER_NANOS;
             Thread t = new Thread(() -> failOver(candidates), "cx-consumer-failover");
             t.setDaemon(true);

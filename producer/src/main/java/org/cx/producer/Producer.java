@@ -266,12 +266,7 @@ public final class Producer implements AutoCloseable {
     /** The address of the server this producer is attached to now. */
     public String serverAddress() {
         Channel ch = channel;
-        return ch == null || !ch.isActive() ? "" : hostPort(ch.remoteAddress());
-    }
-
-    private static String hostPort(java.net.SocketAddress address) {
-        return address instanceof java.net.InetSocketAddress a ? a.getHostString() + ":" + a.getPort()
-                : String.valueOf(address);
+        return ch == null || !ch.isActive() ? "" : WireClient.hostPort(WireClient.serverAddress(ch));
     }
 
     /** {@code System.nanoTime()} when tasks last arrived from the server. */
@@ -531,7 +526,7 @@ public final class Producer implements AutoCloseable {
             }
             drain();
         });
-        listener.attached(this, hostPort(next.remoteAddress()), again);
+        listener.attached(this, WireClient.hostPort(WireClient.serverAddress(next)), again);
     }
 
     private void lookForAServer(List<String> mirrorGroup) {

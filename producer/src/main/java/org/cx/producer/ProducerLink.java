@@ -37,14 +37,14 @@ final class ProducerLink extends SimpleChannelInboundHandler<Message> {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        producer.lost(ctx.channel().remoteAddress());
+        producer.lost(WireClient.hostPort(WireClient.serverAddress(ctx.channel())));
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         String reason = cause.getMessage() == null ? cause.toString() : WireClient.reason(cause);
-        LOG.warn("producer {}: closing connection to {}: {}", producer.config().name(), ctx.channel().remoteAddress(),
-                reason);
+        LOG.warn("producer {}: closing connection to {}: {}", producer.config().name(),
+                WireClient.hostPort(WireClient.serverAddress(ctx.channel())), reason);
         ctx.close();
     }
 }

@@ -1,16 +1,12 @@
 package org.cx.server;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import org.cx.security.Tls;
-import org.cx.wire.EventLoops;
 import org.cx.wire.Message;
 import org.cx.wire.WireClient;
 import org.cx.wire.WirePipeline;
@@ -44,23 +40,15 @@ final class ServerLink extends QueuedPeerLink {
                org.cx.wire.ValueStore values, PeerLink.Owner owner) {
         super(id, owner);
         this.target = target;
-        Bootstrap bootstrap = new Bootstrap()
-                .group(loop)
-                .channel(EventLoops.socketChannel())
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        WirePipeline.install(ch, maxFrameBytes, tls, false, null, values);
-                        ch.pipeline().addLast("link", new Handler());
-                    }
-                });
-        bootstrap.connect(WireClient.parseAddress(target)).addListener(f -> {
-            if (!f.isSuccess()) {
-                LOG.debug("cannot reach server {} at {}: {}", id, target, f.cause().toString());
-                lost("cannot connect: " + WireClient.reason(f.cause()));
+        WireClient.open(loop, WireClient.parseAddress(target), connectTimeoutMillis, new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                WirePipeline.install(ch, maxFrameBytes, tls, false, null, values);
+                ch.pipeline().addLast("link", new Handler());
             }
+        }, cause -> {
+            LOG.debug("cannot reach server {} at {}: {}", id, target, cause.toString());
+            lost("cannot connect: " + WireClient.reason(cause));
         });
     }
 

@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -18,6 +17,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.cx.wire.EventLoops;
+import org.cx.wire.LocalSockets;
+import org.cx.wire.WireClient;
 import org.cx.wire.WirePipeline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,8 @@ public final class TaskServerNode implements AutoCloseable {
     private final ExecutorService serverTasks;
     private final CompletableFuture<String> evicted = new CompletableFuture<>();
     private Channel serverChannel;
+    /** The local socket beside the TCP port ({@link LocalSockets}), or null. */
+    private Channel localChannel;
     /** Caps what the server sends and receives ({@code -Dcx.serverLinkBytesPerSecond}); null: no cap. */
     private io.netty.handler.traffic.GlobalTrafficShapingHandler link;
     /** Connections held, in all and per address; event loop only. */
@@ -108,16 +111,18 @@ public final class TaskServerNode implements AutoCloseable {
                 .channel(EventLoops.serverChannel())
                 .option(ChannelOption.AUTO_READ, false) // accepts nothing until the server core exists
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
+                .childHandler(new ChannelInitializer<Channel>() {
                     @Override
-                    protected void initChannel(SocketChannel ch) {
+                    protected void initChannel(Channel ch) {
                         ConnectionGuards guards = config.guards();
                         WirePipeline.install(ch, config.maxFrameBytes(), config.tls(), true, guards.frameStall(),
                                 values);
                         if (link != null) {
                             ch.pipeline().addFirst("link", link);
                         }
-                        InetAddress from = ch.remoteAddress().getAddress();
+                        // A local socket's peer is on this host: counted as the loopback's.
+                        InetAddress from = ch.remoteAddress() instanceof InetSocketAddress a ? a.getAddress()
+                                : InetAddress.getLoopbackAddress();
                         String refusal = limits.admit(from);
                         if (refusal != null) {
                             core.refused();
@@ -139,6 +144,7 @@ public final class TaskServerNode implements AutoCloseable {
             throw new IllegalStateException(org.cx.wire.Listening.failure(config.host(), config.port(), e,
                     "another cx server? choose another --port, or --port 0 for any free one").getMessage(), e);
         }
+        localChannel = LocalSockets.listen(loop, bootstrap.config().childHandler(), address());
         core = new ServerCore(config, advertisedAddress(), new NettyEnvironment());
         mbeans = new ServerMBeans(this);
         loop.submit(() -> {
@@ -146,8 +152,12 @@ public final class TaskServerNode implements AutoCloseable {
             core.cycle().every(SECOND_NANOS, () -> mbeans.sync(core.scheduler()));
         }).sync();
         serverChannel.config().setAutoRead(true);
+        if (localChannel != null) {
+            localChannel.config().setAutoRead(true);
+        }
         mbeans.register();
-        LOG.info("task server {} listening on {} ({} transport, {})", config.name(), address(), EventLoops.transport(),
+        LOG.info("task server {} listening on {}{} ({} transport, {})", config.name(), WireClient.hostPort(address()),
+                localChannel == null ? "" : " and " + localChannel.localAddress(), EventLoops.transport(),
                 config.insecure() ? "plain connections" : "TLS as " + config.tls().self());
         if (config.insecure()) {
             LOG.warn("INSECURE: connections are neither authenticated nor encrypted, and any peer may claim any role;"
@@ -204,6 +214,9 @@ public final class TaskServerNode implements AutoCloseable {
         public void evicted(String reason) {
             if (serverChannel != null) {
                 serverChannel.close();
+            }
+            if (localChannel != null) {
+                localChannel.close();
             }
             evicted.complete(reason);
         }
@@ -360,6 +373,7 @@ public final class TaskServerNode implements AutoCloseable {
             loop.submit(core::close).awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
         if (serverChannel != null) {
+            LocalSockets.close(localChannel);
             serverChannel.close().syncUninterruptibly();
         }
         if (link != null) {

@@ -1,10 +1,13 @@
 package org.cx.wire;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -62,6 +65,21 @@ public final class EventLoops {
     /** The listening socket channel class for groups made by {@link #create}. */
     public static Class<? extends ServerChannel> serverChannel() {
         return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /** Whether this transport has Unix domain sockets ({@link LocalSockets}): epoll's do. */
+    static boolean hasDomainSockets() {
+        return EPOLL;
+    }
+
+    /** The client Unix domain socket channel class, where {@link #hasDomainSockets()}. */
+    static Class<? extends Channel> domainSocketChannel() {
+        return EpollDomainSocketChannel.class;
+    }
+
+    /** The listening Unix domain socket channel class, where {@link #hasDomainSockets()}. */
+    static Class<? extends ServerChannel> serverDomainSocketChannel() {
+        return EpollServerDomainSocketChannel.class;
     }
 
     /** The transport in use: {@code "epoll"} or {@code "nio"} (for logs and benchmark reports). */

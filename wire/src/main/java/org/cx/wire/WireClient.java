@@ -8,9 +8,10 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.util.AttributeKey;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -21,6 +22,8 @@ import org.cx.security.Tls;
 
 /** Connects to a CX server and performs the handshake; the caller's handler takes over after the Welcome. */
 public final class WireClient {
+    /** The server address a connection was opened to ({@link #serverAddress}). */
+    private static final AttributeKey<InetSocketAddress> SERVER = AttributeKey.valueOf("cx.server");
 
     private WireClient() {
     }
@@ -48,23 +51,14 @@ public final class WireClient {
                                   Function<Message.Welcome, ChannelHandler> handlerFactory, long timeoutMillis,
                                   ValueStore values) throws IOException {
         CompletableFuture<Channel> ready = new CompletableFuture<>();
-        Bootstrap bootstrap = new Bootstrap()
-                .group(group)
-                .channel(EventLoops.socketChannel())
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        WirePipeline.install(ch, WireConfig.maxFrameBytes(), tls, false, null, values);
-                        ch.pipeline().addLast("handshake", new Handshake(hello, handlerFactory, ready));
-                    }
-                });
-        bootstrap.connect(address).addListener(f -> {
-            if (!f.isSuccess()) {
-                ready.completeExceptionally(f.cause());
+        ChannelInitializer<Channel> pipeline = new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                WirePipeline.install(ch, WireConfig.maxFrameBytes(), tls, false, null, values);
+                ch.pipeline().addLast("handshake", new Handshake(hello, handlerFactory, ready));
             }
-        });
+        };
+        open(group, address, (int) Math.min(Integer.MAX_VALUE, timeoutMillis), pipeline, ready::completeExceptionally);
         try {
             return ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -162,6 +156,46 @@ public final class WireClient {
             ready.completeExceptionally(cause);
             ctx.close();
         }
+    }
+
+    /**
+     * Opens a connection to the server at {@code server}: through its local socket where it has one on this host
+     * ({@link LocalSockets}), else (or if that refuses) over TCP, {@code pipeline} (a {@link ChannelInitializer}, as it
+     * may initialize both) setting it up. If the TCP connection fails, {@code failed} gets why.
+     */
+    public static void open(EventLoopGroup group, InetSocketAddress server, int connectMillis,
+                            ChannelInitializer<Channel> pipeline, java.util.function.Consumer<Throwable> failed) {
+        Bootstrap tcp = new Bootstrap().group(group).channel(EventLoops.socketChannel())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
+                .attr(SERVER, server).handler(pipeline);
+        Runnable overTcp = () -> tcp.connect(server).addListener(f -> {
+            if (!f.isSuccess()) {
+                failed.accept(f.cause());
+            }
+        });
+        SocketAddress local = LocalSockets.of(server);
+        if (local == null) {
+            overTcp.run();
+            return;
+        }
+        new Bootstrap().group(group).channel(EventLoops.domainSocketChannel())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
+                .attr(SERVER, server).handler(pipeline)
+                .connect(local).addListener(f -> {
+                    if (!f.isSuccess()) { // a socket its server left behind: TCP says whether one is there
+                        overTcp.run();
+                    }
+                });
+    }
+
+    /**
+     * The server address a connection was opened to, HOST:PORT, also when it goes through a local socket ({@link
+     * LocalSockets}); for an accepted connection its peer's address.
+     */
+    public static java.net.SocketAddress serverAddress(Channel channel) {
+        InetSocketAddress server = channel.attr(SERVER).get();
+        return server != null ? server : channel.remoteAddress();
     }
 
     /** {@code address} as a user writes it, HOST:PORT (not Java's "name/ip:port"); other addresses as they print. */
