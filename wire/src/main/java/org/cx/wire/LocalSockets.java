@@ -41,8 +41,8 @@ public final class LocalSockets {
     }
 
     /**
-     * Where the socket of a server listening on {@code address} (a wildcard or loopback address) and {@code port} is, for
-     * this user.
+     * Where the socket of a server listening on {@code address} (a wildcard or loopback address) and {@code port} is,
+     * for this user.
      */
     static Path path(InetAddress address, int port) {
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
