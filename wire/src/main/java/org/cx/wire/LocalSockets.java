@@ -87,8 +87,8 @@ public final class LocalSockets {
         if (listening == null) {
             return;
         }
-        listening.close().syncUninterruptibly();
         Path socket = Path.of(((DomainSocketAddress) listening.localAddress()).path());
+        listening.close().syncUninterruptibly();
         try {
             Files.deleteIfExists(socket);
         } catch (IOException e) {
