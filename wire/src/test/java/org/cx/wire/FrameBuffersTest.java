@@ -1,6 +1,7 @@
 package org.cx.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -14,16 +15,14 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.io.DataOutputStream;
-import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
-import java.util.function.LongPredicate;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -56,6 +55,10 @@ class FrameBuffersTest {
         Random random = new Random(seed);
         UnpooledByteBufAllocator alloc = new UnpooledByteBufAllocator(random.nextBoolean(), false);
         AtomicLong received = new AtomicLong();
+        byte[][] pieces = pieces(random);
+        long sent = 4 + java.util.Arrays.stream(pieces).mapToLong(p -> p.length).sum();
+        CompletableFuture<Void> allRead = new CompletableFuture<>();
+        CompletableFuture<Void> inactive = new CompletableFuture<>();
         EventLoopGroup group = EventLoops.create("frame-buffers-test", 1);
         try {
             Channel server = new ServerBootstrap().group(group).channel(EventLoops.serverChannel())
@@ -66,7 +69,9 @@ class FrameBuffersTest {
                             ch.pipeline().addLast("count", new ChannelInboundHandlerAdapter() {
                                 @Override
                                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                    received.addAndGet(((ByteBuf) msg).readableBytes());
+                                    if (received.addAndGet(((ByteBuf) msg).readableBytes()) == sent) {
+                                        allRead.complete(null);
+                                    }
                                     ctx.fireChannelRead(msg);
                                 }
                             });
@@ -77,6 +82,12 @@ class FrameBuffersTest {
                                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
                                     ReferenceCountUtil.release(msg);
                                 }
+
+                                @Override
+                                public void channelInactive(ChannelHandlerContext ctx) {
+                                    // The frame decoder, ahead in the pipeline, has seen the connection end.
+                                    inactive.complete(null);
+                                }
                             });
                         }
                     }).bind("127.0.0.1", 0).sync().channel();
@@ -86,17 +97,12 @@ class FrameBuffersTest {
                 peer.setTcpNoDelay(true);
                 OutputStream out = peer.getOutputStream();
                 new DataOutputStream(out).writeInt(FRAME);
-                byte[] piece = new byte[1 + random.nextInt(16 << 10)];
-                long sent = 4;
-                while (sent < FRAME / 2) { // many reads, so that the frame is gathered as a composite of them
-                    random.nextBytes(piece);
+                for (byte[] piece : pieces) { // many reads, so that the frame is gathered as a composite of them
                     out.write(piece);
                     out.flush();
-                    sent += piece.length;
                 }
-                long all = sent;
-                await("the accepting end has read what was sent", () -> received.get() == all);
-                awaitUsed(alloc, "the half frame is held", used -> used > 0);
+                allRead.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertTrue(used(alloc) > 0, "the half frame is held");
                 switch (ending) {
                     case PEER_CLOSES -> peer.close();
                     case PEER_RESETS -> {
@@ -106,7 +112,7 @@ class FrameBuffersTest {
                     case STALLS -> { } // the check closes it
                     case LOOPS_SHUT_DOWN -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
                 }
-                awaitUsed(alloc, "every buffer of the connection is released", used -> used == 0);
+                inactive.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             } finally {
                 peer.close();
             }
@@ -121,18 +127,15 @@ class FrameBuffersTest {
         return alloc.metric().usedHeapMemory() + alloc.metric().usedDirectMemory();
     }
 
-    private static void awaitUsed(UnpooledByteBufAllocator alloc, String what, LongPredicate condition)
-            throws InterruptedException, IOException {
-        await(what, () -> condition.test(used(alloc)));
-    }
-
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException, IOException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new IOException("timed out waiting until " + what);
-            }
-            Thread.sleep(5);
+    /** Half a frame, in pieces of random sizes. */
+    private static byte[][] pieces(Random random) {
+        java.util.List<byte[]> pieces = new java.util.ArrayList<>();
+        for (long total = 4; total < FRAME / 2; ) {
+            byte[] piece = new byte[1 + random.nextInt(16 << 10)];
+            random.nextBytes(piece);
+            pieces.add(piece);
+            total += piece.length;
         }
+        return pieces.toArray(byte[][]::new);
     }
 }
